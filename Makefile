@@ -1,0 +1,100 @@
+# ptxtile - one flat Makefile.  Outputs go to $(O) (default build/).
+#   make             libptxtile.a/.so, libptxtile_rt.a/.so, build/ptxtile
+#   make test        everything that needs no GPU; ends "N passed, N failed"
+#   make asan        the same suite under ASan+UBSan in build-asan/
+#   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
+#   make demo        build, compile every example; run them where a GPU is
+#   make test-gpu    GPU tests (exit 77 when no driver)
+#   make install PREFIX=/usr/local
+O ?= build
+CC ?= cc
+PREFIX ?= /usr/local
+WERROR ?= $(if $(CI),-Werror,)
+OPT ?= -O2 -g
+SAN ?=
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -fPIC \
+	-fvisibility=hidden -Wall -Wextra -Wshadow -Wundef -Wwrite-strings \
+	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
+	$(WERROR) -Iinclude -Isrc -Isrc/base -MMD -MP $(CFLAGS)
+LDLIBS_ALL = -lm -ldl $(LDLIBS)
+
+RT_SRC  := $(sort $(wildcard src/rt/*.c))
+LIB_SRC := $(sort $(filter-out $(RT_SRC),$(wildcard src/*.c src/*/*.c src/tile/patterns/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o)
+RT_OBJ  := $(RT_SRC:%.c=$(O)/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/%.o)
+# The runtime reuses the base helpers (arena, JSON) of the compiler library.
+RT_BASE_OBJ := $(filter $(O)/src/base/%,$(LIB_OBJ))
+
+all: $(O)/libptxtile.a $(O)/libptxtile.so $(O)/libptxtile_rt.a \
+	$(O)/libptxtile_rt.so $(O)/ptxtile
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(O)/libptxtile.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(O)/libptxtile.so: $(LIB_OBJ)
+	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
+$(O)/libptxtile_rt.a: $(RT_OBJ) $(RT_BASE_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(O)/libptxtile_rt.so: $(RT_OBJ) $(RT_BASE_OBJ)
+	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
+$(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
+	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+
+# Unit tests: every TEST(name) in tests/unit/*.c is registered by name.
+$(O)/unit_list.h: $(UNIT_SRC)
+	@mkdir -p $(O)
+	@grep -ho '^TEST([a-z0-9_]*)' $(UNIT_SRC) | sed 's/TEST(\(.*\))/X(\1)/' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(O)/tests/unit/main.o: $(O)/unit_list.h
+$(O)/tests/unit/%.o: CFLAGS_ALL += -I$(O) -Itests/unit
+$(O)/unit_tests: $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ)
+	$(CC) $(SAN) -o $@ $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+
+test: all $(O)/unit_tests
+	@BUILD=$(O) sh tests/run.sh
+
+asan:
+	$(MAKE) O=build-asan CC=$(if $(filter cc,$(CC)),gcc,$(CC)) OPT="-O1 -g" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" test
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		$(MAKE) --no-print-directory O=build-fuzz CC=clang OPT="-O1 -g" \
+			SAN="-fsanitize=fuzzer-no-link,address,undefined" all || exit 1; \
+		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc -Isrc/base \
+			tests/fuzz/$$t.c build-fuzz/libptxtile.a build-fuzz/src/rt/*.o -lm -ldl \
+			-o build-fuzz/$$t || exit 1; \
+		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes; \
+		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
+			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+demo: all
+	@BUILD=$(O) sh tools/demo.sh
+
+test-gpu: all
+	@BUILD=$(O) sh tests/gpu/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/ptxtile/codes $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/ptxtile.h include/ptxtile_rt.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/ptxtile/codes.def $(DESTDIR)$(PREFIX)/include/ptxtile/
+	install -m 644 include/ptxtile/codes/*.def $(DESTDIR)$(PREFIX)/include/ptxtile/codes/
+	install -m 644 $(O)/libptxtile.a $(O)/libptxtile.so $(O)/libptxtile_rt.a $(O)/libptxtile_rt.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(O)/ptxtile $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' tools/ptxtile.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptxtile.pc
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+.PHONY: all test asan fuzz demo test-gpu install clean
+-include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

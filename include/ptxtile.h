@@ -1,0 +1,102 @@
+/*
+ * ptxtile.h - public compiler API.
+ *
+ * A pt_ctx owns everything a compile produces: the arena that holds source
+ * text, IR and output text, and the diagnostics.  Pointers returned by these
+ * functions belong to the context and stay valid until the next compile on
+ * it or pt_ctx_free.  The library never exits the process and keeps no
+ * global mutable state, so independent contexts may be used from different
+ * threads.
+ */
+#ifndef PTXTILE_H
+#define PTXTILE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define PT_API __attribute__((visibility("default")))
+#else
+#define PT_API
+#endif
+
+#define PT_VERSION "0.1.0"
+
+/* Status and diagnostic codes: PT_OK or PT_E_<NAME> (number in codes.def). */
+enum {
+	PT_OK = 0,
+#define DIAG(num, name, summary) PT_E_##name = num,
+#include "ptxtile/codes.def"
+#undef DIAG
+};
+
+typedef struct pt_ctx pt_ctx;
+
+/* Replaceable allocator; realloc-style: size 0 frees. */
+typedef struct pt_allocator {
+	void *(*realloc)(void *ud, void *ptr, size_t size);
+	void *ud;
+} pt_allocator;
+
+/* A new context, or NULL when allocation fails.  alloc may be NULL. */
+PT_API pt_ctx *pt_ctx_new(const pt_allocator *alloc);
+PT_API void pt_ctx_free(pt_ctx *ctx);
+
+/* Writes "E1001" into buf and returns it, or NULL for an unknown code. */
+PT_API const char *pt_code_name(int code, char buf[8]);
+/* One-line summary of a code, or NULL. */
+PT_API const char *pt_code_summary(int code);
+
+/* Diagnostics of the last operation on ctx. */
+PT_API size_t pt_diag_count(const pt_ctx *ctx);
+PT_API int pt_diag_code(const pt_ctx *ctx, size_t i);
+PT_API const char *pt_diag_message(const pt_ctx *ctx, size_t i);
+/* 1-based line and column of diagnostic i (0 when it has no location). */
+PT_API void pt_diag_position(const pt_ctx *ctx, size_t i, int *line, int *col);
+
+typedef enum pt_diag_style {
+	PT_DIAG_FULL,  /* file:line:col: error[Ecode]: message, line, caret */
+	PT_DIAG_SHORT, /* Ecode line:col */
+} pt_diag_style;
+
+/* All diagnostics of the last operation rendered as text (NUL-terminated,
+ * owned by ctx). */
+PT_API const char *pt_diag_render(pt_ctx *ctx, pt_diag_style style);
+
+/* ---- the pipeline ----
+ * Each step returns PT_OK, or the code of the first error (diagnostics on
+ * ctx), or an environment status (message in pt_ctx_errmsg).  Steps run on
+ * the module of the last successful pt_load on the same context.
+ */
+typedef struct pt_module pt_module;
+
+/* Parses script text, or IR JSON when the name ends in ".json" or the text
+ * starts with '{', and lowers it to IR.  Resets ctx first. */
+PT_API int pt_load(pt_ctx *ctx, const char *name, const char *text,
+		   size_t len, pt_module **out);
+/* Canonical script text of the module. */
+PT_API int pt_print(pt_ctx *ctx, const pt_module *m, const char **text);
+/* The IR as JSON. */
+PT_API int pt_to_json(pt_ctx *ctx, const pt_module *m, const char **text);
+/* Checks every tile call and raw PTX call for target (e.g. "sm_90a";
+ * NULL means the default). */
+PT_API int pt_check(pt_ctx *ctx, pt_module *m, const char *target);
+/* Lowers to PTX text and the kernel metadata as JSON. */
+PT_API int pt_compile(pt_ctx *ctx, pt_module *m, const char *target,
+		      const char **ptx, const char **meta_json);
+/* Per tile call: family, resolved form, operand shapes, issue count. */
+PT_API int pt_explain(pt_ctx *ctx, pt_module *m, const char *target,
+		      const char **text);
+/* The default target name. */
+PT_API const char *pt_default_target(void);
+
+/* Message of the last environment failure (status code != PT_OK). */
+PT_API const char *pt_ctx_errmsg(const pt_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,113 @@
+/*
+ * api.c - the public pipeline as straight calls, and the only place that
+ * sets the out-of-memory boundary (setjmp).  Each step runs only when the
+ * previous one left no error.
+ */
+#include <string.h>
+
+#include "base.h"
+#include "api.h"
+
+const char *
+pt_default_target(void)
+{
+	return target_name(TARGET_DEFAULT);
+}
+
+/* Runs fn under an OOM boundary; any longjmp from the arena lands here. */
+#define GUARDED(ctx, body)                                                 \
+	do {                                                               \
+		jmp_buf jb_;                                               \
+		(ctx)->arena.oom = &jb_;                                   \
+		if (setjmp(jb_)) {                                         \
+			(ctx)->arena.oom = NULL;                           \
+			(ctx)->errmsg = "out of memory";                   \
+			(ctx)->status = PT_E_NOMEM;                        \
+			return PT_E_NOMEM;                                 \
+		}                                                          \
+		body;                                                      \
+		(ctx)->arena.oom = NULL;                                   \
+	} while (0)
+
+static int
+first_error(const Ctx *c)
+{
+	if (c->status)
+		return c->status;
+	return c->diags ? c->diags->code : (c->nerrors ? PT_E_INTERNAL : 0);
+}
+
+static int
+set_target(Ctx *c, const char *target)
+{
+	if (!target)
+		target = pt_default_target();
+	if (!target_parse(target, &c->target))
+		return ctx_fail(c, PT_E_USAGE, "unknown target '%s'", target);
+	return PT_OK;
+}
+
+int
+pt_load(pt_ctx *ctx, const char *name, const char *text, size_t len,
+	pt_module **out)
+{
+	ctx_reset(ctx);
+	*out = NULL;
+	GUARDED(ctx, *out = frontend_load(ctx, name, text, len));
+	int st = first_error(ctx);
+	if (st)
+		*out = NULL;
+	return st;
+}
+
+int
+pt_print(pt_ctx *ctx, const pt_module *m, const char **text)
+{
+	*text = NULL;
+	GUARDED(ctx, *text = ir_print_module(ctx, m));
+	return first_error(ctx);
+}
+
+int
+pt_to_json(pt_ctx *ctx, const pt_module *m, const char **text)
+{
+	*text = NULL;
+	GUARDED(ctx, *text = ir_module_to_json(ctx, m));
+	return first_error(ctx);
+}
+
+int
+pt_check(pt_ctx *ctx, pt_module *m, const char *target)
+{
+	int st = set_target(ctx, target);
+	if (st)
+		return st;
+	GUARDED(ctx, check_module(ctx, m));
+	return first_error(ctx);
+}
+
+int
+pt_compile(pt_ctx *ctx, pt_module *m, const char *target, const char **ptx,
+	   const char **meta)
+{
+	*ptx = *meta = NULL;
+	int st = pt_check(ctx, m, target);
+	if (st)
+		return st;
+	GUARDED(ctx, codegen_module(ctx, m, ptx, meta));
+	st = first_error(ctx);
+	if (st)
+		*ptx = *meta = NULL;
+	return st;
+}
+
+int
+pt_explain(pt_ctx *ctx, pt_module *m, const char *target, const char **text)
+{
+	*text = NULL;
+	int st = pt_check(ctx, m, target);
+	if (st)
+		return st;
+	GUARDED(ctx, *text = explain_module(ctx, m));
+	return first_error(ctx);
+}

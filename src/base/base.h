@@ -1,0 +1,190 @@
+/*
+ * base.h - arena, growable vectors, strings, spans, diagnostics and the
+ * compile context.  Every other module includes this; it knows no project
+ * types beyond these.
+ *
+ * Memory: everything a compile makes lives in ctx->arena and is freed at
+ * once.  Running out of memory longjmps to the boundary that
+ * pt_try_begin() set (only API entry points set one); nothing else jumps.
+ */
+#ifndef PT_BASE_H
+#define PT_BASE_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptxtile.h"
+
+#define countof(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Internal invariant: a failure is a bug in ptxtile, never bad input. */
+#define PT_ASSERT(c)                                                       \
+	((c) ? (void)0 : pt_assert_fail(#c, __FILE__, __LINE__))
+_Noreturn void pt_assert_fail(const char *expr, const char *file, int line);
+
+/* ---- arena.c ---- */
+
+typedef struct ArenaBlock ArenaBlock;
+
+typedef struct Arena {
+	pt_allocator alloc;  /* underlying allocator */
+	ArenaBlock *head;    /* newest block first */
+	jmp_buf *oom;        /* where to jump when out of memory, or NULL */
+	size_t fail_after;   /* test hook: fail the Nth block request (0 = never) */
+	size_t requests;     /* block requests so far */
+} Arena;
+
+void arena_init(Arena *a, const pt_allocator *alloc);
+/* Frees every block. */
+void arena_free(Arena *a);
+/* Zeroed, 16-byte aligned memory; longjmps to a->oom when out of memory
+ * (returns NULL only when no oom target is set). */
+void *arena_alloc(Arena *a, size_t size);
+void *arena_dup(Arena *a, const void *p, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+
+#define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
+#define NEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* ---- vec: arena-backed growable arrays ----
+ *
+ *   VEC(Expr *) args = {0};
+ *   vec_push(arena, &args, e);
+ */
+#define VEC(T)                                                             \
+	struct {                                                           \
+		T *v;                                                      \
+		size_t n, cap;                                             \
+	}
+
+void vec_grow(Arena *a, void **v, size_t *cap, size_t elem, size_t need);
+#define vec_push(a, vec, x)                                                \
+	do {                                                               \
+		if ((vec)->n == (vec)->cap)                                \
+			vec_grow((a), (void **)&(vec)->v, &(vec)->cap,     \
+				 sizeof(*(vec)->v), (vec)->n + 1);         \
+		(vec)->v[(vec)->n++] = (x);                                \
+	} while (0)
+
+/* ---- strbuf: growable text (arena-backed) ---- */
+
+typedef struct StrBuf {
+	Arena *arena;
+	char *s;
+	size_t n, cap;
+} StrBuf;
+
+void sb_init(StrBuf *b, Arena *a);
+void sb_putc(StrBuf *b, char c);
+void sb_puts(StrBuf *b, const char *s);
+void sb_putn(StrBuf *b, const char *s, size_t n);
+void sb_printf(StrBuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* NUL-terminated contents (the buffer stays usable). */
+const char *sb_cstr(StrBuf *b);
+
+/* ---- sources and spans ---- */
+
+/* A byte range in one source file; file 0 means "no location". */
+typedef struct Span {
+	uint32_t file; /* index into ctx->files, 1-based */
+	uint32_t lo;   /* byte offset of the first byte */
+	uint32_t hi;   /* byte offset one past the last byte */
+} Span;
+
+typedef struct SourceFile {
+	const char *name;
+	const char *text; /* NUL-terminated */
+	size_t len;
+	uint32_t *line_starts; /* byte offset of each line, computed lazily */
+	size_t nlines;
+} SourceFile;
+
+/* ---- diagnostics (diag.c) ---- */
+
+typedef enum Severity { SEV_ERROR, SEV_WARNING, SEV_NOTE } Severity;
+
+typedef struct Diag {
+	int code;
+	Severity sev;
+	Span span;
+	const char *msg;
+	struct Diag *notes; /* chained notes shown after the message */
+	struct Diag *next;
+} Diag;
+
+#define PT_MAX_ERRORS 20
+
+/* ---- the compile context ---- */
+
+typedef enum Target {
+#define TARGET(id, name, sm, arch_specific) TGT_##id,
+#include "targets.def"
+#undef TARGET
+	TGT_COUNT
+} Target;
+
+struct pt_ctx {
+	Arena arena;             /* everything of the current compile */
+	pt_allocator alloc;      /* the caller's allocator */
+	VEC(SourceFile) files;   /* source texts, 1-based by Span.file */
+	Diag *diags, *diags_tail;
+	size_t nerrors;
+	Target target;
+	jmp_buf *oom;            /* active OOM boundary */
+	const char *errmsg;      /* last environment failure */
+	int status;              /* last environment status */
+};
+
+typedef struct pt_ctx Ctx;
+
+/* Registers a source text (copied into the arena); returns its file id. */
+uint32_t ctx_add_source(Ctx *c, const char *name, const char *text,
+			size_t len);
+const SourceFile *ctx_file(const Ctx *c, uint32_t id);
+/* 1-based line and column of byte offset off in file id. */
+void ctx_line_col(Ctx *c, uint32_t id, uint32_t off, int *line, int *col);
+
+/* Records an error with a stable code; always returns false so that
+ * `return diag_error(...)` reads naturally.  Errors past PT_MAX_ERRORS are
+ * counted but not stored. */
+bool diag_error(Ctx *c, int code, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool diag_verror(Ctx *c, int code, Span sp, const char *fmt, va_list ap);
+/* Adds a note to the most recent error. */
+void diag_note(Ctx *c, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool ctx_has_errors(const Ctx *c);
+/* Drops all diagnostics and the arena contents, keeping the context. */
+void ctx_reset(Ctx *c);
+
+/* Environment failure: records status and message, returns status. */
+int ctx_fail(Ctx *c, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+const char *target_name(Target t);
+/* Parses "sm_90a" and friends; false when unknown. */
+bool target_parse(const char *s, Target *out);
+/* SM number (80, 90, 100, 103) of a target. */
+int target_sm(Target t);
+/* True for arch-specific (a) and family (f) targets. */
+bool target_is_specific(Target t);
+
+#define TARGET_DEFAULT TGT_SM_90A
+
+/* ---- file helpers (io.c), used by the CLI and tests ---- */
+
+/* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
+char *read_file(Arena *a, const char *path, size_t *len);
+/* Writes data to path atomically (temp file + rename); false on failure,
+ * leaving no partial file behind. */
+bool write_file_atomic(const char *path, const char *data, size_t len);
+
+#endif

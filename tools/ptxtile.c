@@ -1,0 +1,355 @@
+/*
+ * ptxtile.c - the command-line interface, a thin wrapper over ptxtile.h.
+ *
+ *   ptxtile print|json|check|compile|explain FILE [options]
+ *
+ * Exit status: 0 success, 1 the input has errors (diagnostics on stderr),
+ * 2 usage or environment errors.  Outputs are produced completely in memory
+ * and written atomically only on success, so an error never creates or
+ * truncates an output file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ptxtile.h"
+#include "base.h"
+
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+typedef struct Options {
+	const char *cmd;
+	const char *input;
+	const char *out;
+	const char *target;
+	const char *cubin;
+	const char *meta;
+	pt_diag_style diag;
+} Options;
+
+typedef struct Command {
+	const char *name;
+	const char *summary;
+	const char *usage;
+	int (*run)(pt_ctx *, pt_module *, const Options *);
+} Command;
+
+static int run_print(pt_ctx *, pt_module *, const Options *);
+static int run_json(pt_ctx *, pt_module *, const Options *);
+static int run_check(pt_ctx *, pt_module *, const Options *);
+static int run_compile(pt_ctx *, pt_module *, const Options *);
+static int run_explain(pt_ctx *, pt_module *, const Options *);
+
+static const Command commands[] = {
+	{"print", "print the canonical script of FILE",
+	 "ptxtile print FILE [-o OUT] [--diag=short]\n"
+	 "  FILE is a script (.py) or IR JSON (.json); '-' reads stdin.\n",
+	 run_print},
+	{"json", "print the IR of FILE as JSON",
+	 "ptxtile json FILE [-o OUT] [--diag=short]\n"
+	 "  FILE is a script (.py) or IR JSON (.json); '-' reads stdin.\n",
+	 run_json},
+	{"check", "check FILE: names, types, tile contracts, target",
+	 "ptxtile check FILE [--target T] [--diag=short]\n", run_check},
+	{"compile", "compile FILE to PTX (and a cubin, and metadata)",
+	 "ptxtile compile FILE [--target T] [-o OUT.ptx] [--cubin OUT.cubin]\n"
+	 "                [--meta OUT.json] [--diag=short]\n"
+	 "  Without -o the PTX goes to stdout.  --cubin runs ptxas ($PTXAS,\n"
+	 "  then PATH, then /usr/local/cuda/bin).\n",
+	 run_compile},
+	{"explain", "explain each tile call of FILE",
+	 "ptxtile explain FILE [--target T] [-o OUT] [--diag=short]\n",
+	 run_explain},
+};
+
+static void
+usage_all(FILE *f)
+{
+	fprintf(f, "usage: ptxtile COMMAND FILE [options]\n\ncommands:\n");
+	for (size_t i = 0; i < countof(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f, "\noptions:\n"
+		   "  --target T    sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a"
+		   " (default %s)\n"
+		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
+		   "  --help        help for a command: ptxtile COMMAND --help\n"
+		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
+		   " errors\n",
+		   pt_default_target());
+}
+
+static const Command *
+find_command(const char *name)
+{
+	for (size_t i = 0; i < countof(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int
+usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "ptxtile: %s%s%s\n", msg, arg ? ": " : "",
+		arg ? arg : "");
+	fprintf(stderr, "try 'ptxtile --help'\n");
+	return EXIT_USAGE;
+}
+
+/* Reads the value of an option given as "--opt V" or "--opt=V". */
+static const char *
+option_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	if (strncmp(argv[*i], opt, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != 0)
+		return NULL;
+	if (*i + 1 >= argc)
+		return "";
+	return argv[++*i];
+}
+
+static int
+parse_args(int argc, char **argv, Options *o, const Command **cmd)
+{
+	memset(o, 0, sizeof(*o));
+	o->diag = PT_DIAG_FULL;
+	if (argc < 2)
+		return usage_error("missing command", NULL);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage_all(stdout);
+		return -1;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ptxtile %s\n", PT_VERSION);
+		return -1;
+	}
+	*cmd = find_command(argv[1]);
+	if (!*cmd)
+		return usage_error("unknown command", argv[1]);
+	o->cmd = argv[1];
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: %s", (*cmd)->usage);
+			return -1;
+		} else if (!strcmp(a, "--diag=short")) {
+			o->diag = PT_DIAG_SHORT;
+		} else if (!strcmp(a, "--diag=full")) {
+			o->diag = PT_DIAG_FULL;
+		} else if ((v = option_value(argc, argv, &i, "--target"))) {
+			o->target = v;
+		} else if ((v = option_value(argc, argv, &i, "--cubin"))) {
+			o->cubin = v;
+		} else if ((v = option_value(argc, argv, &i, "--meta"))) {
+			o->meta = v;
+		} else if ((v = option_value(argc, argv, &i, "-o"))) {
+			o->out = v;
+		} else if (a[0] == '-' && a[1] != 0) {
+			return usage_error("unknown option", a);
+		} else if (o->input) {
+			return usage_error("more than one input file", a);
+		} else {
+			o->input = a;
+		}
+	}
+	if (!o->input)
+		return usage_error("missing input file", NULL);
+	const char *empty = o->out && !*o->out       ? "-o"
+			    : o->cubin && !*o->cubin ? "--cubin"
+			    : o->meta && !*o->meta   ? "--meta"
+			    : o->target && !*o->target ? "--target"
+						       : NULL;
+	if (empty)
+		return usage_error("option needs a value", empty);
+	if (o->cubin && strcmp(o->cmd, "compile"))
+		return usage_error("--cubin is an option of compile", NULL);
+	if (o->meta && strcmp(o->cmd, "compile"))
+		return usage_error("--meta is an option of compile", NULL);
+	return 0;
+}
+
+/* Maps a library status to the CLI's exit status, printing diagnostics. */
+static int
+report(pt_ctx *ctx, int st, const Options *o)
+{
+	if (st == PT_OK)
+		return 0;
+	if (pt_diag_count(ctx) > 0) {
+		fputs(pt_diag_render(ctx, o->diag), stderr);
+		return EXIT_INPUT;
+	}
+	char buf[8];
+	fprintf(stderr, "ptxtile: error[%s]: %s\n",
+		pt_code_name(st, buf) ? buf : "?", pt_ctx_errmsg(ctx));
+	return EXIT_USAGE;
+}
+
+static int
+write_output(const char *path, const char *text)
+{
+	if (!path)
+		path = "-";
+	if (!write_file_atomic(path, text, strlen(text))) {
+		fprintf(stderr, "ptxtile: cannot write %s\n", path);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int
+run_print(pt_ctx *ctx, pt_module *m, const Options *o)
+{
+	const char *text;
+	int st = pt_print(ctx, m, &text);
+	return st ? report(ctx, st, o) : write_output(o->out, text);
+}
+
+static int
+run_json(pt_ctx *ctx, pt_module *m, const Options *o)
+{
+	const char *text;
+	int st = pt_to_json(ctx, m, &text);
+	return st ? report(ctx, st, o) : write_output(o->out, text);
+}
+
+static int
+run_check(pt_ctx *ctx, pt_module *m, const Options *o)
+{
+	return report(ctx, pt_check(ctx, m, o->target), o);
+}
+
+static int
+run_explain(pt_ctx *ctx, pt_module *m, const Options *o)
+{
+	const char *text;
+	int st = pt_explain(ctx, m, o->target, &text);
+	return st ? report(ctx, st, o) : write_output(o->out, text);
+}
+
+/* ptxas to use: $PTXAS, then PATH, then the usual CUDA location. */
+static const char *
+find_ptxas(void)
+{
+	const char *env = getenv("PTXAS");
+	if (env && *env)
+		return env;
+	static const char *const dirs[] = {"/usr/local/cuda/bin/ptxas",
+					   "/usr/bin/ptxas"};
+	const char *path = getenv("PATH");
+	static char buf[4096];
+	while (path && *path) {
+		const char *end = strchr(path, ':');
+		size_t n = end ? (size_t)(end - path) : strlen(path);
+		if (n && n < sizeof(buf) - 8) {
+			snprintf(buf, sizeof(buf), "%.*s/ptxas", (int)n, path);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+		path = end ? end + 1 : NULL;
+	}
+	for (size_t i = 0; i < countof(dirs); i++)
+		if (access(dirs[i], X_OK) == 0)
+			return dirs[i];
+	return NULL;
+}
+
+/* Assembles ptx into a cubin at path (through a temporary file). */
+static int
+assemble_cubin(const char *ptx, const char *target, const char *path)
+{
+	const char *ptxas = find_ptxas();
+	if (!ptxas) {
+		fprintf(stderr, "ptxtile: --cubin needs ptxas, which was not "
+				"found (set PTXAS or add it to PATH)\n");
+		return EXIT_USAGE;
+	}
+	char src[] = "/tmp/ptxtile-XXXXXX";
+	int fd = mkstemp(src);
+	if (fd < 0)
+		return EXIT_USAGE;
+	close(fd);
+	char tmp_out[4200];
+	snprintf(tmp_out, sizeof(tmp_out), "%s.cubin.%ld", path,
+		 (long)getpid());
+	int rc = EXIT_USAGE;
+	if (write_file_atomic(src, ptx, strlen(ptx))) {
+		char arch[32];
+		snprintf(arch, sizeof(arch), "-arch=%s", target);
+		pid_t pid = fork();
+		if (pid == 0) {
+			execl(ptxas, ptxas, arch, src, "-o", tmp_out,
+			      (char *)NULL);
+			_exit(127);
+		}
+		int status = 0;
+		if (pid > 0 && waitpid(pid, &status, 0) == pid &&
+		    WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		    rename(tmp_out, path) == 0)
+			rc = 0;
+		else
+			fprintf(stderr, "ptxtile: ptxas (%s) failed\n", ptxas);
+	}
+	remove(tmp_out);
+	remove(src);
+	return rc;
+}
+
+static int
+run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
+{
+	const char *ptx, *meta;
+	int st = pt_compile(ctx, m, o->target, &ptx, &meta);
+	if (st)
+		return report(ctx, st, o);
+	const char *target = o->target ? o->target : pt_default_target();
+	int rc = 0;
+	if (o->cubin)
+		rc = assemble_cubin(ptx, target, o->cubin);
+	if (!rc && o->meta)
+		rc = write_output(o->meta, meta);
+	if (!rc)
+		rc = write_output(o->out, ptx);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	Options o;
+	const Command *cmd = NULL;
+	int rc = parse_args(argc, argv, &o, &cmd);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	pt_ctx *ctx = pt_ctx_new(NULL);
+	if (!ctx) {
+		fprintf(stderr, "ptxtile: out of memory\n");
+		return EXIT_USAGE;
+	}
+	size_t len = 0;
+	char *text = read_file(&ctx->arena, o.input, &len);
+	if (!text) {
+		fprintf(stderr, "ptxtile: cannot read %s\n", o.input);
+		pt_ctx_free(ctx);
+		return EXIT_USAGE;
+	}
+	/* pt_load resets the arena, so hand it a private copy. */
+	char *copy = malloc(len + 1);
+	if (!copy) {
+		pt_ctx_free(ctx);
+		return EXIT_USAGE;
+	}
+	memcpy(copy, text, len + 1);
+	pt_module *m = NULL;
+	int st = pt_load(ctx, o.input, copy, len, &m);
+	free(copy);
+	rc = st ? report(ctx, st, &o) : cmd->run(ctx, m, &o);
+	pt_ctx_free(ctx);
+	return rc;
+}
