@@ -1,0 +1,356 @@
+/*
+ * ir.h - the IR: plain structs in the compile arena.
+ *
+ * A Module holds symbolic sizes and functions.  A kernel Func has
+ * parameters, a launch configuration and a statement tree; a scalar Func
+ * (used by ewise) has scalar parameters, a return dtype and a body of
+ * bindings, if/else and returns.  Names are resolved: expressions point at
+ * their Var (scalar symbol) or Buffer (tensor symbol).  Compile-time
+ * constants are folded during lowering, so module-level constants do not
+ * appear in the IR.
+ *
+ * A tile call is one expression node (EX_TILE_APPLY / EX_TILE_EWISE) with
+ * the instruction spelling, the operand tuple, the named parameter tuple
+ * and the execution scope, as the reference's last section describes.  A
+ * raw PTX call (EX_PTX) holds the canonical literal spelling.
+ *
+ * Invariants after lowering: every Expr has a type (ET_*), scalar
+ * expressions have a dtype, every Var/Buffer referenced is defined before
+ * use in program order (parameters, dynamic sizes, or a defining
+ * statement), and spans point into the source (or are zero for IR read
+ * from JSON).
+ */
+#ifndef PT_IR_H
+#define PT_IR_H
+
+#include "base.h"
+#include "layout.h"
+
+/* ---- dtypes (dtypes.def) ---- */
+
+typedef enum DTypeKind {
+	DK_BOOL,
+	DK_INT,
+	DK_UINT,
+	DK_FLOAT,
+	DK_BITS
+} DTypeKind;
+
+typedef enum DType {
+	DT_NONE,
+#define DTYPE(id, name, bits, kind, ptx) DT_##id,
+#include "dtypes.def"
+#undef DTYPE
+	DT_COUNT
+} DType;
+
+const char *dtype_name(DType t);
+int dtype_bits(DType t);
+DTypeKind dtype_kind(DType t);
+const char *dtype_ptx(DType t);
+/* Parses an exact dtype name such as "float32"; false when unknown. */
+bool dtype_parse(const char *s, DType *out);
+
+/* ---- scopes ---- */
+
+typedef enum MemScope {
+	MS_GLOBAL,     /* "global" */
+	MS_SHARED,     /* "shared" */
+	MS_SHARED_DYN, /* "shared.dyn" */
+	MS_LOCAL,      /* "local" */
+	MS_TMEM,       /* "tmem" */
+} MemScope;
+
+typedef enum ExecScope {
+	ES_THREAD,    /* "thread" */
+	ES_WARP,      /* "warp" */
+	ES_WARPGROUP, /* "warpgroup" */
+	ES_CTA,       /* "cta" */
+	ES_CLUSTER,   /* "cluster" */
+} ExecScope;
+
+const char *memscope_name(MemScope s);
+bool memscope_parse(const char *s, MemScope *out);
+const char *execscope_name(ExecScope s);
+bool execscope_parse(const char *s, ExecScope *out);
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Func Func;
+
+typedef VEC(Expr *) ExprVec;
+typedef VEC(Stmt *) Block;
+
+/* ---- symbols ---- */
+
+typedef enum VarKind {
+	VK_PARAM,  /* scalar kernel or scalar-function parameter */
+	VK_LOCAL,  /* scalar variable defined by ST_VAR_DECL */
+	VK_LOOP,   /* for-loop variable */
+	VK_DYN,    /* symbolic size: n = T.dynamic("n") at module level */
+} VarKind;
+
+typedef struct Var {
+	const char *name;
+	DType dtype;
+	VarKind kind;
+	Span span;
+	int id; /* unique within the module, in definition order */
+} Var;
+
+typedef enum BufKind {
+	BK_PARAM, /* T.Tensor parameter */
+	BK_ALLOC, /* T.alloc_shared / alloc_local / alloc_buffer / decl_buffer */
+	BK_VIEW,  /* name bound to a view expression: v = X.view("uint32") */
+} BufKind;
+
+typedef struct Buffer {
+	const char *name;
+	BufKind kind;
+	DType dtype;
+	int ndim;
+	Expr **shape;     /* ndim extents: integer constants or symbolic */
+	MemScope scope;
+	Layout *layout;   /* NULL: default row-major on axis m */
+	int64_t align;    /* bytes; 0 when not given */
+	Expr *allocated_addr; /* tmem decl_buffer only, else NULL */
+	Expr *view;       /* BK_VIEW: the defining view expression */
+	Span span;
+	int id;           /* unique within the module */
+} Buffer;
+
+/* ---- expressions ---- */
+
+typedef enum ExprType {
+	ET_SCALAR, /* has a dtype */
+	ET_TENSOR, /* a buffer or a view of one */
+	ET_VOID,   /* a call used as a statement */
+	ET_STR,    /* string literal (dtype names, axis names) */
+	ET_TUPLE,  /* tuple of expressions (tile parameters like box=) */
+} ExprType;
+
+typedef enum ExprKind {
+	EX_INT,       /* ival, dtype */
+	EX_FLOAT,     /* fval, dtype */
+	EX_BOOL,      /* ival 0/1 */
+	EX_STR,       /* str */
+	EX_VAR,       /* var */
+	EX_BUF,       /* buf: the whole region of a buffer */
+	EX_UNARY,     /* op, a */
+	EX_BINARY,    /* op, a, b */
+	EX_CAST,      /* a converted to dtype (T.cast) */
+	EX_REINTERPRET, /* a's bits as dtype (T.reinterpret) */
+	EX_SELECT,    /* T.if_then_else(a, b, c) */
+	EX_LOAD,      /* base[indices]: scalar element load */
+	EX_PTR_TO,    /* base.ptr_to([indices]) */
+	EX_BUILTIN,   /* builtin(args) */
+	EX_REGION,    /* base[slices] or base.sub[slices] */
+	EX_VIEW_DTYPE,   /* base.view("dtype") */
+	EX_VIEW_RESHAPE, /* base.view(shape..., layout=L) */
+	EX_TUPLE,     /* (args...) */
+	EX_PTX,       /* raw PTX call */
+	EX_TILE_APPLY, /* T.cuda.tile.apply */
+	EX_TILE_EWISE, /* T.cuda.tile.ewise */
+} ExprKind;
+
+typedef enum UnOp { UN_NEG, UN_BNOT, UN_LNOT } UnOp;
+
+/* `/` on integers truncates (C semantics); `//` and `%` are Python's
+ * floor division and floor modulo. */
+typedef enum BinOp {
+	BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV, BIN_FLOORDIV, BIN_MOD,
+	BIN_SHL, BIN_SHR, BIN_BAND, BIN_BOR, BIN_BXOR,
+	BIN_LT, BIN_LE, BIN_GT, BIN_GE, BIN_EQ, BIN_NE,
+	BIN_LAND, BIN_LOR,
+} BinOp;
+
+typedef enum Builtin {
+#define BUILTIN(id, spelling, nargs, result) BI_##id,
+#include "builtins.def"
+#undef BUILTIN
+	BI_COUNT
+} Builtin;
+
+const char *builtin_spelling(Builtin b);
+
+/* One dimension of a region subscript: an index (end == NULL, is_slice
+ * false) or a slice begin:end (either may be NULL for an open end). */
+typedef struct Slice {
+	bool is_slice;
+	Expr *begin;
+	Expr *end;
+} Slice;
+
+/* A named tile parameter: box=(1, 32), pred=p, mbar=... */
+typedef struct NamedArg {
+	const char *name;
+	Expr *value;
+	Span span;
+} NamedArg;
+
+typedef VEC(NamedArg) NamedArgVec;
+
+struct Expr {
+	ExprKind kind;
+	ExprType type;
+	DType dtype; /* ET_SCALAR results (and element dtype of tensors) */
+	Span span;
+	union {
+		int64_t ival;  /* EX_INT (value as signed 64), EX_BOOL */
+		double fval;   /* EX_FLOAT */
+		const char *str; /* EX_STR */
+		Var *var;      /* EX_VAR */
+		Buffer *buf;   /* EX_BUF */
+		struct {       /* EX_UNARY, EX_BINARY, EX_CAST,
+			        * EX_REINTERPRET, EX_SELECT */
+			int op;
+			Expr *a, *b, *c;
+		} op;
+		struct {       /* EX_LOAD, EX_PTR_TO */
+			Expr *base;
+			ExprVec indices;
+		} access;
+		struct {       /* EX_BUILTIN */
+			Builtin id;
+			ExprVec args;
+		} call;
+		struct {       /* EX_REGION */
+			Expr *base;
+			bool sub;  /* written as .sub[...] */
+			Slice *dims;
+			int ndims;
+		} region;
+		struct {       /* EX_VIEW_DTYPE (dtype in Expr.dtype),
+			        * EX_VIEW_RESHAPE */
+			Expr *base;
+			ExprVec shape;  /* reshape only */
+			Layout *layout; /* reshape only; NULL = default */
+		} view;
+		ExprVec tuple; /* EX_TUPLE */
+		struct {       /* EX_PTX */
+			const char *spelling; /* canonical literal spelling */
+			ExprVec args;
+			Expr *pred;        /* NULL: unconditional */
+			bool preserve_dst;
+		} ptx;
+		struct {       /* EX_TILE_APPLY */
+			const char *opcode; /* T.ptx["..."] spelling */
+			ExprVec operands;
+			NamedArgVec params; /* in written order */
+			ExecScope scope;
+		} apply;
+		struct {       /* EX_TILE_EWISE */
+			Func *fn;  /* a scalar function (the lambda) */
+			Expr *dst;
+			ExprVec inputs;
+			ExecScope scope;
+		} ewise;
+	} u;
+};
+
+/* ---- statements ---- */
+
+typedef enum StmtKind {
+	ST_VAR_DECL, /* x: T.dtype = init (init may be NULL) */
+	ST_ASSIGN,   /* x = value, x already declared */
+	ST_STORE,    /* base[indices] = value */
+	ST_BUF_DEF,  /* allocation or named view: buf = T.alloc_...(...) */
+	ST_FOR,
+	ST_WHILE,
+	ST_IF,
+	ST_BREAK,
+	ST_CONTINUE,
+	ST_RETURN,   /* scalar functions only */
+	ST_EVAL,     /* a call evaluated for its effect */
+} StmtKind;
+
+typedef enum ForKind { FOR_SERIAL, FOR_UNROLL } ForKind;
+
+struct Stmt {
+	StmtKind kind;
+	Span span;
+	union {
+		struct {
+			Var *var;
+			Expr *value;
+		} var; /* ST_VAR_DECL, ST_ASSIGN */
+		struct {
+			Expr *base;
+			ExprVec indices;
+			Expr *value;
+		} store;
+		Buffer *buf; /* ST_BUF_DEF */
+		struct {
+			Var *var;
+			Expr *begin, *end, *step;
+			ForKind kind;
+			Block body;
+		} loop;
+		struct {
+			Expr *cond;
+			Block body;
+		} whil;
+		struct {
+			Expr *cond;
+			Block then, els; /* els empty when absent; elif is
+					  * an ST_IF alone in els */
+		} cond;
+		Expr *value; /* ST_RETURN, ST_EVAL */
+	} u;
+};
+
+/* ---- functions and the module ---- */
+
+typedef enum ParamKind {
+	PK_TENSOR,    /* T.Tensor(...) */
+	PK_SCALAR,    /* T.int32 etc. */
+	PK_TENSORMAP, /* T.TensorMap(): caller-encoded CUtensorMap */
+} ParamKind;
+
+typedef struct Param {
+	ParamKind kind;
+	Var *var;    /* PK_SCALAR, PK_TENSORMAP */
+	Buffer *buf; /* PK_TENSOR */
+	Span span;
+} Param;
+
+typedef struct Launch {
+	Expr *grid[3], *block[3];
+	int ngrid, nblock;      /* number of components written */
+	bool grid_tuple, block_tuple; /* written as a tuple */
+	int64_t cluster[3];
+	int ncluster;           /* 0: no launch cluster */
+	bool cluster_tuple;
+} Launch;
+
+struct Func {
+	const char *name;
+	bool is_kernel;  /* false: scalar function (ewise lambda) */
+	VEC(Param) params;
+	DType ret;       /* scalar function result dtype */
+	Launch launch;   /* kernels */
+	Block body;
+	Span span;
+};
+
+struct pt_module {
+	VEC(Var *) dyn;    /* symbolic sizes, in definition order */
+	VEC(Func *) funcs; /* in source order; scalar functions included */
+};
+
+typedef struct pt_module Module;
+
+/* ---- builders and utilities (ir.c) ---- */
+
+Expr *ir_int(Ctx *c, int64_t v, DType t, Span sp);
+Expr *ir_float(Ctx *c, double v, DType t, Span sp);
+Expr *ir_bool(Ctx *c, bool v, Span sp);
+Expr *ir_new_expr(Ctx *c, ExprKind k, ExprType ty, DType t, Span sp);
+Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
+/* True and *v set when e is an integer (or bool) constant. */
+bool ir_const_int(const Expr *e, int64_t *v);
+/* Structural equality of modules: same shape, same constants, same
+ * symbols up to renaming of ids (names must match), spans ignored. */
+bool ir_module_equal(const Module *a, const Module *b);
+
+#endif
