@@ -7,17 +7,20 @@
  * coord_k * stride_k on each iter's axis, add the offset terms; replica
  * iters add every combination of their coordinates on top (a replicated
  * value lives at several physical places).  ComposeLayout applies a
- * swizzle to the byte address of the m axis after the inner TileLayout.
+ * swizzle to the m axis after the inner TileLayout (formula below).
  *
- * The IR holds Layout values built by the front end; src/layout/*.c
- * evaluates them (layout_eval, layout_span, ...).  A NULL Layout * means
- * the default row-major layout of the tensor's shape on axis m.
+ * The IR holds Layout values built by the front end; layout.c evaluates
+ * them (layout_eval, layout_span, ...) and view.h builds views on them.
+ * A NULL Layout * means the default row-major layout of the tensor's
+ * shape on axis m.
  */
 #ifndef PT_LAYOUT_H
 #define PT_LAYOUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "base.h"
 
 typedef enum AxisKind { AXK_STORAGE, AXK_THREAD, AXK_CTA, AXK_TMEM } AxisKind;
 
@@ -52,12 +55,112 @@ typedef struct Layout {
 	int nreplica;
 	LayoutOffset *offset; /* offset terms, in written order */
 	int noffset;
-	/* LAYOUT_COMPOSE: ComposeLayout(sw_m, sw_b, sw_s, inner).  Swizzle on
-	 * the byte address a of axis m (in units of 2^sw_m elements... see
-	 * layout.c for the exact formula). */
+	/* LAYOUT_COMPOSE: ComposeLayout(sw_m, sw_b, sw_s, inner).  The inner
+	 * layout gives an element offset m (offsets and replicas included);
+	 * the physical m is
+	 *     swz(m) = f(m >> sw_m) * 2^sw_m + (m mod 2^sw_m)
+	 *     f(x)   = x ^ ((x & ((2^sw_b - 1) << sw_s)) >> sw_s)
+	 * so 2^sw_m elements form one unit (16 bytes when sw_m is
+	 * log2(128 / dtype_bits)) and the unit index's bits [0, sw_b) are
+	 * XORed with its bits [sw_s, sw_s + sw_b).  Requires sw_s >= sw_b.
+	 * Other axes pass through unchanged. */
 	int sw_m, sw_b, sw_s;
 	struct Layout *inner; /* a LAYOUT_TILE */
 } Layout;
+
+/* ---- layout.c ----
+ *
+ * Shapes are row-major extent vectors (int64_t shape[ndim]).  A shape is
+ * admitted by a TileLayout when prod(shape) == prod(shard extents).
+ * layout_eval and friends assume an admitted shape (layout_check says so
+ * with a diagnostic); a NULL layout is the default row-major layout on m.
+ */
+
+/* One integer per axis; unused axes are 0. */
+typedef struct PhysCoord {
+	int64_t v[AX_COUNT];
+} PhysCoord;
+
+/* Bit per Axis, as returned by layout_axes. */
+typedef uint32_t AxisMask;
+#define AXIS_BIT(a) ((AxisMask)1 << (a))
+
+/* Flags of layout_check. */
+enum {
+	LAYOUT_ALLOW_ZERO_STRIDE = 1, /* a broadcast (read-only) view */
+};
+
+/* Validates l for shape: positive extents, admitted shape, nonzero
+ * strides (unless LAYOUT_ALLOW_ZERO_STRIDE), swizzle parameters and a
+ * TILE inner layout.  Reports PT_E_LAYOUT_* at sp; false on error. */
+bool layout_check(Ctx *c, Span sp, const Layout *l,
+		  const int64_t *shape, int ndim, unsigned flags);
+
+/* The tile layout under a compose (l itself for a TILE, NULL for NULL). */
+const Layout *layout_tile(const Layout *l);
+
+/* Number of replica combinations (1 when there are no R iters). */
+int64_t layout_nreplicas(const Layout *l);
+
+/* Physical coordinate of logical coordinate coord[ndim] of shape: the
+ * base value (replica 0), offsets and swizzle included. */
+void layout_eval(const Layout *l, const int64_t *shape, int ndim,
+		 const int64_t *coord, PhysCoord *out);
+/* Same for replica r in [0, layout_nreplicas): replica iters are taken
+ * row-major (last R iter fastest); replica 0 adds nothing. */
+void layout_eval_replica(const Layout *l, const int64_t *shape, int ndim,
+			 const int64_t *coord, int64_t r, PhysCoord *out);
+/* Same from a row-major flat logical index (0 <= flat < prod(shape)). */
+void layout_eval_flat(const Layout *l, int64_t flat, int64_t r,
+		      PhysCoord *out);
+
+/* The swizzle of a compose layout applied to element offset m. */
+int64_t layout_swizzle(int sw_m, int sw_b, int sw_s, int64_t m);
+/* Byte-level swizzle unit of a compose layout for dtype_bits-wide
+ * elements: 2^sw_m * dtype_bits / 8 (16 for the canonical 32B/64B/128B
+ * modes); 0 when not a whole number of bytes. */
+int64_t layout_swizzle_unit_bytes(const Layout *l, int dtype_bits);
+
+/* Min and max physical coordinate per axis over every logical coordinate
+ * and replica; m includes the swizzle.  Exact (swizzled layouts up to
+ * 2^22 elements are enumerated; larger ones get the conservative bound
+ * of rounding m out to the swizzle period). */
+typedef struct LayoutSpan {
+	int64_t lo[AX_COUNT];
+	int64_t hi[AX_COUNT];
+} LayoutSpan;
+void layout_span(const Layout *l, const int64_t *shape, int ndim,
+		 LayoutSpan *out);
+/* Elements an allocation must hold so that offsets [0, hi(m)] fit
+ * (gaps and swizzle range included); that is per-thread storage of a
+ * distributed register tensor. */
+int64_t layout_alloc_elems(const Layout *l, const int64_t *shape, int ndim);
+/* Reports PT_E_LAYOUT_SPAN when an allocation of alloc_elems elements
+ * does not cover the span of m (or m can be negative). */
+bool layout_check_alloc(Ctx *c, Span sp, const Layout *l,
+			const int64_t *shape, int ndim, int64_t alloc_elems);
+
+/* Axes that some iter (stride != 0), replica or offset touches. */
+AxisMask layout_axes(const Layout *l);
+/* Thread and CTA axes the layout binds: nonzero means a local tensor
+ * with this layout is distributed; the owner of a coordinate is its
+ * value on these axes and each thread stores layout_alloc_elems. */
+AxisMask layout_thread_axes(const Layout *l);
+/* The owner of a logical coordinate: true when out's thread/CTA axes
+ * equal ids on every axis in mask (a convenience for ownership checks). */
+bool layout_owned_by(const PhysCoord *p, const PhysCoord *ids,
+		     AxisMask mask);
+
+/* Builders (arena-allocated).  layout_default: S[shape] row-major on m. */
+Layout *layout_default(Arena *a, const int64_t *shape, int ndim);
+/* A tile layout from parallel arrays (replica/offset may be NULL). */
+Layout *layout_make(Arena *a, const LayoutIter *shard, int nshard,
+		    const LayoutIter *replica, int nreplica,
+		    const LayoutOffset *offset, int noffset);
+Layout *layout_compose(Arena *a, int sw_m, int sw_b, int sw_s,
+		       Layout *inner);
+/* Canonical text, e.g. "S[(2, 32):(1@warpid, 1)] + R[2:4@warpid] + 5@warpid". */
+const char *layout_str(Arena *a, const Layout *l);
 
 const char *axis_name(Axis a);
 AxisKind axis_kind(Axis a);

@@ -1,0 +1,102 @@
+/*
+ * prove.h - the integer prover: canonical linear forms over opaque
+ * symbols with known intervals, and the questions the tile engine asks
+ * ("is this address a multiple of 16 for every thread and iteration?",
+ * "is this region start in bounds?").
+ *
+ * A Lin is c0 + sum(coef_i * sym_i) with int64 coefficients; terms are
+ * sorted by symbol id, with no zero coefficients and no repeated
+ * symbols, so two equal forms have equal representations.  Symbols live
+ * in a SymTab (arena-backed); each has an interval [lo, hi] (launch
+ * extents, thread ids, loop ranges, parameters with known bounds) and a
+ * known multiple `mult` (>= 1: the symbol's values are multiples of
+ * mult).  A loop `for i in range(a, b, s)` is best given to the prover as
+ * a + s*j with j in [0, ceil((b-a)/s) - 1].
+ *
+ * Nonlinear operations (product of two symbolic forms, floordiv / mod by
+ * a constant that does not divide the symbolic terms) introduce a fresh
+ * symbol with a sound interval: answers stay correct but may become
+ * "cannot prove".  Symbols are treated as independent, which makes
+ * prove_multiple_of and prove_in_range exact for forms without such
+ * derived symbols.
+ *
+ * Overflow of any int64 operation marks the form `overflow`; every query
+ * on it fails with a reason.  Reason strings live in the SymTab's arena.
+ */
+#ifndef PT_PROVE_H
+#define PT_PROVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base.h"
+
+typedef struct Sym {
+	const char *name;
+	int64_t lo, hi;  /* inclusive interval */
+	int64_t mult;    /* values are multiples of mult (>= 1) */
+	int quot_of;     /* -1, or the symbol this one is `that / its mult` of */
+} Sym;
+
+typedef struct SymTab {
+	Arena *arena;
+	VEC(Sym) syms;
+} SymTab;
+
+typedef struct LinTerm {
+	int64_t coef;
+	int sym;
+} LinTerm;
+
+typedef struct Lin {
+	int64_t c0;
+	LinTerm *t;   /* sorted by sym; arena-owned, never shared-mutated */
+	int n;
+	bool overflow;
+} Lin;
+
+/* ---- lin.c: forms ---- */
+
+void symtab_init(SymTab *st, Arena *a);
+/* Adds a symbol with interval [lo, hi] (lo <= hi) and known multiple
+ * mult (use 1 when unknown); returns its id. */
+int sym_new(SymTab *st, const char *name, int64_t lo, int64_t hi,
+	    int64_t mult);
+const Sym *sym_get(const SymTab *st, int id);
+
+Lin lin_const(int64_t c);
+Lin lin_sym(SymTab *st, int id);
+/* coef * sym */
+Lin lin_term(SymTab *st, int64_t coef, int id);
+Lin lin_add(SymTab *st, Lin a, Lin b);
+Lin lin_sub(SymTab *st, Lin a, Lin b);
+Lin lin_scale(SymTab *st, Lin a, int64_t k);
+Lin lin_add_const(SymTab *st, Lin a, int64_t k);
+/* a * b: exact when either is constant, else a fresh bounded symbol. */
+Lin lin_mul(SymTab *st, Lin a, Lin b);
+/* Floor division and floor modulo by a constant k > 0.  Exact when the
+ * symbolic part is a multiple of k (symbol multiples included), or when
+ * the form's interval lies inside one period; otherwise a fresh symbol
+ * with the quotient's interval, or [0, k-1] for mod. */
+Lin lin_floordiv(SymTab *st, Lin a, int64_t k);
+Lin lin_mod(SymTab *st, Lin a, int64_t k);
+
+bool lin_is_const(Lin a);
+bool lin_equal(Lin a, Lin b);
+/* Interval of the form over all symbol values; false on overflow. */
+bool lin_bounds(const SymTab *st, Lin a, int64_t *lo, int64_t *hi);
+/* "16*tid + 4*i + 3", "0", "-2*j - 1". */
+const char *lin_str(const SymTab *st, Lin a);
+
+/* ---- prove.c: questions ---- */
+
+/* True when every value of the form is a multiple of k (k > 0).  On
+ * failure *why (if not NULL) says which term or constant leaves which
+ * remainder, e.g. "term 8*tid leaves remainder 8 mod 16". */
+bool prove_multiple_of(const SymTab *st, Lin a, int64_t k, const char **why);
+/* True when lo <= value <= hi for every value.  On failure *why names the
+ * extreme value and the symbol values that reach it. */
+bool prove_in_range(const SymTab *st, Lin a, int64_t lo, int64_t hi,
+		    const char **why);
+
+#endif

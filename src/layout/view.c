@@ -1,0 +1,621 @@
+/*
+ * view.c - slices, dtype views, reshape+layout views and broadcast views
+ * (view.h), and the physical coordinates of region coordinates.
+ *
+ * Input: a View and region coordinates; symbolic starts are prover forms.
+ * Output: new Views (after checks) and physical coordinates, constant or
+ * as linear forms.  Invariant: a View's layout is admitted by its space
+ * shape, and its region lies inside the space (both checked when the
+ * View is made), so evaluation needs no further checks.
+ */
+#include "view.h"
+
+/* Copies of n-element arrays (n may be 0). */
+static int64_t *
+dup_i64(Arena *a, const int64_t *p, int n)
+{
+	int64_t *r = NEWN(a, int64_t, n + 1);
+	for (int i = 0; i < n; i++)
+		r[i] = p[i];
+	return r;
+}
+
+static Lin *
+dup_lin(Arena *a, const Lin *p, int n)
+{
+	Lin *r = NEWN(a, Lin, n + 1);
+	for (int i = 0; i < n; i++)
+		r[i] = p[i];
+	return r;
+}
+
+static View *
+view_copy(Ctx *c, const View *v)
+{
+	View *n = NEW(&c->arena, View);
+	*n = *v;
+	return n;
+}
+
+static bool
+region_is_whole(const View *v)
+{
+	if (v->nv != v->ndim)
+		return false;
+	for (int d = 0; d < v->ndim; d++)
+		if (v->dim[d] != d || !lin_is_const(v->origin[d]) ||
+		    v->origin[d].c0 != 0 || v->ext[d] != v->shape[d])
+			return false;
+	return true;
+}
+
+static bool
+dims_are_space(const View *v)
+{
+	if (v->nv != v->ndim)
+		return false;
+	for (int d = 0; d < v->ndim; d++)
+		if (v->dim[d] != d)
+			return false;
+	return true;
+}
+
+/* The identity region over a space (shape/layout already set). */
+static void
+set_whole_region(Arena *a, View *v)
+{
+	Lin *o = NEWN(a, Lin, v->ndim + 1);
+	int *dim = NEWN(a, int, v->ndim + 1);
+	for (int d = 0; d < v->ndim; d++) {
+		o[d] = lin_const(0);
+		dim[d] = d;
+	}
+	v->origin = o;
+	v->ext = v->shape;
+	v->nv = v->ndim;
+	v->dim = dim;
+	v->vext = v->shape;
+}
+
+static bool
+has_zero_stride(const Layout *l)
+{
+	const Layout *t = layout_tile(l);
+	if (!t)
+		return false;
+	for (int k = 0; k < t->nshard; k++)
+		if (t->shard[k].stride == 0 && t->shard[k].extent > 1)
+			return true;
+	return false;
+}
+
+View *
+view_tensor(Ctx *c, Span sp, int elem_bits, const int64_t *shape, int ndim,
+	    const Layout *layout, int scope, int64_t alloc_elems)
+{
+	if (ndim < 0 || ndim > VIEW_MAX_DIMS) {
+		diag_error(c, PT_E_VIEW_RANK, sp,
+			   "a tensor of %d dims (at most %d)", ndim,
+			   VIEW_MAX_DIMS);
+		return NULL;
+	}
+	if (!layout_check(c, sp, layout, shape, ndim, 0))
+		return NULL;
+	if (alloc_elems > 0 &&
+	    !layout_check_alloc(c, sp, layout, shape, ndim, alloc_elems))
+		return NULL;
+	View *v = NEW(&c->arena, View);
+	v->elem_bits = elem_bits;
+	v->ndim = ndim;
+	v->shape = dup_i64(&c->arena, shape, ndim);
+	v->layout = layout;
+	v->alloc_elems = alloc_elems;
+	v->scope = scope;
+	set_whole_region(&c->arena, v);
+	return v;
+}
+
+static bool
+check_slice_dim(Ctx *c, Span sp, SymTab *st, const View *v, int i, Lin start,
+		int64_t ext, bool drop)
+{
+	int64_t have = v->vext[i];
+	const char *why;
+	if (ext <= 0)
+		return diag_error(c, PT_E_VIEW_BOUNDS, sp,
+				  "region extent %lld of dim %d must be "
+				  "positive", (long long)ext, i);
+	if (drop && ext != 1)
+		return diag_error(c, PT_E_VIEW_RANK, sp,
+				  "an index on dim %d selects one element, "
+				  "not %lld", i, (long long)ext);
+	if (lin_is_const(start)) {
+		if (start.c0 < 0 || ext > have || start.c0 > have - ext)
+			return diag_error(c, PT_E_VIEW_BOUNDS, sp,
+					  "region [%lld, %lld) of dim %d is "
+					  "outside [0, %lld)",
+					  (long long)start.c0,
+					  (long long)(start.c0 + ext), i,
+					  (long long)have);
+		return true;
+	}
+	if (ext > have || !prove_in_range(st, start, 0, have - ext, &why))
+		return diag_error(c, PT_E_PROVE_BOUNDS, sp,
+				  "region start of dim %d (extent %lld of "
+				  "%lld) is not provably in bounds: %s", i,
+				  (long long)ext, (long long)have,
+				  ext > have ? "extent too large" : why);
+	return true;
+}
+
+View *
+view_slice(Ctx *c, Span sp, SymTab *st, const View *v, const Lin *start,
+	   const int64_t *ext, const bool *drop)
+{
+	Arena *a = &c->arena;
+	for (int i = 0; i < v->nv; i++)
+		if (!check_slice_dim(c, sp, st, v, i, start[i], ext[i],
+				     drop && drop[i]))
+			return NULL;
+	View *n = view_copy(c, v);
+	Lin *o = dup_lin(a, v->origin, v->ndim);
+	int64_t *e = dup_i64(a, v->ext, v->ndim);
+	int *dim = NEWN(a, int, v->nv + 1);
+	int64_t *vext = NEWN(a, int64_t, v->nv + 1);
+	int nv = 0;
+	for (int i = 0; i < v->nv; i++) {
+		int d = v->dim[i];
+		if (d != VIEW_BROADCAST) {
+			o[d] = lin_add(st, o[d], start[i]);
+			e[d] = ext[i];
+		}
+		if (drop && drop[i])
+			continue;
+		dim[nv] = d;
+		vext[nv++] = ext[i];
+	}
+	n->origin = o;
+	n->ext = e;
+	n->dim = dim;
+	n->vext = vext;
+	n->nv = nv;
+	return n;
+}
+
+/* Index of the innermost shard iter with extent > 1 at or before k,
+ * or -1. */
+static int
+inner_iter(const Layout *t, int k)
+{
+	while (k >= 0 && t->shard[k].extent == 1)
+		k--;
+	return k;
+}
+
+/* A copy of t whose innermost iter with extent > 1 holds a multiple of
+ * r elements: merges it with outer neighbours that continue it
+ * contiguously on the same axis (evaluation is unchanged).  Returns the
+ * index of that iter in *last, or -1. */
+static Layout *
+tile_gather_inner(Arena *a, const Layout *t, int64_t r, int *last)
+{
+	Layout *n = layout_make(a, t->shard, t->nshard, t->replica,
+				t->nreplica, t->offset, t->noffset);
+	int k = inner_iter(n, n->nshard - 1);
+	while (k >= 0 && n->shard[k].extent % r != 0) {
+		int p = inner_iter(n, k - 1);
+		LayoutIter *in = &n->shard[k], *out;
+		if (p < 0)
+			break;
+		out = &n->shard[p];
+		if (out->axis != in->axis ||
+		    out->stride != in->stride * in->extent)
+			break;
+		in->extent *= out->extent;
+		for (int i = p; i + 1 < n->nshard; i++)
+			n->shard[i] = n->shard[i + 1];
+		n->nshard--;
+		k--;
+	}
+	*last = k;
+	return n;
+}
+
+static int
+log2_exact(int64_t r)
+{
+	int s = 0;
+	while (((int64_t)1 << s) < r)
+		s++;
+	return ((int64_t)1 << s) == r ? s : -1;
+}
+
+/* The tile layout of a wider dtype view (r storage elements per new
+ * element), or NULL after a PT_E_VIEW_CONTIG diagnostic. */
+static Layout *
+widen_tile(Ctx *c, Span sp, const Layout *t, int64_t r)
+{
+	int li;
+	Layout *n = tile_gather_inner(&c->arena, t, r, &li);
+	LayoutIter *last = li >= 0 ? &n->shard[li] : NULL;
+	if (!last || last->axis != AX_M || last->stride != 1 ||
+	    last->extent % r != 0) {
+		diag_error(c, PT_E_VIEW_CONTIG, sp,
+			   "a %lld-element container needs %lld consecutive "
+			   "storage elements of one thread on the innermost "
+			   "axis, but layout %s steps %s",
+			   (long long)r, (long long)r,
+			   layout_str(&c->arena, t),
+			   last ? arena_printf(&c->arena, "%lld@%s by %lld",
+					       (long long)last->extent,
+					       axis_name(last->axis),
+					       (long long)last->stride)
+				: "nothing");
+		return NULL;
+	}
+	last->extent /= r;
+	for (int k = 0; k < n->nshard + n->nreplica; k++) {
+		LayoutIter *it = k < n->nshard ? &n->shard[k]
+					       : &n->replica[k - n->nshard];
+		if (it == last || it->axis != AX_M)
+			continue;
+		if (it->extent == 1) {
+			it->stride = 0; /* contributes nothing either way */
+			continue;
+		}
+		if (it->stride % r != 0) {
+			diag_error(c, PT_E_VIEW_CONTIG, sp,
+				   "storage stride %lld is not a multiple of "
+				   "the %lld-element container",
+				   (long long)it->stride, (long long)r);
+			return NULL;
+		}
+		it->stride /= r;
+	}
+	for (int k = 0; k < n->noffset; k++) {
+		if (n->offset[k].axis != AX_M)
+			continue;
+		if (n->offset[k].value % r != 0) {
+			diag_error(c, PT_E_VIEW_CONTIG, sp,
+				   "storage offset %lld is not a multiple of "
+				   "the %lld-element container",
+				   (long long)n->offset[k].value, (long long)r);
+			return NULL;
+		}
+		n->offset[k].value /= r;
+	}
+	if (last->extent == 1 && n->nshard > 1) {
+		/* the iter a narrowing view added: drop it again */
+		for (int i = li; i + 1 < n->nshard; i++)
+			n->shard[i] = n->shard[i + 1];
+		n->nshard--;
+	}
+	return n;
+}
+
+/* The tile layout of a narrower dtype view: each element splits into r
+ * consecutive parts on m. */
+static Layout *
+narrow_tile(Arena *a, const Layout *t, int64_t r)
+{
+	LayoutIter *sh = NEWN(a, LayoutIter, t->nshard + 1);
+	for (int k = 0; k < t->nshard; k++) {
+		sh[k] = t->shard[k];
+		if (sh[k].axis == AX_M)
+			sh[k].stride *= r;
+	}
+	sh[t->nshard] = (LayoutIter){r, 1, AX_M};
+	Layout *n = layout_make(a, sh, t->nshard + 1, t->replica, t->nreplica,
+				t->offset, t->noffset);
+	for (int k = 0; k < n->nreplica; k++)
+		if (n->replica[k].axis == AX_M)
+			n->replica[k].stride *= r;
+	for (int k = 0; k < n->noffset; k++)
+		if (n->offset[k].axis == AX_M)
+			n->offset[k].value *= r;
+	return n;
+}
+
+/* New layout for a dtype view with ratio r (wider when `wider`). */
+static const Layout *
+dtype_layout(Ctx *c, Span sp, const Layout *l, int64_t r, bool wider)
+{
+	if (!l)
+		return NULL; /* row-major stays row-major */
+	int lg = log2_exact(r);
+	if (l->kind == LAYOUT_COMPOSE &&
+	    (lg < 0 || (wider && l->sw_m < lg))) {
+		diag_error(c, PT_E_VIEW_CONTIG, sp,
+			   "the swizzle unit of 2^%d elements cannot hold "
+			   "whole %lld-element containers", l->sw_m,
+			   (long long)r);
+		return NULL;
+	}
+	Layout *t = wider ? widen_tile(c, sp, layout_tile(l), r)
+			  : narrow_tile(&c->arena, layout_tile(l), r);
+	if (!t || l->kind != LAYOUT_COMPOSE)
+		return t;
+	return layout_compose(&c->arena, wider ? l->sw_m - lg : l->sw_m + lg,
+			      l->sw_b, l->sw_s, t);
+}
+
+static bool
+widen_region(Ctx *c, Span sp, SymTab *st, const View *v, int64_t r,
+	     Lin *o, int64_t *e)
+{
+	int d = v->ndim - 1;
+	const char *why;
+	if (v->ext[d] % r != 0)
+		return diag_error(c, PT_E_VIEW_CONTIG, sp,
+				  "innermost extent %lld is not a multiple of "
+				  "the %lld-element container",
+				  (long long)v->ext[d], (long long)r);
+	if (lin_is_const(v->origin[d]) && v->origin[d].c0 % r != 0)
+		return diag_error(c, PT_E_VIEW_CONTIG, sp,
+				  "innermost start %lld is not a multiple of "
+				  "the %lld-element container",
+				  (long long)v->origin[d].c0, (long long)r);
+	if (!prove_multiple_of(st, v->origin[d], r, &why))
+		return diag_error(c, PT_E_PROVE_ALIGN, sp,
+				  "dtype view start: %s", why);
+	o[d] = lin_floordiv(st, v->origin[d], r);
+	e[d] = v->ext[d] / r;
+	return true;
+}
+
+View *
+view_dtype(Ctx *c, Span sp, SymTab *st, const View *v, int new_bits)
+{
+	Arena *a = &c->arena;
+	int old = v->elem_bits;
+	if (new_bits <= 0 || (new_bits % old != 0 && old % new_bits != 0)) {
+		diag_error(c, PT_E_VIEW_DTYPE, sp,
+			   "a %d-bit view of %d-bit elements: neither width "
+			   "divides the other", new_bits, old);
+		return NULL;
+	}
+	if (!dims_are_space(v) || v->ndim == 0) {
+		diag_error(c, PT_E_VIEW_RANK, sp,
+			   "a dtype view needs a region whose dims are the "
+			   "tensor's own (no indexed or broadcast dims)");
+		return NULL;
+	}
+	bool wider = new_bits > old;
+	int64_t r = wider ? new_bits / old : old / new_bits;
+	int d = v->ndim - 1;
+	if (wider && v->shape[d] % r != 0) {
+		diag_error(c, PT_E_VIEW_CONTIG, sp,
+			   "innermost extent %lld is not a multiple of the "
+			   "%lld-element container", (long long)v->shape[d],
+			   (long long)r);
+		return NULL;
+	}
+	const Layout *nl = dtype_layout(c, sp, v->layout, r, wider);
+	if (v->layout && !nl)
+		return NULL;
+	Lin *o = dup_lin(a, v->origin, v->ndim);
+	int64_t *e = dup_i64(a, v->ext, v->ndim);
+	if (wider && !widen_region(c, sp, st, v, r, o, e))
+		return NULL;
+	if (!wider) {
+		o[d] = lin_scale(st, o[d], r);
+		e[d] *= r;
+	}
+	int64_t *shape = dup_i64(a, v->shape, v->ndim);
+	shape[d] = wider ? shape[d] / r : shape[d] * r;
+	View *n = view_copy(c, v);
+	n->elem_bits = new_bits;
+	n->shape = shape;
+	n->layout = nl;
+	n->alloc_elems = wider ? v->alloc_elems / r : v->alloc_elems * r;
+	n->origin = o;
+	n->ext = e;
+	n->vext = e;
+	return n;
+}
+
+View *
+view_reshape(Ctx *c, Span sp, const View *v, const int64_t *shape, int ndim,
+	     const Layout *layout)
+{
+	if (!region_is_whole(v)) {
+		diag_error(c, PT_E_VIEW_RANK, sp,
+			   "a reshape+layout view applies to a whole tensor, "
+			   "not to a region of it");
+		return NULL;
+	}
+	if (ndim < 0 || ndim > VIEW_MAX_DIMS) {
+		diag_error(c, PT_E_VIEW_RANK, sp,
+			   "a view of %d dims (at most %d)", ndim,
+			   VIEW_MAX_DIMS);
+		return NULL;
+	}
+	if (!layout_check(c, sp, layout, shape, ndim,
+			  LAYOUT_ALLOW_ZERO_STRIDE))
+		return NULL;
+	if (v->alloc_elems > 0 &&
+	    !layout_check_alloc(c, sp, layout, shape, ndim, v->alloc_elems))
+		return NULL;
+	View *n = view_copy(c, v);
+	n->ndim = ndim;
+	n->shape = dup_i64(&c->arena, shape, ndim);
+	n->layout = layout;
+	n->readonly = v->readonly || has_zero_stride(layout);
+	set_whole_region(&c->arena, n);
+	return n;
+}
+
+View *
+view_broadcast(Ctx *c, Span sp, const View *v, int pos, int64_t ext)
+{
+	Arena *a = &c->arena;
+	if (pos < 0 || pos > v->nv || ext <= 0) {
+		diag_error(c, PT_E_VIEW_RANK, sp,
+			   "cannot insert a broadcast dim of extent %lld at "
+			   "position %d of a %d-dim view", (long long)ext, pos,
+			   v->nv);
+		return NULL;
+	}
+	View *n = view_copy(c, v);
+	int *dim = NEWN(a, int, v->nv + 1);
+	int64_t *vext = NEWN(a, int64_t, v->nv + 1);
+	for (int i = 0, j = 0; i <= v->nv; i++) {
+		if (i == pos) {
+			dim[i] = VIEW_BROADCAST;
+			vext[i] = ext;
+		} else {
+			dim[i] = v->dim[j];
+			vext[i] = v->vext[j++];
+		}
+	}
+	n->dim = dim;
+	n->vext = vext;
+	n->nv = v->nv + 1;
+	n->readonly = true;
+	return n;
+}
+
+bool
+view_check_writable(Ctx *c, Span sp, const View *v, const char *what)
+{
+	if (v->readonly)
+		return diag_error(c, PT_E_VIEW_READONLY, sp,
+				  "%s is written, but it is a zero-stride "
+				  "broadcast view, which is read-only", what);
+	return true;
+}
+
+void
+view_space_coord(SymTab *st, const View *v, const int64_t *coord, Lin *out)
+{
+	for (int d = 0; d < v->ndim; d++)
+		out[d] = v->origin[d];
+	for (int i = 0; i < v->nv; i++)
+		if (v->dim[i] != VIEW_BROADCAST)
+			out[v->dim[i]] = lin_add_const(st, out[v->dim[i]],
+						       coord[i]);
+}
+
+bool
+view_phys(const View *v, const int64_t *coord, int64_t r, PhysCoord *out)
+{
+	int64_t sc[VIEW_MAX_DIMS];
+	PT_ASSERT(v->ndim <= VIEW_MAX_DIMS);
+	for (int d = 0; d < v->ndim; d++) {
+		if (!lin_is_const(v->origin[d]))
+			return false;
+		sc[d] = v->origin[d].c0;
+	}
+	for (int i = 0; i < v->nv; i++)
+		if (v->dim[i] != VIEW_BROADCAST)
+			sc[v->dim[i]] += coord[i];
+	layout_eval_replica(v->layout, v->shape, v->ndim, sc, r, out);
+	return true;
+}
+
+/* swz(x) = x - (x mod P) + swz(x mod P) for the period P of the
+ * swizzle: exact when x mod P is constant.  Otherwise keep what the
+ * swizzle preserves: the offset inside a 2^sw_m unit (so unit alignment
+ * stays provable), times a bounded unknown unit index. */
+static Lin
+swizzle_lin(SymTab *st, const Layout *l, Lin m)
+{
+	int64_t P = (int64_t)1 << (l->sw_m + l->sw_s + l->sw_b);
+	int64_t U = (int64_t)1 << l->sw_m;
+	int64_t bm = ((int64_t)1 << l->sw_b) - 1;
+	Lin rem = lin_mod(st, m, P);
+	if (lin_is_const(rem)) {
+		int64_t s = layout_swizzle(l->sw_m, l->sw_b, l->sw_s, rem.c0);
+		return lin_add_const(st, m, s - rem.c0);
+	}
+	int64_t lo, hi;
+	Lin unit = lin_floordiv(st, m, U);
+	if (!lin_bounds(st, unit, &lo, &hi)) {
+		m.overflow = true;
+		return m;
+	}
+	/* f changes only the low sw_b bits of the unit index */
+	lo &= ~bm;
+	hi |= bm;
+	const char *name = arena_printf(st->arena, "swizzle_unit(%s)",
+					lin_str(st, m));
+	Lin f = lin_sym(st, sym_new(st, name, lo, hi, 1));
+	return lin_add(st, lin_mod(st, m, U), lin_scale(st, f, U));
+}
+
+void
+view_phys_lin(SymTab *st, const View *v, const int64_t *coord, int64_t r,
+	      Lin out[AX_COUNT])
+{
+	Lin sc[VIEW_MAX_DIMS];
+	PT_ASSERT(v->ndim <= VIEW_MAX_DIMS);
+	view_space_coord(st, v, coord, sc);
+	Lin flat = lin_const(0);
+	int64_t rs = 1;
+	for (int d = v->ndim - 1; d >= 0; d--) {
+		flat = lin_add(st, flat, lin_scale(st, sc[d], rs));
+		rs *= v->shape[d];
+	}
+	for (int a = 0; a < AX_COUNT; a++)
+		out[a] = lin_const(0);
+	const Layout *t = layout_tile(v->layout);
+	if (!t) {
+		out[AX_M] = flat;
+		return;
+	}
+	for (int k = t->nshard - 1; k >= 0; k--) {
+		const LayoutIter *it = &t->shard[k];
+		Lin ck = flat;
+		if (k > 0) {
+			ck = lin_mod(st, flat, it->extent);
+			flat = lin_floordiv(st, flat, it->extent);
+		}
+		out[it->axis] = lin_add(st, out[it->axis],
+					lin_scale(st, ck, it->stride));
+	}
+	for (int k = t->nreplica - 1; k >= 0; k--) {
+		const LayoutIter *it = &t->replica[k];
+		out[it->axis] = lin_add_const(st, out[it->axis],
+					      (r % it->extent) * it->stride);
+		r /= it->extent;
+	}
+	for (int k = 0; k < t->noffset; k++)
+		out[t->offset[k].axis] = lin_add_const(
+			st, out[t->offset[k].axis], t->offset[k].value);
+	if (v->layout->kind == LAYOUT_COMPOSE)
+		out[AX_M] = swizzle_lin(st, v->layout, out[AX_M]);
+}
+
+bool
+view_prove_aligned(Ctx *c, Span sp, SymTab *st, Lin m, int elem_bits,
+		   int64_t align_bytes, const char *what)
+{
+	const char *why;
+	Lin form = m;
+	int64_t k = align_bytes;
+	const char *unit = "bytes";
+	if (elem_bits % 8 == 0) {
+		form = lin_scale(st, m, elem_bits / 8);
+	} else {
+		form = lin_scale(st, m, elem_bits);
+		k = align_bytes * 8;
+		unit = "bits";
+	}
+	if (prove_multiple_of(st, form, k, &why))
+		return true;
+	return diag_error(c, PT_E_PROVE_ALIGN, sp,
+			  "%s is not provably %lld-byte aligned (address in "
+			  "%s): %s", what, (long long)align_bytes, unit, why);
+}
+
+bool
+view_prove_bounds(Ctx *c, Span sp, SymTab *st, Lin m, int64_t lo,
+		  int64_t hi, const char *what)
+{
+	const char *why;
+	if (prove_in_range(st, m, lo, hi, &why))
+		return true;
+	return diag_error(c, PT_E_PROVE_BOUNDS, sp,
+			  "%s is not provably inside [%lld, %lld]: %s", what,
+			  (long long)lo, (long long)hi, why);
+}
