@@ -20,14 +20,6 @@ ir_print_module(Ctx *c, const Module *m)
 	return NULL;
 }
 
-const char *
-ir_module_to_json(Ctx *c, const Module *m)
-{
-	(void)m;
-	ctx_fail(c, PT_E_INTERNAL, "json is not implemented yet");
-	return NULL;
-}
-
 void
 check_module(Ctx *c, Module *m)
 {
