@@ -63,6 +63,21 @@ layout_swizzle_unit_bytes(const Layout *l, int dtype_bits)
 	return bits % 8 ? 0 : bits / 8;
 }
 
+SwizzleMode
+layout_swizzle_mode(const Layout *l, int dtype_bits)
+{
+	if (!l || l->kind != LAYOUT_COMPOSE)
+		return SWZ_NONE;
+	int64_t unit = layout_swizzle_unit_bytes(l, dtype_bits);
+	if (l->sw_b == 0)
+		return SWZ_NONE;
+	if (unit == 16 && l->sw_s == 3 && l->sw_b <= 3)
+		return (SwizzleMode)(SWZ_32B + l->sw_b - 1);
+	if (unit == 32 && l->sw_s == 2 && l->sw_b == 2)
+		return SWZ_128B_BASE32B;
+	return SWZ_OTHER;
+}
+
 /* Adds the tile layout's iters for flat index `flat`, its offsets and
  * replica r; then the swizzle of a compose. */
 void

@@ -121,6 +121,21 @@ int64_t layout_swizzle(int sw_m, int sw_b, int sw_s, int64_t m);
  * modes); 0 when not a whole number of bytes. */
 int64_t layout_swizzle_unit_bytes(const Layout *l, int dtype_bits);
 
+/* The PTX shared-memory swizzle mode a layout implements for
+ * dtype_bits-wide elements (ptx_facts §5.2): the byte-level swizzle is
+ * Swizzle<B, log2(unit bytes), S>, so the same (sw_m, sw_b, sw_s) means
+ * different modes for different dtypes.  SWZ_NONE for a TileLayout,
+ * SWZ_OTHER for a swizzle that is no PTX mode. */
+typedef enum SwizzleMode {
+	SWZ_NONE,
+	SWZ_32B,          /* Swizzle<1,4,3> bytes */
+	SWZ_64B,          /* Swizzle<2,4,3> */
+	SWZ_128B,         /* Swizzle<3,4,3> */
+	SWZ_128B_BASE32B, /* Swizzle<2,5,2>: 128B with 32-byte atoms */
+	SWZ_OTHER,
+} SwizzleMode;
+SwizzleMode layout_swizzle_mode(const Layout *l, int dtype_bits);
+
 /* Min and max physical coordinate per axis over every logical coordinate
  * and replica; m includes the swizzle.  Exact (swizzled layouts up to
  * 2^22 elements are enumerated; larger ones get the conservative bound

@@ -238,6 +238,33 @@ TEST(layout_swizzle_ptx_tables)
 	}
 }
 
+TEST(layout_swizzle_modes_by_dtype)
+{
+	/* tirx: M = bitlen(128 / dtype_bits) - 1, so 128B is (3,3,3) for
+	 * 16-bit and (2,3,3) for 32-bit elements */
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *tl = layout_default(&a, (int64_t[]){64}, 1);
+	CHECK_INT(layout_swizzle_mode(tl, 16), SWZ_NONE);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 3, 3, 3, tl), 16),
+		  SWZ_128B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 2, 3, 3, tl), 32),
+		  SWZ_128B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 4, 3, 3, tl), 8),
+		  SWZ_128B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 2, 3, 3, tl), 16),
+		  SWZ_OTHER);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 3, 1, 3, tl), 16),
+		  SWZ_32B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 2, 2, 3, tl), 32),
+		  SWZ_64B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 4, 2, 2, tl), 16),
+		  SWZ_128B_BASE32B);
+	CHECK_INT(layout_swizzle_mode(layout_compose(&a, 3, 0, 3, tl), 16),
+		  SWZ_NONE);
+	arena_free(&a);
+}
+
 TEST(layout_swizzle_is_bijection)
 {
 	for (int m = 0; m <= 4; m++)
@@ -635,6 +662,23 @@ TEST(view_dtype_swizzled)
 			       p1.v[AX_M] != p0.v[AX_M] + 1;
 		}
 	CHECK_INT(bad, 0);
+	/* the uint8 view doubles M and splits each element in two bytes */
+	View *b8 = view_dtype(c, NOSPAN, &st, v, 8);
+	CHECK(b8 != NULL);
+	if (b8) {
+		CHECK_STR(layout_str(&c->arena, b8->layout),
+			  "ComposeLayout(4, 3, 3, S[(8, 64, 2):(128, 2, 1)])");
+		CHECK_INT(layout_swizzle_mode(b8->layout, 8), SWZ_128B);
+		for (int r = 0; r < 8; r++)
+			for (int j = 0; j < 128; j++) {
+				int64_t xb[] = {r, j}, xe[] = {r, j / 2};
+				PhysCoord pb, pe;
+				view_phys(b8, xb, 0, &pb);
+				view_phys(v, xe, 0, &pe);
+				bad += pb.v[AX_M] != 2 * pe.v[AX_M] + j % 2;
+			}
+		CHECK_INT(bad, 0);
+	}
 	/* 64-bit containers would need a swizzle unit below one element
 	 * only when M < log2(ratio): M=3 holds 4-element (64-bit) groups */
 	CHECK(view_dtype(c, NOSPAN, &st, v, 64) != NULL);
