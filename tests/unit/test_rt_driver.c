@@ -1,0 +1,584 @@
+/*
+ * test_rt_driver.c - the runtime against a fake CUDA driver: entry point
+ * resolution (names, ABI versions, flags), context setup, error rendering
+ * of a failing call, the JIT error log, module and kernel lookup, and a
+ * full launch whose tensor map encoding, cluster dimensions, dynamic
+ * shared memory attribute and parameter buffer are checked as the driver
+ * would receive them.  The fake keeps its record in a file-static struct
+ * (tests only; the library has no mutable globals).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt/rt.h"
+#include "test.h"
+
+/* ---- the fake driver ---- */
+
+static struct Fake {
+	int driver_version;
+	int device_count;
+	CUresult init_result, alloc_result, load_result, getfn_result;
+	int nlookups;
+	char lookup_name[64][48];
+	int lookup_version[64];
+	uint64_t lookup_flags[64];
+	const char *missing; /* symbol the fake driver lacks */
+	int loads, launches, encodes, set_attrs;
+	int attr_id, attr_value;
+	char image[64];
+	/* last cuTensorMapEncodeTiled */
+	int enc_dtype;
+	uint32_t enc_rank;
+	uint64_t enc_addr, enc_dims[5], enc_strides[4];
+	uint32_t enc_box[5], enc_estr[5];
+	int enc_il, enc_sw, enc_l2, enc_oob;
+	/* last cuLaunchKernelEx */
+	CUlaunchConfig cfg;
+	CUlaunchAttribute attr;
+	uint64_t p_ptr;
+	float p_alpha;
+	int32_t p_n;
+	uint64_t p_map[16];
+	uintptr_t p_map_addr;
+} fk;
+
+static CUresult
+f_init(unsigned flags)
+{
+	return fk.init_result;
+}
+static CUresult
+f_driver_get_version(int *v)
+{
+	*v = fk.driver_version;
+	return 0;
+}
+static CUresult
+f_get_error_name(CUresult e, const char **name)
+{
+	switch (e) {
+	case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
+	case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
+	case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
+	case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
+	default: *name = NULL; return 1;
+	}
+}
+static CUresult
+f_get_error_string(CUresult e, const char **text)
+{
+	*text = e == 2 ? "out of memory" : e == 218 ? "a PTX JIT compilation failed"
+								 : NULL;
+	return *text ? 0 : 1;
+}
+static CUresult
+f_device_get_count(int *n)
+{
+	*n = fk.device_count;
+	return 0;
+}
+static CUresult
+f_device_get(CUdevice *d, int i)
+{
+	*d = i;
+	return 0;
+}
+static CUresult
+f_device_get_name(char *name, int len, CUdevice d)
+{
+	snprintf(name, (size_t)len, "Fake H200");
+	return 0;
+}
+static CUresult
+f_device_get_attribute(int *v, int attr, CUdevice d)
+{
+	switch (attr) {
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*v = 232448; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *v = 1024; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 1: *v = 1024; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X + 2: *v = 64; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+	default: *v = 65535; break;
+	}
+	return 0;
+}
+static int fake_ctx_obj;
+static CUresult
+f_primary_ctx_retain(CUcontext *c, CUdevice d)
+{
+	*c = (CUcontext)&fake_ctx_obj;
+	return 0;
+}
+static CUresult
+f_primary_ctx_release(CUdevice d)
+{
+	return 0;
+}
+static CUresult
+f_ctx_set_current(CUcontext c)
+{
+	return 0;
+}
+static CUresult
+f_ctx_synchronize(void)
+{
+	return 0;
+}
+static int fake_mod_obj, fake_fn_obj;
+static CUresult
+f_module_load_data_ex(CUmodule *m, const void *image, unsigned n, int *opts,
+		      void **vals)
+{
+	fk.loads++;
+	snprintf(fk.image, sizeof(fk.image), "%s", (const char *)image);
+	if (fk.load_result) {
+		for (unsigned i = 0; i < n; i++)
+			if (opts[i] == CU_JIT_ERROR_LOG_BUFFER)
+				strcpy(vals[i], "ptxas fatal: line 3: bad");
+		return fk.load_result;
+	}
+	*m = (CUmodule)&fake_mod_obj;
+	return 0;
+}
+static CUresult
+f_module_unload(CUmodule m)
+{
+	return 0;
+}
+static CUresult
+f_module_get_function(CUfunction *fn, CUmodule m, const char *name)
+{
+	*fn = (CUfunction)&fake_fn_obj;
+	return fk.getfn_result;
+}
+static CUresult
+f_func_set_attribute(CUfunction fn, int attr, int value)
+{
+	fk.set_attrs++;
+	fk.attr_id = attr;
+	fk.attr_value = value;
+	return 0;
+}
+static CUresult
+f_func_get_attribute(int *v, int attr, CUfunction fn)
+{
+	*v = 0;
+	return 0;
+}
+/* Copies the parameters of the test kernel "tk":
+ * (x: tensor ptr, alpha: f32, tmx: map, n: int32). */
+static CUresult
+f_launch_kernel_ex(const CUlaunchConfig *cfg, CUfunction fn, void **params,
+		   void **extra)
+{
+	fk.launches++;
+	fk.cfg = *cfg;
+	if (cfg->num_attrs)
+		fk.attr = cfg->attrs[0];
+	memcpy(&fk.p_ptr, params[0], 8);
+	memcpy(&fk.p_alpha, params[1], 4);
+	memcpy(fk.p_map, params[2], 128);
+	fk.p_map_addr = (uintptr_t)params[2];
+	memcpy(&fk.p_n, params[3], 4);
+	return 0;
+}
+static CUresult
+f_mem_alloc(CUdeviceptr *p, size_t n)
+{
+	*p = 0x7f0000000000ull;
+	return fk.alloc_result;
+}
+static CUresult
+f_mem_free(CUdeviceptr p)
+{
+	return 0;
+}
+static CUresult
+f_memcpy_htod(CUdeviceptr d, const void *s, size_t n)
+{
+	return 0;
+}
+static CUresult
+f_memcpy_dtoh(void *d, CUdeviceptr s, size_t n)
+{
+	return 0;
+}
+static CUresult
+f_memset_d8(CUdeviceptr d, unsigned char v, size_t n)
+{
+	return 0;
+}
+static CUresult
+f_event_create(CUevent *e, unsigned flags)
+{
+	*e = (CUevent)&fake_mod_obj;
+	return 0;
+}
+static CUresult
+f_event_record(CUevent e, CUstream s)
+{
+	return 0;
+}
+static CUresult
+f_event_synchronize(CUevent e)
+{
+	return 0;
+}
+static CUresult
+f_event_elapsed_time(float *ms, CUevent a, CUevent b)
+{
+	*ms = 10.0f;
+	return 0;
+}
+static CUresult
+f_event_destroy(CUevent e)
+{
+	return 0;
+}
+static CUresult
+f_tensor_map_encode_tiled(CUtensorMap *map, int dtype, uint32_t rank,
+			  void *addr, const uint64_t *dims,
+			  const uint64_t *strides, const uint32_t *box,
+			  const uint32_t *estr, int il, int sw, int l2, int oob)
+{
+	fk.encodes++;
+	fk.enc_dtype = dtype;
+	fk.enc_rank = rank;
+	fk.enc_addr = (uint64_t)(uintptr_t)addr;
+	memcpy(fk.enc_dims, dims, rank * 8);
+	memcpy(fk.enc_strides, strides, (rank - 1) * 8);
+	memcpy(fk.enc_box, box, rank * 4);
+	memcpy(fk.enc_estr, estr, rank * 4);
+	fk.enc_il = il;
+	fk.enc_sw = sw;
+	fk.enc_l2 = l2;
+	fk.enc_oob = oob;
+	memset(map, 0xff, sizeof(*map));
+	return 0;
+}
+
+static CuDriver
+fake_driver(void)
+{
+	CuDriver d = {
+#define CU_FN(field, name, ver, params) .field = f_##field,
+#include "rt/cuda_syms.def"
+#undef CU_FN
+	};
+	memset(&fk, 0, sizeof(fk));
+	fk.driver_version = 12080;
+	fk.device_count = 1;
+	return d;
+}
+
+/* A fake cuGetProcAddress_v2 recording each lookup. */
+static CUresult
+fake_getproc_v2(const char *sym, void **pfn, int version, uint64_t flags,
+		int *status)
+{
+	int i = fk.nlookups++;
+	if (i < 64) {
+		snprintf(fk.lookup_name[i], 48, "%s", sym);
+		fk.lookup_version[i] = version;
+		fk.lookup_flags[i] = flags;
+	}
+	if (fk.missing && strcmp(sym, fk.missing) == 0) {
+		*pfn = NULL;
+		*status = 2;
+		return 500;
+	}
+	*pfn = (void *)f_init; /* any non-null address */
+	*status = 0;
+	return 0;
+}
+
+static CUresult
+fake_getproc_v1(const char *sym, void **pfn, int version, uint64_t flags)
+{
+	int status;
+	return fake_getproc_v2(sym, pfn, version, flags, &status);
+}
+
+static int
+lookup_version(const char *name)
+{
+	for (int i = 0; i < fk.nlookups && i < 64; i++)
+		if (strcmp(fk.lookup_name[i], name) == 0)
+			return fk.lookup_version[i];
+	return -1;
+}
+
+/* ---- tests ---- */
+
+TEST(rt_driver_resolve_versions)
+{
+	CuDriver d;
+	RtStatus st = {0};
+	fake_driver();
+	CHECK_INT(cuda_resolve(&d, fake_getproc_v2, NULL, &st), PT_OK);
+	CHECK_INT(fk.nlookups, CUSYM_COUNT);
+	/* Base names with explicit versions: never "cuMemAlloc_v2". */
+	CHECK_INT(lookup_version("cuMemAlloc"), 3020);
+	CHECK_INT(lookup_version("cuMemcpyHtoD"), 3020);
+	CHECK_INT(lookup_version("cuCtxSynchronize"), 2000);
+	CHECK_INT(lookup_version("cuLaunchKernelEx"), 11060);
+	CHECK_INT(lookup_version("cuTensorMapEncodeTiled"), 12000);
+	CHECK_INT(lookup_version("cuDevicePrimaryCtxRelease"), 11000);
+	CHECK_INT(lookup_version("cuMemAlloc_v2"), -1);
+	for (int i = 0; i < fk.nlookups; i++)
+		CHECK(fk.lookup_flags[i] == CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+	CHECK(d.mem_alloc != NULL && d.tensor_map_encode_tiled != NULL);
+	CHECK_STR(cuda_sym_name(CUSYM_launch_kernel_ex), "cuLaunchKernelEx");
+	CHECK_INT(cuda_sym_version(CUSYM_mem_alloc), 3020);
+	/* The version 1 lookup is used when v2 is absent. */
+	fk.nlookups = 0;
+	CHECK_INT(cuda_resolve(&d, NULL, fake_getproc_v1, &st), PT_OK);
+	CHECK_INT(fk.nlookups, CUSYM_COUNT);
+}
+
+TEST(rt_driver_missing_symbol)
+{
+	CuDriver d;
+	RtStatus st = {0};
+	fake_driver();
+	fk.missing = "cuTensorMapEncodeTiled";
+	CHECK_INT(cuda_resolve(&d, fake_getproc_v2, NULL, &st),
+		  PT_E_RT_NO_SYMBOL);
+	CHECK(strstr(st.msg, "no cuTensorMapEncodeTiled at ABI version 12000 "
+			     "(the driver is older than this ABI version")
+	      != NULL);
+}
+
+TEST(rt_driver_no_libcuda)
+{
+	/* Only meaningful where no driver is installed (CI, this machine);
+	 * on a GPU host the open succeeds and the check is skipped. */
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (h) {
+		dlclose(h);
+		return;
+	}
+	ptrt_ctx *rt = NULL;
+	CHECK_INT(ptrt_open(&rt), PT_E_RT_NO_DRIVER);
+	CHECK(rt != NULL);
+	CHECK(strstr(ptrt_errmsg(rt), "cannot open the CUDA driver "
+				      "libcuda.so.1") != NULL);
+	CHECK_INT(ptrt_status(rt), PT_E_RT_NO_DRIVER);
+	ptrt_close(rt);
+}
+
+TEST(rt_driver_open_and_no_device)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	int ver = 0, sm = 0;
+	const char *name = NULL;
+	CHECK_INT(ptrt_device_info(rt, &ver, &sm, &name), PT_OK);
+	CHECK_INT(ver, 12080);
+	CHECK_INT(sm, 90);
+	CHECK_STR(name, "Fake H200");
+	ptrt_close(rt);
+
+	d = fake_driver();
+	fk.device_count = 0;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_E_RT_NO_DEVICE);
+	CHECK(strstr(ptrt_errmsg(rt), "sees no device") != NULL);
+	ptrt_close(rt);
+
+	d = fake_driver();
+	fk.init_result = 100;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_E_RT_NO_DEVICE);
+	CHECK_STR(ptrt_error_call(rt), "cuInit");
+	CHECK_STR(ptrt_error_driver(rt), "CUDA_ERROR_NO_DEVICE");
+	ptrt_close(rt);
+}
+
+TEST(rt_driver_error_rendering)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	fk.alloc_result = 2;
+	ptrt_devptr p = 1;
+	CHECK_INT(ptrt_alloc(rt, 1024, &p), PT_E_RT_DRIVER);
+	CHECK_STR(ptrt_errmsg(rt), "allocating 1024 bytes: cuMemAlloc failed: "
+				   "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory");
+	CHECK_STR(ptrt_error_call(rt), "cuMemAlloc");
+	CHECK_STR(ptrt_error_driver(rt), "CUDA_ERROR_OUT_OF_MEMORY");
+	CHECK_INT(ptrt_error_driver_code(rt), 2);
+	/* An error the driver cannot name still renders. */
+	fk.alloc_result = 999;
+	CHECK_INT(ptrt_alloc(rt, 8, &p), PT_E_RT_DRIVER);
+	CHECK(strstr(ptrt_errmsg(rt), "unknown CUDA error (999)") != NULL);
+	/* A success clears the status. */
+	fk.alloc_result = 0;
+	CHECK_INT(ptrt_alloc(rt, 8, &p), PT_OK);
+	CHECK_INT(ptrt_status(rt), PT_OK);
+	CHECK(ptrt_error_call(rt) == NULL);
+	ptrt_close(rt);
+}
+
+static const char tk_ptx[] = ".version 8.0\n.target sm_90a\n// fake\n";
+
+/* tk(x: f32[m, k] with a tma map, alpha, n = k as int32);
+ * grid (ceildiv(k, 64), ceildiv(m, 32)), cluster 2, smem 64 KiB. */
+static const char tk_meta[] =
+	"{\"format\":\"ptxtile-meta\",\"version\":1,\"kernels\":[{"
+	"\"name\":\"tk\",\"params\":["
+	"{\"name\":\"x\",\"kind\":\"tensor\",\"dtype\":\"float32\","
+	"\"shape\":[\"m\",\"k\"],\"contiguous\":false},"
+	"{\"name\":\"alpha\",\"kind\":\"scalar\",\"dtype\":\"float32\"},"
+	"{\"name\":\"tmx\",\"kind\":\"tma\",\"tensor\":\"x\",\"rank\":2,"
+	"\"box\":[32,32],\"swizzle\":\"128B\"},"
+	"{\"name\":\"n\",\"kind\":\"dim\",\"var\":\"k\"}],"
+	"\"launch\":{\"grid\":[{\"op\":\"ceildiv\",\"args\":[{\"var\":\"k\"},"
+	"64]},{\"op\":\"ceildiv\",\"args\":[{\"var\":\"m\"},32]}],"
+	"\"block\":[128],\"cluster\":[2,1,1],\"dynamic_smem\":65536}}]}";
+
+static ptrt_module *
+load_tk(ptrt_ctx *rt)
+{
+	ptrt_module *m = NULL;
+	int rc = ptrt_module_load(rt, tk_ptx, strlen(tk_ptx), tk_meta,
+				  strlen(tk_meta), &m);
+	if (rc != PT_OK)
+		fprintf(stderr, "  load: %s\n", ptrt_errmsg(rt));
+	return m;
+}
+
+TEST(rt_driver_launch_tma)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	ptrt_module *m = load_tk(rt);
+	CHECK(m != NULL);
+	CHECK_STR(fk.image, tk_ptx); /* PTX passed NUL-terminated */
+	ptrt_kernel *k = NULL;
+	CHECK_INT(ptrt_kernel_get(m, "tk", &k), PT_OK);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	CHECK_INT(ptrt_kernel_nargs(k), 2);
+	/* x: 96 x 200 float32 with a 1024-byte row pitch (padded). */
+	int64_t shape[2] = {96, 200}, strides[2] = {1024, 4};
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(0x7f0000001000ull, PTRT_FLOAT32, 2, shape,
+				strides),
+		ptrt_arg_f32(0.5f),
+	};
+	CHECK_INT(ptrt_launch(k, args, 2, NULL), PT_OK);
+	CHECK_INT(fk.encodes, 1);
+	CHECK_INT(fk.enc_dtype, 7);
+	CHECK_INT(fk.enc_rank, 2);
+	CHECK(fk.enc_addr == 0x7f0000001000ull);
+	CHECK_INT(fk.enc_dims[0], 200);
+	CHECK_INT(fk.enc_dims[1], 96);
+	CHECK_INT(fk.enc_strides[0], 1024);
+	CHECK_INT(fk.enc_box[0], 32);
+	CHECK_INT(fk.enc_box[1], 32);
+	CHECK_INT(fk.enc_estr[0], 1);
+	CHECK_INT(fk.enc_sw, 3);
+	CHECK_INT(fk.enc_l2, 2);
+	CHECK_INT(fk.enc_il, 0);
+	CHECK_INT(fk.enc_oob, 0);
+	/* 199*4 + 95*1024 = 98076 < 128 KiB on driver 12.8: bit 85 cleared
+	 * in the map the kernel receives, nothing else touched. */
+	CHECK(fk.p_map[0] == UINT64_MAX);
+	CHECK(fk.p_map[1] == ~((uint64_t)1 << 21));
+	CHECK(fk.p_map_addr % 64 == 0);
+	CHECK(fk.p_ptr == 0x7f0000001000ull);
+	CHECK(fk.p_alpha == 0.5f);
+	CHECK_INT(fk.p_n, 200);
+	CHECK_INT(fk.cfg.grid_x, 4); /* ceil(200 / 64) */
+	CHECK_INT(fk.cfg.grid_y, 3); /* ceil(96 / 32) */
+	CHECK_INT(fk.cfg.grid_z, 1);
+	CHECK_INT(fk.cfg.block_x, 128);
+	CHECK_INT(fk.cfg.shared_mem_bytes, 65536);
+	CHECK_INT(fk.cfg.num_attrs, 1);
+	CHECK_INT(fk.attr.id, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+	CHECK_INT(fk.attr.value.cluster_dim.x, 2);
+	CHECK_INT(fk.attr.value.cluster_dim.y, 1);
+	CHECK_INT(fk.set_attrs, 1);
+	CHECK_INT(fk.attr_id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+	CHECK_INT(fk.attr_value, 65536);
+	/* A second launch does not set the attribute again; a newer driver
+	 * gets no workaround. */
+	rt->driver_version = 13020;
+	CHECK_INT(ptrt_launch(k, args, 2, NULL), PT_OK);
+	CHECK_INT(fk.set_attrs, 1);
+	CHECK(fk.p_map[1] == UINT64_MAX);
+	float ms = 0;
+	CHECK_INT(ptrt_time_launch(k, args, 2, 1, 4, &ms), PT_OK);
+	CHECK(ms == 2.5f); /* the fake's 10 ms over 4 launches */
+	/* Validation fails before the driver sees anything. */
+	int before = fk.launches, enc_before = fk.encodes;
+	CHECK_INT(ptrt_launch(k, args, 1, NULL), PT_E_RT_ARG_COUNT);
+	args[0].tensor.ptr += 8; /* not 16-byte aligned for TMA */
+	CHECK_INT(ptrt_launch(k, args, 2, NULL), PT_E_RT_ARG_ALIGN);
+	CHECK(strstr(ptrt_errmsg(rt), "tensor map \"tmx\"") != NULL);
+	CHECK_INT(fk.launches, before);
+	CHECK_INT(fk.encodes, enc_before);
+	ptrt_close(rt);
+}
+
+TEST(rt_driver_jit_error)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	fk.load_result = 218;
+	ptrt_module *m = (ptrt_module *)1;
+	CHECK_INT(ptrt_module_load(rt, tk_ptx, strlen(tk_ptx), tk_meta,
+				   strlen(tk_meta), &m),
+		  PT_E_RT_JIT);
+	CHECK(m == NULL);
+	CHECK_STR(ptrt_jit_log(rt), "ptxas fatal: line 3: bad");
+	CHECK_STR(ptrt_error_call(rt), "cuModuleLoadDataEx");
+	CHECK_STR(ptrt_error_driver(rt), "CUDA_ERROR_INVALID_PTX");
+	CHECK(strstr(ptrt_errmsg(rt), "JIT-compiling the PTX: "
+				      "cuModuleLoadDataEx failed: "
+				      "CUDA_ERROR_INVALID_PTX (218)") != NULL);
+	CHECK(strstr(ptrt_errmsg(rt), "JIT log:\nptxas fatal: line 3") != NULL);
+	ptrt_close(rt);
+}
+
+TEST(rt_driver_meta_checked_first)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	ptrt_module *m;
+	const char bad[] = "{\"format\":\"ptxtile-meta\"}";
+	CHECK_INT(ptrt_module_load(rt, tk_ptx, strlen(tk_ptx), bad,
+				   strlen(bad), &m),
+		  PT_E_RT_META);
+	CHECK_INT(fk.loads, 0);
+	CHECK_INT(ptrt_module_load(rt, NULL, 0, bad, strlen(bad), &m),
+		  PT_E_RT_BAD_CALL);
+	/* The metadata names a kernel the image lacks. */
+	fk.getfn_result = 500;
+	CHECK_INT(ptrt_module_load(rt, tk_ptx, strlen(tk_ptx), tk_meta,
+				   strlen(tk_meta), &m),
+		  PT_E_RT_NO_KERNEL);
+	CHECK(strstr(ptrt_errmsg(rt), "the metadata names kernel \"tk\": "
+				      "cuModuleGetFunction failed: "
+				      "CUDA_ERROR_NOT_FOUND") != NULL);
+	fk.getfn_result = 0;
+	m = load_tk(rt);
+	ptrt_kernel *k;
+	CHECK_INT(ptrt_kernel_get(m, "nope", &k), PT_E_RT_NO_KERNEL);
+	CHECK(strstr(ptrt_errmsg(rt), "no kernel \"nope\" in the module "
+				      "(it has: \"tk\")") != NULL);
+	ptrt_module_unload(m);
+	CHECK(rt->modules == NULL);
+	ptrt_close(rt);
+}
