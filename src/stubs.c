@@ -19,25 +19,3 @@ ir_print_module(Ctx *c, const Module *m)
 	ctx_fail(c, PT_E_INTERNAL, "print is not implemented yet");
 	return NULL;
 }
-
-void
-check_module(Ctx *c, Module *m)
-{
-	(void)m;
-	ctx_fail(c, PT_E_INTERNAL, "check is not implemented yet");
-}
-
-void
-codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
-{
-	(void)m, (void)ptx, (void)meta;
-	ctx_fail(c, PT_E_INTERNAL, "compile is not implemented yet");
-}
-
-const char *
-explain_module(Ctx *c, Module *m)
-{
-	(void)m;
-	ctx_fail(c, PT_E_INTERNAL, "explain is not implemented yet");
-	return NULL;
-}

@@ -1,0 +1,313 @@
+/*
+ * builtin.c - builtin calls: thread and CTA ids, synchronisation helpers
+ * and the scalar math functions.
+ *
+ * Ids read special registers (%tid, %ctaid, %cluster_ctaid, %laneid);
+ * warp_id is the linear thread index (x fastest) divided by 32.  Sync
+ * helpers: cta_sync = bar.sync 0, warp_sync = bar.warp.sync -1,
+ * cluster_sync = barrier.cluster arrive+wait (aligned), elect_sync =
+ * elect.sync over the full warp, mbarrier_wait = a try_wait.parity loop
+ * (test_wait.parity on sm_80, which has no try_wait).  Cluster and elect
+ * features need sm_90 (PT_E_CODEGEN_TARGET otherwise).
+ *
+ * Math runs in float32 for float16/bfloat16/float32: exp(x) =
+ * ex2.approx(x * log2 e), log(x) = lg2.approx(x) * ln 2, sigmoid(x) =
+ * 1 / (1 + exp(-x)); sqrt is sqrt.rn, rsqrt and tanh are approx.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+
+#define LOG2E 1.4426950408889634
+#define LN2 0.6931471805599453
+
+static bool
+need_sm90(Gen *g, const Expr *e, const char *what)
+{
+	if (target_sm(g->c->target) >= 90)
+		return true;
+	gen_error(g, PT_E_CODEGEN_TARGET, e->span, "%s needs sm_90 or newer",
+		  what);
+	return false;
+}
+
+static char
+axis_char(Gen *g, const Expr *e)
+{
+	const Expr *a = e->u.call.args.n ? e->u.call.args.v[0] : NULL;
+	if (a && a->kind == EX_STR && a->u.str[0] >= 'x' &&
+	    a->u.str[0] <= 'z' && !a->u.str[1])
+		return a->u.str[0];
+	gen_error(g, PT_E_INTERNAL, e->span, "thread axis must be x, y or z");
+	return 'x';
+}
+
+static Val
+special(Gen *g, const char *reg)
+{
+	Val d = gen_reg(g, DT_INT32);
+	gen_emit(g, "mov.u32 %s, %s;", d.s, reg);
+	return d;
+}
+
+static bool
+block_is_1d(const Func *f)
+{
+	for (int i = 1; i < f->launch.nblock; i++) {
+		int64_t v;
+		if (!ir_const_int(f->launch.block[i], &v) || v != 1)
+			return false;
+	}
+	return true;
+}
+
+static Val
+warp_id(Gen *g)
+{
+	Val lin = special(g, "%tid.x");
+	if (!block_is_1d(g->f)) {
+		Val y = special(g, "%tid.y"), z = special(g, "%tid.z");
+		Val ny = special(g, "%ntid.y"), nx = special(g, "%ntid.x");
+		gen_emit(g, "mad.lo.s32 %s, %s, %s, %s;", z.s, z.s, ny.s, y.s);
+		gen_emit(g, "mad.lo.s32 %s, %s, %s, %s;", lin.s, z.s, nx.s,
+			 lin.s);
+	}
+	Val d = gen_reg(g, DT_INT32);
+	gen_emit(g, "shr.u32 %s, %s, 5;", d.s, lin.s);
+	return d;
+}
+
+static void
+mbarrier_wait(Gen *g, const Expr *e)
+{
+	const Expr *pe = e->u.call.args.v[0];
+	const char *addr;
+	if (pe->kind == EX_PTR_TO) {
+		bool wide = false;
+		addr = gen_ptr_to(g, pe, "shared", &wide);
+	} else {
+		addr = gen_in_reg(g, gen_expr(g, pe)).s;
+	}
+	Val ph = gen_convert(g, gen_expr(g, e->u.call.args.v[1]), DT_UINT32,
+			     e->span);
+	Val p = gen_reg(g, DT_BOOL);
+	int l = gen_label(g);
+	gen_place_label(g, l);
+	if (target_sm(g->c->target) >= 90) {
+		gen_need_ptx(g, 80);
+		gen_emit(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s],"
+			 " %s;", p.s, addr, ph.s);
+	} else {
+		gen_need_ptx(g, 71);
+		gen_emit(g, "mbarrier.test_wait.parity.shared.b64 %s, [%s], %s;",
+			 p.s, addr, ph.s);
+	}
+	gen_emit(g, "@!%s bra $L%d;", p.s, l);
+}
+
+static Val
+ids_and_sync(Gen *g, const Expr *e)
+{
+	char buf[24];
+	switch (e->u.call.id) {
+	case BI_THREAD_IDX:
+		snprintf(buf, sizeof buf, "%%tid.%c", axis_char(g, e));
+		return special(g, buf);
+	case BI_BLOCK_IDX:
+		snprintf(buf, sizeof buf, "%%ctaid.%c", axis_char(g, e));
+		return special(g, buf);
+	case BI_CLUSTER_CTA_ID:
+		if (!need_sm90(g, e, "T.cuda.cluster_cta_id"))
+			break;
+		gen_need_ptx(g, 78);
+		snprintf(buf, sizeof buf, "%%cluster_ctaid.%c", axis_char(g, e));
+		return special(g, buf);
+	case BI_LANE_ID:
+		return special(g, "%laneid");
+	case BI_WARP_ID:
+		return warp_id(g);
+	case BI_CTA_SYNC:
+		gen_emit(g, "bar.sync 0;");
+		break;
+	case BI_WARP_SYNC:
+		gen_emit(g, "bar.warp.sync -1;");
+		break;
+	case BI_CLUSTER_SYNC:
+		if (!need_sm90(g, e, "T.cuda.cluster_sync"))
+			break;
+		gen_need_ptx(g, 78);
+		gen_emit(g, "barrier.cluster.arrive.aligned;");
+		gen_emit(g, "barrier.cluster.wait.aligned;");
+		break;
+	case BI_ELECT_SYNC: {
+		if (!need_sm90(g, e, "T.cuda.elect_sync"))
+			break;
+		gen_need_ptx(g, 80);
+		Val p = gen_reg(g, DT_BOOL);
+		gen_emit(g, "elect.sync _|%s, -1;", p.s);
+		return p;
+	}
+	case BI_MBARRIER_WAIT:
+		mbarrier_wait(g, e);
+		break;
+	default:
+		break;
+	}
+	return val_int(g, 0, DT_INT32);
+}
+
+static Val
+unop(Gen *g, const char *op, Val a)
+{
+	Val d = gen_reg(g, a.dt);
+	gen_emit(g, "%s %s, %s;", op, d.s, gen_in_reg(g, a).s);
+	return d;
+}
+
+static Val
+binop(Gen *g, const char *op, Val a, Val b)
+{
+	Val d = gen_reg(g, a.dt);
+	gen_emit(g, "%s %s, %s, %s;", op, d.s, gen_in_reg(g, a).s, b.s);
+	return d;
+}
+
+static Val
+f32_exp2(Gen *g, Val x)
+{
+	return unop(g, "ex2.approx.ftz.f32", x);
+}
+
+/* One float32 transcendental; x is already float32. */
+static Val
+f32_math(Gen *g, Builtin id, Val x)
+{
+	switch (id) {
+	case BI_EXP:
+		return f32_exp2(g, binop(g, "mul.f32", x,
+					 val_float(g, LOG2E, DT_FLOAT32)));
+	case BI_EXP2: return f32_exp2(g, x);
+	case BI_LOG:
+		return binop(g, "mul.f32", unop(g, "lg2.approx.ftz.f32", x),
+			     val_float(g, LN2, DT_FLOAT32));
+	case BI_LOG2: return unop(g, "lg2.approx.ftz.f32", x);
+	case BI_SQRT: return unop(g, "sqrt.rn.f32", x);
+	case BI_RSQRT: return unop(g, "rsqrt.approx.ftz.f32", x);
+	case BI_TANH: return unop(g, "tanh.approx.f32", x);
+	default: { /* BI_SIGMOID */
+		Val t = binop(g, "mul.f32", x,
+			      val_float(g, -LOG2E, DT_FLOAT32));
+		Val d = binop(g, "add.f32", f32_exp2(g, t),
+			      val_float(g, 1.0, DT_FLOAT32));
+		return unop(g, "rcp.rn.f32", d);
+	}
+	}
+}
+
+static Val
+float_math(Gen *g, const Expr *e, Val x)
+{
+	Builtin id = e->u.call.id;
+	DType t = e->dtype;
+	if (t == DT_FLOAT64) {
+		if (id == BI_SQRT)
+			return unop(g, "sqrt.rn.f64", x);
+		if (id == BI_RSQRT)
+			return unop(g, "rsqrt.approx.f64", x);
+		return gen_error(g, PT_E_CODEGEN_DTYPE, e->span,
+				 "%s is not available for float64",
+				 builtin_spelling(id));
+	}
+	x = gen_convert(g, x, DT_FLOAT32, e->span);
+	return gen_convert(g, f32_math(g, id, x), t, e->span);
+}
+
+/* Integer or float min/max/abs/fma/ceildiv with the operand dtype t. */
+static Val
+arith_builtin(Gen *g, const Expr *e, Val *a)
+{
+	DType t = e->dtype;
+	Builtin id = e->u.call.id;
+	bool fl = dtype_is_float(t);
+	DType w = fl ? (t == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32) : t;
+	char s[8];
+	if (fl) {
+		snprintf(s, sizeof s, "%s", w == DT_FLOAT64 ? "f64" : "f32");
+	} else {
+		int bits = dtype_bits(t) < 16 ? 16 : dtype_bits(t);
+		snprintf(s, sizeof s, "%c%d", dtype_is_signed(t) ? 's' : 'u',
+			 bits);
+	}
+	int n = (int)e->u.call.args.n;
+	for (int i = 0; i < n; i++) {
+		a[i] = gen_convert(g, a[i], w, e->span);
+		if (fl && a[i].imm)
+			a[i] = val_float(g, a[i].f, w);
+	}
+	Val d;
+	switch (id) {
+	case BI_ABS:
+		if (!fl && !dtype_is_signed(t))
+			return a[0];
+		d = unop(g, arena_printf(&g->c->arena, "abs.%s", s), a[0]);
+		break;
+	case BI_MIN:
+	case BI_MAX:
+		d = binop(g, arena_printf(&g->c->arena, "%s.%s",
+					  id == BI_MIN ? "min" : "max", s),
+			  a[0], a[1]);
+		break;
+	case BI_FMA:
+		d = gen_reg(g, w);
+		gen_emit(g, "%s.%s %s, %s, %s, %s;", fl ? "fma.rn" : "mad.lo",
+			 s, d.s, gen_in_reg(g, a[0]).s, a[1].s, a[2].s);
+		break;
+	default: { /* ceildiv: floor((a + b - 1) / b) */
+		if (fl)
+			return gen_error(g, PT_E_CODEGEN_DTYPE, e->span,
+					 "T.ceildiv needs integers");
+		if (a[0].imm && a[1].imm && a[1].i != 0) {
+			int64_t x = a[0].i + a[1].i - 1, y = a[1].i;
+			int64_t q = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+			return val_int(g, dtype_is_signed(t) ? q
+				       : (int64_t)((uint64_t)x / (uint64_t)y), t);
+		}
+		Val num = gen_iadd(g, a[0], gen_iadd(g, a[1],
+						     val_int(g, -1, t)));
+		d = gen_ibin(g, "div", num, a[1]);
+		if (dtype_is_signed(t)) {
+			/* floor correction when the signs differ */
+			Val r = gen_ibin(g, "rem", num, a[1]);
+			Val x = gen_ibin(g, "xor", r, a[1]);
+			Val p1 = gen_reg(g, DT_BOOL), p2 = gen_reg(g, DT_BOOL);
+			gen_emit(g, "setp.ne.%s %s, %s, 0;", s, p1.s, r.s);
+			gen_emit(g, "setp.lt.%s %s, %s, 0;", s, p2.s, x.s);
+			gen_emit(g, "and.pred %s, %s, %s;", p1.s, p1.s, p2.s);
+			gen_emit(g, "@%s sub.%s %s, %s, 1;", p1.s, s, d.s, d.s);
+		}
+		return d;
+	}
+	}
+	return fl ? gen_convert(g, d, t, e->span) : d;
+}
+
+Val
+gen_builtin(Gen *g, const Expr *e)
+{
+	Builtin id = e->u.call.id;
+	if (id < BI_EXP)
+		return ids_and_sync(g, e);
+	Val a[3];
+	int n = (int)e->u.call.args.n;
+	for (int i = 0; i < n && i < 3; i++)
+		a[i] = gen_expr(g, e->u.call.args.v[i]);
+	if (id >= BI_ABS)
+		return arith_builtin(g, e, a);
+	if (!dtype_is_float(e->dtype))
+		return gen_error(g, PT_E_CODEGEN_DTYPE, e->span,
+				 "%s needs a float argument, not %s",
+				 builtin_spelling(id), dtype_name(e->dtype));
+	return float_math(g, e, gen_in_reg(g, gen_convert(g, a[0], e->dtype,
+							 e->span)));
+}

@@ -1,0 +1,409 @@
+/*
+ * call.c - raw PTX calls (EX_PTX): the generic instruction emitter.
+ *
+ * Input: the call's spelling, arguments, optional pred= and preserve_dst.
+ * The form table (src/ptx) gives the operand signature; the arguments are
+ * matched to operands in order, skipping optional operands the caller
+ * left out (the same first-fit-with-backtracking rule as
+ * ptx_check_args), and every form row accepting the spelling is tried.
+ *
+ * Lowering per operand kind:
+ *   register in   the value converted to a register of the operand's
+ *                 width and class (integer immediates stay immediates
+ *                 where the form allows them); a ptr_to gives a generic
+ *                 64-bit address, or a shared-window address for a
+ *                 32-bit operand or a .shared form
+ *   register out  an lvalue: a scalar variable's register, a register
+ *                 array element, or a temporary stored back afterwards
+ *   vector        a tuple (or consecutive scalars), printed {a, b, ...}
+ *   address       ptr_to in the operand's state space, or a u32/u64
+ *                 scalar (e.g. a shared::cluster address from mapa)
+ *   tensor        a T.TensorMap parameter and its coordinates
+ *   immediate     a compile-time constant
+ * Output: "[@p ]spelling operands;" exactly as spelled.
+ */
+#include <string.h>
+
+#include "codegen.h"
+#include "ptx/ptx.h"
+
+/* Args consumed by operand op at args[ai]: 0 when they do not fit. */
+static int
+arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai)
+{
+	if (ai >= args->n)
+		return 0;
+	const Expr *a = args->v[ai];
+	bool scalar = a->type == ET_SCALAR;
+	bool ptr = a->kind == EX_PTR_TO;
+	int64_t k;
+	switch (op->kind) {
+	case PTXOP_REG:
+		return scalar && a->dtype != DT_BOOL ? 1 : 0;
+	case PTXOP_PRED:
+		return scalar && a->dtype == DT_BOOL ? 1 : 0;
+	case PTXOP_IMM: /* a non-constant is reported when lowered */
+		return gen_const_int(g, a, &k) ||
+		       (scalar && dtype_is_int(a->dtype)) ? 1 : 0;
+	case PTXOP_ADDR:
+		return ptr || (scalar && dtype_is_int(a->dtype) &&
+			       dtype_bits(a->dtype) >= 32) ? 1 : 0;
+	case PTXOP_VEC:
+		if (a->kind == EX_TUPLE)
+			return (int)a->u.tuple.n == op->vec ? 1 : 0;
+		return ai + (size_t)op->vec <= args->n ? op->vec : 0;
+	case PTXOP_TENSOR:
+		if (ai + 1 < args->n && args->v[ai + 1]->kind == EX_TUPLE)
+			return (int)args->v[ai + 1]->u.tuple.n == op->vec
+				? 2 : 0;
+		return ai + 1 + (size_t)op->vec <= args->n ? 1 + op->vec : 0;
+	case PTXOP_PAIR:
+		return ai + 2 <= args->n ? 2 : 0;
+	}
+	return 0;
+}
+
+/* Fills take[oi] (args per operand, 0 = left out); true on a full fit. */
+static bool
+fit(Gen *g, const PtxInst *in, int oi, const ExprVec *args, size_t ai,
+    int *take)
+{
+	if (oi == in->nops)
+		return ai == args->n;
+	const PtxOperand *op = &in->ops[oi];
+	int n = arg_count(g, op, args, ai);
+	take[oi] = n;
+	if (n && fit(g, in, oi + 1, args, ai + (size_t)n, take))
+		return true;
+	take[oi] = 0;
+	return op->optional && fit(g, in, oi + 1, args, ai, take);
+}
+
+/* The form row accepting the spelling that fits the arguments. */
+static bool
+select_form(Gen *g, const Expr *e, PtxInst *in, int *take)
+{
+	if (!ptx_parse(g->c, e->u.ptx.spelling, e->span, in))
+		return false;
+	const char *quals = in->spelling + strlen(in->mnemonic);
+	for (int i = 0; i < ptx_form_count(); i++) {
+		PtxInst cand;
+		if (strcmp(ptx_form(i)->mnemonic, in->mnemonic) != 0 ||
+		    !ptx_form_match(i, quals, &cand))
+			continue;
+		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take))
+			continue;
+		int ver = in->min_ptx;
+		cand.spelling = in->spelling;
+		cand.min_ptx = cand.min_ptx > ver ? cand.min_ptx : ver;
+		*in = cand;
+		return true;
+	}
+	gen_error(g, PT_E_PTX_OPERAND_KIND, e->span,
+		  "operands of `%s` do not match its signature (%s)",
+		  in->spelling, ptx_describe_operands(&g->c->arena, in));
+	return false;
+}
+
+/* The dtype whose register holds a PTX operand type. */
+static DType
+reg_dtype(PtxType t)
+{
+	const char *n = ptx_type_name(t);
+	int bits = ptx_type_bits(t);
+	if (!strcmp(n, "f32"))
+		return DT_FLOAT32;
+	if (!strcmp(n, "f64"))
+		return DT_FLOAT64;
+	if (n[0] == 's')
+		return bits == 16 ? DT_INT16 : bits == 32 ? DT_INT32 : DT_INT64;
+	return bits == 16 ? DT_UINT16 : bits == 32 ? DT_UINT32 : DT_UINT64;
+}
+
+/* A value in a register (or immediate) fitting operand type t. */
+static Val
+fit_reg(Gen *g, Val v, PtxType t, bool imm_ok, Span sp)
+{
+	DType want = reg_dtype(t);
+	int bits = ptx_type_bits(t);
+	if (v.imm && imm_ok && !dtype_is_float(v.dt) && !dtype_is_float(want))
+		return v;
+	if (v.imm)
+		return gen_in_reg(g, gen_convert(g, v, want, sp));
+	if (dtype_bits(v.dt) != bits && (dtype_bits(v.dt) > 8 || bits != 16)) {
+		if (dtype_is_float(v.dt) || dtype_is_float(want))
+			return gen_error(g, PT_E_CODEGEN_OPERAND_WIDTH, sp,
+					 "%s value for a .%s operand",
+					 dtype_name(v.dt), ptx_type_name(t));
+		return gen_convert(g, v, want, sp);
+	}
+	if (rc_of(v.dt) == rc_of(want) || rc_of(want) == RC_B16)
+		return v;
+	Val d = gen_reg(g, want);
+	gen_emit(g, "mov.b%d %s, %s;", bits, d.s, v.s);
+	return d;
+}
+
+/* An output operand: where the instruction writes, and what to do
+ * after it (copy from a temporary). */
+typedef struct OutFix {
+	Val tmp;
+	const Expr *dst;
+	const Val *reg; /* destination register, or NULL for memory */
+} OutFix;
+
+typedef struct CallState {
+	Gen *g;
+	const Expr *e;
+	const PtxInst *in;
+	VEC(const char *) words;
+	OutFix fix[PTX_MAX_OPS * 8];
+	int nfix;
+} CallState;
+
+static void
+word(CallState *cs, const char *w)
+{
+	vec_push(&cs->g->c->arena, &cs->words, w);
+}
+
+static const char *
+out_reg(CallState *cs, const Expr *a, DType want)
+{
+	Gen *g = cs->g;
+	const Val *dst = NULL;
+	if (a->kind == EX_VAR) {
+		dst = gen_var(g, a->u.var);
+		if (!dst || dst->imm || a->u.var->kind != VK_LOCAL) {
+			gen_error(g, PT_E_CODEGEN_NOT_LVALUE, a->span,
+				  "'%s' cannot be written by an instruction",
+				  a->u.var->name);
+			return "_";
+		}
+	} else if (a->kind == EX_LOAD) {
+		dst = gen_local_elem(g, a);
+	} else {
+		gen_error(g, PT_E_CODEGEN_NOT_LVALUE, a->span,
+			  "output operand must be a variable or an element");
+		return "_";
+	}
+	if (dst && dtype_bits(dst->dt) != dtype_bits(want) &&
+	    !(dtype_bits(dst->dt) == 8 && dtype_bits(want) == 16)) {
+		gen_error(g, PT_E_CODEGEN_OPERAND_WIDTH, a->span,
+			  "%s destination for a %d-bit operand",
+			  dtype_name(dst->dt), dtype_bits(want));
+		return "_";
+	}
+	if (dst && (rc_of(dst->dt) == rc_of(want) || rc_of(want) == RC_B16))
+		return dst->s;
+	/* a temporary of the operand's class, copied out afterwards */
+	OutFix *f = &cs->fix[cs->nfix++];
+	f->tmp = gen_reg(g, want);
+	f->dst = a;
+	f->reg = dst;
+	if (cs->e->u.ptx.preserve_dst || cs->e->u.ptx.pred) {
+		Val old = gen_expr(g, a);
+		gen_emit(g, "mov.b%d %s, %s;", dtype_bits(want), f->tmp.s,
+			 gen_in_reg(g, old).s);
+	}
+	return f->tmp.s;
+}
+
+static void
+flush_outs(CallState *cs)
+{
+	Gen *g = cs->g;
+	for (int i = 0; i < cs->nfix; i++) {
+		OutFix *f = &cs->fix[i];
+		if (f->reg)
+			gen_emit(g, "mov.b%d %s, %s;", dtype_bits(f->tmp.dt),
+				 f->reg->s, f->tmp.s);
+		else
+			gen_store_val(g, f->dst, f->tmp);
+	}
+}
+
+static const char *
+space_word(PtxSpace s)
+{
+	switch (s) {
+	case PSP_GENERIC: return "";
+	case PSP_GLOBAL: return "global";
+	case PSP_LOCAL: return "local";
+	case PSP_PARAM: return "param";
+	case PSP_CONST: return "const";
+	case PSP_TMEM: return "tmem";
+	default: return "shared";
+	}
+}
+
+static const char *
+in_reg(CallState *cs, const Expr *a, PtxType t, bool imm_ok)
+{
+	Gen *g = cs->g;
+	if (a->kind == EX_PTR_TO) {
+		bool wide = ptx_type_bits(t) == 64;
+		bool shared = ptx_inst_has(cs->in, ".shared::cluster") ||
+			      ptx_inst_has(cs->in, ".shared") || !wide;
+		Val v = {0};
+		v.dt = wide ? DT_UINT64 : DT_UINT32;
+		v.s = gen_ptr_to(g, a, shared ? "shared" : "", &wide);
+		if (v.s[0] != '%') {
+			Val r = gen_reg(g, DT_UINT32);
+			gen_emit(g, "mov.u32 %s, %s;", r.s, v.s);
+			v = r;
+		}
+		if (shared && ptx_type_bits(t) == 64 && v.dt != DT_UINT64)
+			v = gen_convert(g, v, DT_UINT64, a->span);
+		return v.s;
+	}
+	return fit_reg(g, gen_expr(g, a), t, imm_ok, a->span).s;
+}
+
+static void
+reg_operand(CallState *cs, const PtxOperand *op, const Expr *a)
+{
+	if (op->out)
+		word(cs, out_reg(cs, a, reg_dtype(op->type)));
+	else
+		word(cs, in_reg(cs, a, op->type, op->imm_ok));
+}
+
+static void
+pred_operand(CallState *cs, const PtxOperand *op, const Expr *a)
+{
+	Gen *g = cs->g;
+	if (op->out) {
+		word(cs, out_reg(cs, a, DT_BOOL));
+		return;
+	}
+	word(cs, gen_in_reg(g, gen_cond(g, a)).s);
+}
+
+static void
+addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
+{
+	Gen *g = cs->g;
+	if (a->kind == EX_PTR_TO) {
+		bool wide;
+		word(cs, gen_ptr_to(g, a, space_word(op->space), &wide));
+		return;
+	}
+	word(cs, gen_in_reg(g, gen_expr(g, a)).s);
+}
+
+static void
+imm_operand(CallState *cs, const Expr *a)
+{
+	int64_t v = 0;
+	if (!gen_const_int(cs->g, a, &v))
+		gen_error(cs->g, PT_E_CODEGEN_NOT_CONSTANT, a->span,
+			  "immediate operand must be a constant");
+	word(cs, arena_printf(&cs->g->c->arena, "%lld", (long long)v));
+}
+
+static void
+group(CallState *cs, const PtxOperand *op, const ExprVec *args, size_t ai,
+      int n)
+{
+	const Expr *a = args->v[ai];
+	PtxOperand one = *op;
+	one.kind = PTXOP_REG;
+	one.imm_ok = false;
+	if (a->kind == EX_TUPLE && n == 1) {
+		for (size_t i = 0; i < a->u.tuple.n; i++)
+			reg_operand(cs, &one, a->u.tuple.v[i]);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		reg_operand(cs, &one, args->v[ai + (size_t)i]);
+}
+
+static void
+tensor_operand(CallState *cs, const PtxOperand *op, const ExprVec *args,
+	       size_t ai, int n)
+{
+	const Expr *m = args->v[ai];
+	if (m->kind != EX_VAR || !gen_var(cs->g, m->u.var)) {
+		gen_error(cs->g, PT_E_CODEGEN_ADDRESS, m->span,
+			  "tensor operand needs a T.TensorMap parameter");
+		return;
+	}
+	word(cs, gen_var(cs->g, m->u.var)->s);
+	PtxOperand c = *op;
+	c.type = PTY_S32;
+	c.kind = PTXOP_VEC;
+	group(cs, &c, args, ai + 1, n - 1);
+}
+
+static void
+lower_operand(CallState *cs, int oi, size_t ai, int n)
+{
+	const PtxOperand *op = &cs->in->ops[oi];
+	const ExprVec *args = &cs->e->u.ptx.args;
+	const Expr *a = args->v[ai];
+	switch (op->kind) {
+	case PTXOP_REG: reg_operand(cs, op, a); break;
+	case PTXOP_PRED: pred_operand(cs, op, a); break;
+	case PTXOP_ADDR: addr_operand(cs, op, a); break;
+	case PTXOP_IMM: imm_operand(cs, a); break;
+	case PTXOP_VEC: group(cs, op, args, ai, n); break;
+	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
+	case PTXOP_PAIR: {
+		PtxOperand r = *op;
+		r.kind = PTXOP_REG;
+		r.type = PTY_B32;
+		reg_operand(cs, &r, a);
+		r.kind = PTXOP_PRED;
+		pred_operand(cs, &r, args->v[ai + 1]);
+		break;
+	}
+	}
+}
+
+/* Left-out operands that PTX still needs a word for: outputs get a
+ * scratch register. */
+static bool
+scratch_operand(CallState *cs, const PtxOperand *op)
+{
+	if (!op->out || op->kind != PTXOP_REG)
+		return false;
+	word(cs, gen_reg(cs->g, reg_dtype(op->type)).s);
+	return true;
+}
+
+void
+gen_ptx_call(Gen *g, const Expr *e)
+{
+	PtxInst in;
+	int take[PTX_MAX_OPS];
+	if (!select_form(g, e, &in, take))
+		return;
+	gen_need_ptx(g, in.min_ptx);
+	const char *pred = NULL;
+	if (e->u.ptx.pred) {
+		Val p = gen_cond(g, e->u.ptx.pred);
+		if (p.imm && !p.i)
+			return;
+		pred = p.imm ? NULL : p.s;
+	}
+	CallState cs = {0};
+	cs.g = g;
+	cs.e = e;
+	cs.in = &in;
+	bool present[PTX_MAX_OPS];
+	size_t ai = 0;
+	for (int oi = 0; oi < in.nops; oi++) {
+		present[oi] = take[oi] > 0;
+		if (take[oi])
+			lower_operand(&cs, oi, ai, take[oi]);
+		else
+			present[oi] = scratch_operand(&cs, &in.ops[oi]);
+		ai += (size_t)take[oi];
+	}
+	StrBuf b;
+	sb_init(&b, &g->c->arena);
+	ptx_emit(&b, &in, pred, present, cs.words.v);
+	gen_emit(g, "%s", sb_cstr(&b));
+	flush_outs(&cs);
+}
