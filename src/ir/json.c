@@ -1409,11 +1409,11 @@ rd_expr_body(Reader *r, const JsonValue *v, Expr *e)
 	const unsigned S = TY(ET_SCALAR), T = TY(ET_TENSOR);
 	bool b;
 	switch (e->kind) {
+	/* Literals may lack a dtype: the front end leaves the elements of
+	 * a constant tuple parameter (box=(1, 32)) untyped. */
 	case EX_INT:
-		return rd_int(r, v, "value", INT64_MIN, INT64_MAX,
-			      &e->u.ival) && rd_need_dtype(r, v, e);
-	case EX_FLOAT:
-		return rd_float(r, v, &e->u.fval) && rd_need_dtype(r, v, e);
+		return rd_int(r, v, "value", INT64_MIN, INT64_MAX, &e->u.ival);
+	case EX_FLOAT: return rd_float(r, v, &e->u.fval);
 	case EX_BOOL:
 		if (!rd_bool(r, v, "value", &b))
 			return false;

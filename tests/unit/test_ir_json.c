@@ -483,9 +483,11 @@ TEST(ir_json_rejects_document)
 		      "2,"));
 	CHECK(rejects("\"version\": 1", "\"version\": \"1\"",
 		      PT_E_JSON_VERSION, "\"1\""));
-	CHECK(rejects("\"expr\": \"int\", \"dtype\": \"int32\", \"value\": 1",
-		      "\"expr\": \"int\", \"value\": 1", PT_E_JSON_MISSING,
-		      "{\"expr\": \"int\", \"value\": 1"));
+	/* A cast without the dtype it converts to. */
+	CHECK(rejects("{\"expr\": \"var\", \"dtype\": \"int32\", \"var\": 1}",
+		      "{\"expr\": \"cast\", \"a\": {\"expr\": \"int\","
+		      " \"value\": 1}}", PT_E_JSON_MISSING,
+		      "{\"expr\": \"cast\""));
 	CHECK(rejects("\"dyn\": [", "\"extra\": 1, \"dyn\": [",
 		      PT_E_JSON_UNKNOWN_FIELD, "1, \"dyn\""));
 }
