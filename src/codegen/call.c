@@ -120,6 +120,20 @@ reg_dtype(PtxType t)
 	return bits == 16 ? DT_UINT16 : bits == 32 ? DT_UINT32 : DT_UINT64;
 }
 
+/* True when a register of dtype t may stand for operand type pt
+ * (PTX accepts any register of the same size for .bN operands). */
+static bool
+class_ok(DType t, PtxType pt)
+{
+	DType want = reg_dtype(pt);
+	if (t == DT_BOOL || pt == PTY_PRED)
+		return t == DT_BOOL && pt == PTY_PRED;
+	if (rc_of(t) == rc_of(want) || rc_of(want) == RC_B16)
+		return true;
+	return ptx_type_name(pt)[0] == 'b' &&
+	       dtype_bits(t) == ptx_type_bits(pt);
+}
+
 /* A value in a register (or immediate) fitting operand type t. */
 static Val
 fit_reg(Gen *g, Val v, PtxType t, bool imm_ok, Span sp)
@@ -137,7 +151,7 @@ fit_reg(Gen *g, Val v, PtxType t, bool imm_ok, Span sp)
 					 dtype_name(v.dt), ptx_type_name(t));
 		return gen_convert(g, v, want, sp);
 	}
-	if (rc_of(v.dt) == rc_of(want) || rc_of(want) == RC_B16)
+	if (class_ok(v.dt, t))
 		return v;
 	Val d = gen_reg(g, want);
 	gen_emit(g, "mov.b%d %s, %s;", bits, d.s, v.s);
@@ -157,8 +171,7 @@ typedef struct CallState {
 	const Expr *e;
 	const PtxInst *in;
 	VEC(const char *) words;
-	OutFix fix[PTX_MAX_OPS * 8];
-	int nfix;
+	VEC(OutFix) fix;
 } CallState;
 
 static void
@@ -167,10 +180,23 @@ word(CallState *cs, const char *w)
 	vec_push(&cs->g->c->arena, &cs->words, w);
 }
 
+/* A bit copy between registers of one width (any classes). */
 static const char *
-out_reg(CallState *cs, const Expr *a, DType want)
+copy_op(DType t)
+{
+	switch (dtype_bits(t)) {
+	case 1: return "mov.pred";
+	case 16: return "mov.b16";
+	case 32: return "mov.b32";
+	default: return "mov.b64";
+	}
+}
+
+static const char *
+out_reg(CallState *cs, const Expr *a, PtxType pt)
 {
 	Gen *g = cs->g;
+	DType want = pt == PTY_PRED ? DT_BOOL : reg_dtype(pt);
 	const Val *dst = NULL;
 	if (a->kind == EX_VAR) {
 		dst = gen_var(g, a->u.var);
@@ -194,16 +220,15 @@ out_reg(CallState *cs, const Expr *a, DType want)
 			  dtype_name(dst->dt), dtype_bits(want));
 		return "_";
 	}
-	if (dst && (rc_of(dst->dt) == rc_of(want) || rc_of(want) == RC_B16))
+	if (dst && class_ok(dst->dt, pt))
 		return dst->s;
 	/* a temporary of the operand's class, copied out afterwards */
-	OutFix *f = &cs->fix[cs->nfix++];
-	f->tmp = gen_reg(g, want);
-	f->dst = a;
-	f->reg = dst;
+	OutFix fx = {gen_reg(g, want), a, dst};
+	vec_push(&g->c->arena, &cs->fix, fx);
+	OutFix *f = &cs->fix.v[cs->fix.n - 1];
 	if (cs->e->u.ptx.preserve_dst || cs->e->u.ptx.pred) {
 		Val old = gen_expr(g, a);
-		gen_emit(g, "mov.b%d %s, %s;", dtype_bits(want), f->tmp.s,
+		gen_emit(g, "%s %s, %s;", copy_op(want), f->tmp.s,
 			 gen_in_reg(g, old).s);
 	}
 	return f->tmp.s;
@@ -213,11 +238,11 @@ static void
 flush_outs(CallState *cs)
 {
 	Gen *g = cs->g;
-	for (int i = 0; i < cs->nfix; i++) {
-		OutFix *f = &cs->fix[i];
+	for (size_t i = 0; i < cs->fix.n; i++) {
+		OutFix *f = &cs->fix.v[i];
 		if (f->reg)
-			gen_emit(g, "mov.b%d %s, %s;", dtype_bits(f->tmp.dt),
-				 f->reg->s, f->tmp.s);
+			gen_emit(g, "%s %s, %s;", copy_op(f->tmp.dt), f->reg->s,
+				 f->tmp.s);
 		else
 			gen_store_val(g, f->dst, f->tmp);
 	}
@@ -264,7 +289,7 @@ static void
 reg_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
 	if (op->out)
-		word(cs, out_reg(cs, a, reg_dtype(op->type)));
+		word(cs, out_reg(cs, a, op->type));
 	else
 		word(cs, in_reg(cs, a, op->type, op->imm_ok));
 }
@@ -274,7 +299,7 @@ pred_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
 	Gen *g = cs->g;
 	if (op->out) {
-		word(cs, out_reg(cs, a, DT_BOOL));
+		word(cs, out_reg(cs, a, PTY_PRED));
 		return;
 	}
 	word(cs, gen_in_reg(g, gen_cond(g, a)).s);

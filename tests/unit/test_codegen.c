@@ -732,3 +732,46 @@ TEST(codegen_fold_python_semantics)
 	CHECK(contains(ptx, "mov.b32 %r3, -3;"));
 	pt_ctx_free(c);
 }
+
+/* Raw PTX calls: vector outputs into register-array elements of another
+ * class (.b32 takes any 32-bit register), pred=, immediates, an output
+ * variable, and a 64-bit operand from a 32-bit value. */
+TEST(codegen_raw_calls)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "raw");
+	Buffer *s = buf(&b, "s", BK_ALLOC, MS_SHARED, DT_FLOAT32, 64);
+	Buffer *r = buf(&b, "r", BK_ALLOC, MS_LOCAL, DT_FLOAT32, 4);
+	s_def(&b, s);
+	s_def(&b, r);
+	Var *p = var(&b, "p", DT_BOOL, VK_LOCAL);
+	s_decl(&b, p, ebin(&b, BIN_LT, ecall(&b, BI_LANE_ID, DT_INT32, NULL,
+					     NULL), ei(&b, 4, DT_INT32),
+			   DT_BOOL));
+	Expr *ld[] = {eacc(&b, EX_LOAD, r, ei(&b, 0, DT_INT32)),
+		      eacc(&b, EX_LOAD, r, ei(&b, 1, DT_INT32)),
+		      eacc(&b, EX_LOAD, r, ei(&b, 2, DT_INT32)),
+		      eacc(&b, EX_LOAD, r, ei(&b, 3, DT_INT32)),
+		      eacc(&b, EX_PTR_TO, s, ei(&b, 8, DT_INT32))};
+	Expr *e = eptx(&b, "ld.shared.v4.b32", ld, 5, ev(&b, p));
+	s_eval(&b, e);
+	Var *x = var(&b, "x", DT_INT32, VK_LOCAL);
+	s_decl(&b, x, NULL);
+	Expr *add[] = {ev(&b, x), ecast(&b, EX_REINTERPRET,
+					eacc(&b, EX_LOAD, r, ei(&b, 2, DT_INT32)),
+					DT_INT32), ei(&b, 7, DT_INT32)};
+	s_eval(&b, eptx(&b, "add.s32", add, 3, NULL));
+	Expr *st[] = {eacc(&b, EX_PTR_TO, s, ev(&b, x)),
+		      eacc(&b, EX_LOAD, r, ei(&b, 3, DT_INT32))};
+	s_eval(&b, eptx(&b, "st.shared.f32", st, 2, NULL));
+	const char *ptx = compile(&b, "sm_90a", NULL);
+	CHECK(!ctx_has_errors(c));
+	CHECK(contains(ptx, "@%p1 ld.shared.v4.b32 {%f1, %f2, %f3, %f4}, "
+			    "[smem_s+32];"));
+	CHECK(contains(ptx, "add.s32 %r2, %r3, 7;"));
+	CHECK(contains(ptx, "mov.b32 %r3, %f3;"));
+	CHECK(contains(ptx, "st.shared.f32 [%r"));
+	CHECK_ASM(ptx, "sm_90a");
+	pt_ctx_free(c);
+}
