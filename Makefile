@@ -5,6 +5,7 @@
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make demo        build, compile every example; run them where a GPU is
 #   make test-gpu    GPU tests (exit 77 when no driver)
+#   make bench-frontend  front-end timing per example (bench/README.md)
 #   make install PREFIX=/usr/local
 O ?= build
 CC ?= cc
@@ -81,6 +82,12 @@ fuzz:
 demo: all
 	@BUILD=$(O) sh tools/demo.sh
 
+# Front-end benchmark (bench/README.md): parse + lower + print per example.
+$(O)/bench_frontend: bench/frontend.c $(O)/libptxtile.a $(RT_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ bench/frontend.c $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+bench-frontend: all $(O)/bench_frontend
+	$(O)/bench_frontend examples/*.py
+
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh
 
@@ -96,5 +103,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu install clean
+.PHONY: all test asan fuzz demo test-gpu bench-frontend install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
