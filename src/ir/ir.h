@@ -173,6 +173,25 @@ typedef enum Builtin {
 
 const char *builtin_spelling(Builtin b);
 
+/* Result kind of a builtin (builtins.def column `result`). */
+typedef enum BuiltinResult {
+	BR_VOID,
+	BR_INT32,
+	BR_UINT32,
+	BR_BOOL,
+	BR_ARG, /* the dtype of the first numeric argument */
+} BuiltinResult;
+
+typedef struct BuiltinInfo {
+	const char *spelling; /* "T.cuda.thread_idx" */
+	int nargs;            /* -1: variable */
+	BuiltinResult result;
+} BuiltinInfo;
+
+const BuiltinInfo *builtin_info(Builtin b);
+/* Finds a builtin by its full spelling ("T.exp"); false when unknown. */
+bool builtin_parse(const char *spelling, Builtin *out);
+
 /* One dimension of a region subscript: an index (end == NULL, is_slice
  * false) or a slice begin:end (either may be NULL for an open end). */
 typedef struct Slice {
@@ -352,5 +371,9 @@ bool ir_const_int(const Expr *e, int64_t *v);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);
+/* The same comparison for one expression and for layouts (NULL equals
+ * only NULL). */
+bool ir_expr_equal(const Expr *a, const Expr *b);
+bool ir_layout_equal(const Layout *a, const Layout *b);
 
 #endif

@@ -1,0 +1,42 @@
+/*
+ * frontend.c - source text -> IR module: script through the lexer,
+ * parser and lowering, or IR JSON through the JSON reader.
+ *
+ * Input is JSON when the name ends in ".json" or the first non-blank
+ * byte is '{'; everything else is script.  Diagnostics point into the
+ * registered source.
+ */
+#include <string.h>
+
+#include "api.h"
+#include "ir.h"
+#include "ir/json.h"
+#include "script/ast.h"
+
+static bool
+is_json(const char *name, const char *text, size_t len)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n >= 5 && !strcmp(name + n - 5, ".json"))
+		return true;
+	for (size_t i = 0; i < len; i++) {
+		char ch = text[i];
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
+			continue;
+		return ch == '{';
+	}
+	return false;
+}
+
+Module *
+frontend_load(Ctx *c, const char *name, const char *text, size_t len)
+{
+	uint32_t file = ctx_add_source(c, name, text, len);
+	if (is_json(name, text, len))
+		return ir_module_from_json(c, text, len, file);
+	Ast *mod = parse_module(c, file);
+	if (!mod || ctx_has_errors(c))
+		return NULL;
+	Module *m = lower_module(c, mod);
+	return ctx_has_errors(c) ? NULL : m;
+}
