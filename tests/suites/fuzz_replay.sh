@@ -19,8 +19,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	bin="$out/$t"
 	if ! $CC -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $san \
 		-Iinclude -Isrc -Isrc/base -Isrc/layout \
-		"$src" tests/fuzz/replay.c "$BUILD/libptxtile.a" \
-		$(ls "$BUILD"/src/rt/*.o 2>/dev/null) -lm -ldl \
+		"$src" tests/fuzz/replay.c $(ls "$BUILD"/src/rt/*.o 2>/dev/null) \
+		"$BUILD/libptxtile.a" -lm -ldl \
 		-o "$bin" 2>"$out/$t.log"; then
 		echo "FAIL fuzz/$t: does not build (see $out/$t.log)"
 		continue

@@ -1,0 +1,83 @@
+/*
+ * gpu_test.h - helpers for GPU test programs (tests/gpu/*.c), which
+ * tests/gpu/run.sh builds against libptxtile_rt.a and runs.
+ *
+ * A program opens the runtime with gpu_open() (exit 77 when there is no
+ * driver or no device), runs its cases with GPU_CASE, and ends with
+ * gpu_finish().  Each case prints "PASS gpu/<name>" or
+ * "FAIL gpu/<name>: why"; run.sh counts those lines.  Expected values are
+ * computed on the host, independently of the kernels.
+ */
+#ifndef PT_GPU_TEST_H
+#define PT_GPU_TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptxtile_rt.h"
+
+typedef struct GpuRun {
+	ptrt_ctx *rt;
+	int passed, failed;
+	const char *program;
+} GpuRun;
+
+/* Opens the runtime; exits 77 (skip) when no driver or device exists. */
+static inline void
+gpu_open(GpuRun *g, const char *program)
+{
+	memset(g, 0, sizeof(*g));
+	g->program = program;
+	int rc = ptrt_open(&g->rt);
+	if (rc == PT_E_RT_NO_DRIVER || rc == PT_E_RT_NO_DEVICE) {
+		printf("SKIP gpu/%s: %s\n", program, ptrt_errmsg(g->rt));
+		ptrt_close(g->rt);
+		exit(77);
+	}
+	if (rc != PT_OK) {
+		printf("FAIL gpu/%s: cannot open the runtime: %s\n", program,
+		       ptrt_errmsg(g->rt));
+		ptrt_close(g->rt);
+		exit(1);
+	}
+	int ver = 0, sm = 0;
+	const char *name = "";
+	ptrt_device_info(g->rt, &ver, &sm, &name);
+	fprintf(stderr, "%s: %s, sm_%d, driver %d\n", program, name, sm, ver);
+}
+
+/* Runs fn(g, &why); a non-NULL why (static text or from the runtime)
+ * after return means failure. */
+#define GPU_CASE(g, name, fn)                                              \
+	do {                                                               \
+		char why_[1024] = "";                                      \
+		fn((g), why_, sizeof(why_));                               \
+		if (why_[0]) {                                             \
+			printf("FAIL gpu/%s: %s\n", (name), why_);         \
+			(g)->failed++;                                     \
+		} else {                                                   \
+			printf("PASS gpu/%s\n", (name));                   \
+			(g)->passed++;                                     \
+		}                                                          \
+		fflush(stdout);                                            \
+	} while (0)
+
+/* Records the runtime's last error in why when rc is not PT_OK. */
+static inline int
+gpu_check(GpuRun *g, int rc, const char *what, char *why, size_t n)
+{
+	if (rc != PT_OK && !why[0])
+		snprintf(why, n, "%s: status %d: %s", what, rc,
+			 ptrt_errmsg(g->rt));
+	return rc;
+}
+
+static inline int
+gpu_finish(GpuRun *g)
+{
+	ptrt_close(g->rt);
+	return g->failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/gpu/run.sh - builds every GPU test program tests/gpu/*.c against
+# $BUILD/libptxtile_rt.a, runs each, and counts their "PASS gpu/..." and
+# "FAIL gpu/..." lines, ending with "N passed, N failed".
+#
+# Exit: 0 all passed; 1 a failure; 77 (skip) when there is no CUDA driver
+# (libcuda.so.1 cannot be opened) or no device - with a message saying so.
+# Run from anywhere: `make test-gpu` or `BUILD=build sh tests/gpu/run.sh`.
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+lib="$BUILD/libptxtile_rt.a"
+if [ ! -f "$lib" ]; then
+	echo "tests/gpu: $lib is missing; run make first" >&2
+	exit 2
+fi
+out="$BUILD/gpu"
+mkdir -p "$out"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+skipped=0
+ran=0
+for src in tests/gpu/*.c; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .c)
+	bin="$out/$name"
+	if ! $CC -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra \
+		-Wno-unused-parameter -Iinclude -Itests/gpu "$src" "$lib" \
+		-ldl -lm -o "$bin" 2>"$out/$name.build.log"; then
+		echo "FAIL gpu/$name: does not build:" | tee -a "$log"
+		sed 's/^/    /' "$out/$name.build.log"
+		continue
+	fi
+	"$bin" >"$out/$name.out" 2>"$out/$name.err"
+	rc=$?
+	cat "$out/$name.out"
+	sed 's/^/    # /' "$out/$name.err"
+	cat "$out/$name.out" >>"$log"
+	if [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1))
+		continue
+	fi
+	ran=$((ran + 1))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/$name.out"; then
+		# crashed or exited early without saying why
+		echo "FAIL gpu/$name: exited with status $rc" | tee -a "$log"
+	fi
+done
+passed=$(grep -c '^PASS ' "$log")
+failed=$(grep -c '^FAIL ' "$log")
+if [ $ran -eq 0 ] && [ $failed -eq 0 ] && [ $skipped -gt 0 ]; then
+	echo "tests/gpu: skipped - no CUDA driver or no GPU on this machine" \
+	     "(libcuda.so.1 could not be used); run make test-gpu on a GPU host"
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit 77
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
