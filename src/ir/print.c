@@ -82,6 +82,11 @@ put_double(Printer *P, double v)
 		sb_puts(&P->b, v != v ? "T.float64(0.0)" : "T.float64(1e308)");
 		return;
 	}
+	if (v == trunc(v) && fabs(v) < 1e15) {
+		snprintf(buf, sizeof(buf), "%.1f", v);
+		sb_puts(&P->b, buf);
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, sizeof(buf), "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)

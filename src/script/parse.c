@@ -39,9 +39,11 @@ typedef struct Parser {
 	Token eof;
 	bool failed;
 	int block_depth;
+	int depth; /* recursion depth of the expression parser */
 } Parser;
 
 static Ast *parse_test(Parser *P);
+static Ast *parse_factor_inner(Parser *P);
 static Ast *parse_exprlist(Parser *P, bool allow_star);
 static void parse_stmt(Parser *P, AstVec *out);
 
@@ -489,8 +491,28 @@ parse_primary(Parser *P)
 
 /* ---- operators ---- */
 
+/* Bounds the C recursion of the expression parser. */
+static bool
+enter(Parser *P)
+{
+	if (++P->depth <= AST_MAX_DEPTH)
+		return true;
+	return error_at(P, PT_E_PARSE_DEPTH, cur(P)->span,
+			"expression nested too deeply%s", "");
+}
+
 static Ast *
 parse_factor(Parser *P)
+{
+	if (!enter(P))
+		return NULL;
+	Ast *a = parse_factor_inner(P);
+	P->depth--;
+	return a;
+}
+
+static Ast *
+parse_factor_inner(Parser *P)
 {
 	Token *t = cur(P);
 	if (at(P, TK_MINUS) || at(P, TK_PLUS) || at(P, TK_TILDE)) {
@@ -614,7 +636,10 @@ parse_not(Parser *P)
 	if (!at_kw(P, KW_NOT))
 		return parse_comparison(P);
 	Token *t = advance(P);
+	if (!enter(P))
+		return NULL;
 	Ast *v = parse_not(P);
+	P->depth--;
 	if (!v)
 		return NULL;
 	Ast *a = node(P, A_NOT, join(t->span, v->span));
@@ -644,8 +669,20 @@ parse_or(Parser *P)
 	return l;
 }
 
+static Ast *parse_test_inner(Parser *P);
+
 static Ast *
 parse_test(Parser *P)
+{
+	if (!enter(P))
+		return NULL;
+	Ast *a = parse_test_inner(P);
+	P->depth--;
+	return a;
+}
+
+static Ast *
+parse_test_inner(Parser *P)
 {
 	if (at_kw(P, KW_LAMBDA)) {
 		unsupported(P, cur(P)->span, "lambda");
