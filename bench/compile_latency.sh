@@ -3,7 +3,9 @@
 #
 # For each kernel with a script (examples/NAME.py or tests/gpu/kernels/
 # NAME.py) and a hand-written CUDA C++ equivalent bench/NAME.cu:
-#   t_ptxtile  ptxtile compile NAME.py (script -> PTX), mean of R runs
+#   t_ptxtile  script -> PTX in-process ($BUILD/compile_latency: pt_load +
+#              pt_compile, mean of 200 runs; process start-up excluded)
+#   t_cli      the same through `ptxtile compile` (start-up included)
 #   t_ptxas    ptxas -arch=T on that PTX, mean of R runs
 #   t_nvcc     nvcc -arch=T -ptx NAME.cu, mean of R runs
 # and the ratios t_ptxtile/t_ptxas (target <= 5%) and t_nvcc/t_ptxtile
@@ -30,8 +32,8 @@ mean_ms() {
 	echo "$s $e $R" | awk '{printf "%.3f", ($2 - $1) / 1e6 / $3}'
 }
 
-printf "%-16s %12s %12s %12s %10s %10s\n" kernel ptxtile_ms ptxas_ms \
-	nvcc_ms tile/ptxas nvcc/tile
+printf "%-14s %11s %9s %9s %9s %10s %9s\n" kernel ptxtile_ms cli_ms \
+	ptxas_ms nvcc_ms tile/ptxas nvcc/tile
 for cu in bench/*.cu; do
 	name=$(basename "$cu" .cu)
 	py=examples/$name.py
@@ -42,9 +44,10 @@ for cu in bench/*.cu; do
 		echo "$name: ptxtile compile failed: $(head -n 1 "$tmp/err")"
 		continue
 	fi
-	a=$(mean_ms "$PTXTILE" compile "$py" --target "$T" -o "$tmp/x.ptx")
+	a=$("$BUILD/compile_latency" "$py" "$T" 200)
+	cli=$(mean_ms "$PTXTILE" compile "$py" --target "$T" -o "$tmp/x.ptx")
 	b=$(mean_ms "$PTXAS" -arch="$T" "$tmp/$name.ptx" -o "$tmp/x.cubin")
 	c=$(mean_ms "$NVCC" -arch="$T" -ptx "$cu" -o "$tmp/y.ptx")
-	echo "$name $a $b $c" | awk '{printf "%-16s %12.3f %12.3f %12.3f %9.2f%% %9.0fx\n",
-		$1, $2, $3, $4, 100 * $2 / $3, $4 / $2}'
+	echo "$name $a $cli $b $c" | awk '{printf "%-14s %11.3f %9.3f %9.3f %9.3f %9.2f%% %8.0fx\n",
+		$1, $2, $3, $4, $5, 100 * $2 / $4, $5 / $2}'
 done

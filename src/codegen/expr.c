@@ -172,6 +172,8 @@ gen_imul(Gen *g, Val a, Val b)
 		return a;
 	if (a.imm && a.i == 1)
 		return b;
+	if ((a.imm && a.i == 0) || (b.imm && b.i == 0))
+		return val_int(g, 0, a.dt);
 	if (a.imm)
 		return gen_ibin(g, "mul.lo", b, a);
 	return gen_ibin(g, "mul.lo", a, b);

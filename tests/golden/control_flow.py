@@ -17,7 +17,7 @@ def control_flow(A: T.Tensor((32,), "int32"), n: T.int32):
             continue
         if acc > 100:
             break
-        acc = acc + r[j % 4 * 0 + 3]
+        acc = acc + r[3]
     k: T.int32 = 0
     while k < n:
         k = k + 2
