@@ -316,6 +316,19 @@ load_scalar_param(Gen *g, const Var *v, const char *name)
 	gen_bind(g, v, gen_convert(g, r, t, v->span));
 }
 
+/* A tensor map is addressed generically: the parameter's own address
+ * through cvta.param (ptxas rejects the bare .param symbol as the tensor
+ * operand of cp.async.bulk.tensor). */
+static void
+tensormap_param(Gen *g, const Var *v, const char *name)
+{
+	Val p = gen_reg(g, DT_UINT64), a = gen_reg(g, DT_UINT64);
+	gen_emit(g, "mov.u64 %s, %s;", p.s, name);
+	gen_emit(g, "cvta.param.u64 %s, %s;", a.s, p.s);
+	gen_need_ptx(g, 77);
+	gen_bind(g, v, a);
+}
+
 /* Parameter list text; binds parameters and symbolic sizes. */
 static void
 gen_params(Gen *g, const Scan *s, StrBuf *out)
@@ -334,10 +347,7 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 			gen_param_tensor(g, p->buf, name);
 		} else if (p->kind == PK_TENSORMAP) {
 			sb_printf(out, "\t.param .align 64 .b8 %s[128]", name);
-			Val v = {0};
-			v.s = name;
-			v.dt = DT_UINT64;
-			gen_bind(g, p->var, v);
+			tensormap_param(g, p->var, name);
 		} else {
 			sb_printf(out, "\t.param .%s %s",
 				  param_type(p->var->dtype), name);
@@ -347,7 +357,7 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 	for (size_t i = 0; i < s->dyn.n; i++, sep = ",\n") {
 		const Var *v = s->dyn.v[i];
 		const char *name = param_name(g, arena_printf(
-			&g->c->arena, "dim_%s", v->name));
+			&g->c->arena, "%s_dim", v->name));
 		sb_printf(out, "%s\t.param .s32 %s", sep, name);
 		Val r = gen_reg(g, DT_INT32);
 		gen_emit(g, "ld.param.s32 %s, [%s];", r.s, name);

@@ -12,6 +12,7 @@
 #include "test.h"
 #include "api.h"
 #include "ir.h"
+#include "rt/rt.h"
 
 /* ---- a small IR builder ---- */
 
@@ -559,8 +560,8 @@ TEST(codegen_symbolic_sizes)
 	const char *meta;
 	const char *ptx = compile(&b, "sm_90", &meta);
 	CHECK(!ctx_has_errors(c));
-	CHECK(contains(ptx, ".param .s32 dyn_dim_n"));
-	CHECK(contains(meta, "{\"name\": \"dim_n\", \"kind\": \"dim\", "
+	CHECK(contains(ptx, ".param .s32 dyn_n_dim"));
+	CHECK(contains(meta, "{\"name\": \"n_dim\", \"kind\": \"dim\", "
 			     "\"dtype\": \"int32\", \"var\": \"n\"}"));
 	CHECK(contains(meta, "\"grid\": [{\"op\": \"ceildiv\", \"args\": "
 			     "[{\"var\": \"n\"}, 32]}, 1, 1]"));
@@ -773,5 +774,90 @@ TEST(codegen_raw_calls)
 	CHECK(contains(ptx, "mov.b32 %r3, %f3;"));
 	CHECK(contains(ptx, "st.shared.f32 [%r"));
 	CHECK_ASM(ptx, "sm_90a");
+	pt_ctx_free(c);
+}
+
+/* The metadata is read back by the runtime's own parser (src/rt/meta.c). */
+static void
+check_meta_parses(TestCtx *t, Ctx *c, const char *meta, size_t nparams)
+{
+	RtMeta rm;
+	RtStatus st = {0};
+	int rc = meta_parse(&c->arena, meta, strlen(meta), &rm, &st);
+	CHECK_INT(rc, PT_OK);
+	if (rc == PT_OK) {
+		CHECK_INT(rm.nkernels, 1);
+		CHECK_INT(rm.kernels[0].nparams, nparams);
+	}
+}
+
+/* A T.TensorMap parameter: .align 64 .b8[128], addressed through
+ * cvta.param as the tensor operand of a TMA load; metadata for every
+ * kind of parameter reads back in the runtime. */
+TEST(codegen_tensormap_and_meta)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "tma");
+	Var *n = var(&b, "n", DT_INT32, VK_DYN);
+	vec_push(&c->arena, &b.m->dyn, n);
+	Buffer *A = buf(&b, "A", BK_PARAM, MS_GLOBAL, DT_FLOAT16, 1);
+	A->shape[0] = ev(&b, n);
+	A->align = 16;
+	tensor_param(&b, A);
+	Var *tm = var(&b, "tmap", DT_UINT64, VK_PARAM);
+	Param p = {0};
+	p.kind = PK_TENSORMAP;
+	p.var = tm;
+	vec_push(&c->arena, &b.f->params, p);
+	scalar_param(&b, var(&b, "alpha", DT_FLOAT32, VK_PARAM));
+	Buffer *s = buf(&b, "s", BK_ALLOC, MS_SHARED, DT_FLOAT16, 512);
+	Buffer *bar = buf(&b, "bar", BK_ALLOC, MS_SHARED, DT_UINT64, 1);
+	s->align = 128;
+	s_def(&b, s);
+	s_def(&b, bar);
+	Expr *x = ebin(&b, BIN_MUL, ecall(&b, BI_BLOCK_IDX, DT_INT32,
+					  estr(&b, "x"), NULL),
+		       ei(&b, 64, DT_INT32), DT_INT32);
+	Expr *a[] = {eacc(&b, EX_PTR_TO, s, ei(&b, 0, DT_INT32)), ev(&b, tm),
+		     x, ei(&b, 0, DT_INT32),
+		     eacc(&b, EX_PTR_TO, bar, ei(&b, 0, DT_INT32))};
+	s_eval(&b, eptx(&b, "cp.async.bulk.tensor.2d.shared::cluster.global."
+			"tile.mbarrier::complete_tx::bytes", a, 5, NULL));
+	const char *meta;
+	const char *ptx = compile(&b, "sm_90a", &meta);
+	CHECK(!ctx_has_errors(c));
+	CHECK(contains(ptx, ".param .align 64 .b8 tma_tmap[128]"));
+	CHECK(contains(ptx, "cvta.param.u64 %rd4, %rd3;"));
+	CHECK(contains(ptx, "[smem_s], [%rd4, {%r3, %r4}], [smem_bar];"));
+	CHECK(contains(meta, "{\"name\": \"tmap\", \"kind\": \"tensormap\"}"));
+	CHECK(contains(meta, "\"align\": 16"));
+	CHECK_ASM(ptx, "sm_90a");
+	check_meta_parses(t, c, meta, 4);
+	pt_ctx_free(c);
+}
+
+TEST(codegen_meta_parses_in_runtime)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "dyn");
+	Var *n = var(&b, "n", DT_INT32, VK_DYN);
+	vec_push(&c->arena, &b.m->dyn, n);
+	Buffer *A = buf(&b, "A", BK_PARAM, MS_GLOBAL, DT_FLOAT32, 1);
+	A->shape[0] = ev(&b, n);
+	tensor_param(&b, A);
+	b.f->launch.grid[0] = ecall(&b, BI_CEILDIV, DT_INT32, ev(&b, n),
+				    ei(&b, 32, DT_INT32));
+	b.f->launch.ncluster = 1;
+	b.f->launch.cluster[0] = 1;
+	s_def(&b, buf(&b, "d", BK_ALLOC, MS_SHARED_DYN, DT_FLOAT32, 100));
+	s_store(&b, A, ecall(&b, BI_THREAD_IDX, DT_INT32, estr(&b, "x"), NULL),
+		ev(&b, n));
+	const char *meta;
+	const char *ptx = compile(&b, "sm_90a", &meta);
+	CHECK(ptx != NULL);
+	check_meta_parses(t, c, meta, 2);
+	CHECK(contains(meta, "\"dynamic_smem\": 400"));
 	pt_ctx_free(c);
 }
