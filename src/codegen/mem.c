@@ -24,7 +24,9 @@
 typedef struct Access {
 	Buffer *root;
 	Val idx[16];
-	DType dt; /* element dtype seen through views */
+	DType dt;     /* element dtype seen through views */
+	bool storage; /* idx[0] counts dt-sized units of the root's storage
+		       * (the m axis), as `buf.view(N).view(dtype)` does */
 } Access;
 
 BufInfo *
@@ -194,6 +196,32 @@ resolve_region(Gen *g, const Expr *r, const Val *idx, int n, Access *out,
 	return resolve(g, r->u.region.base, full, r->u.region.ndims, out, sp);
 }
 
+/* `buf.view(N)` (no layout, N = the storage length) or a 1-D buffer with
+ * the default layout: its index is the storage offset. */
+static bool
+resolve_storage(Gen *g, const Expr *base, const Val *idx, int n,
+		Access *out)
+{
+	const Expr *b = base;
+	if (b->kind == EX_VIEW_RESHAPE) {
+		if (b->u.view.layout || b->u.view.shape.n != 1)
+			return false;
+		b = b->u.view.base;
+	} else if (b->kind == EX_BUF && (b->u.buf->ndim != 1 ||
+					 b->u.buf->layout)) {
+		return false;
+	}
+	if (b->kind != EX_BUF || b->u.buf->kind == BK_VIEW || n != 1)
+		return false;
+	(void)g;
+	out->root = b->u.buf;
+	out->idx[0] = idx[0];
+	out->storage = true;
+	if (!out->dt)
+		out->dt = b->u.buf->dtype;
+	return true;
+}
+
 static bool
 resolve(Gen *g, const Expr *base, const Val *idx, int n, Access *out,
 	Span sp)
@@ -212,12 +240,15 @@ resolve(Gen *g, const Expr *base, const Val *idx, int n, Access *out,
 	case EX_REGION:
 		return resolve_region(g, base, idx, n, out, sp);
 	case EX_VIEW_DTYPE:
-		if (dtype_bits(base->dtype) !=
-		    dtype_bits(base->u.view.base->dtype))
-			return false;
 		if (!out->dt)
 			out->dt = base->dtype;
+		if (dtype_bits(base->dtype) !=
+		    dtype_bits(base->u.view.base->dtype))
+			return resolve_storage(g, base->u.view.base, idx, n,
+					       out);
 		return resolve(g, base->u.view.base, idx, n, out, sp);
+	case EX_VIEW_RESHAPE:
+		return resolve_storage(g, base, idx, n, out);
 	default:
 		return false;
 	}
@@ -319,6 +350,8 @@ elem_offset(Gen *g, const Access *a, Span sp)
 {
 	DType it = index_type(a);
 	const Buffer *b = a->root;
+	if (a->storage)
+		return gen_convert(g, a->idx[0], it, sp);
 	if (!b->layout)
 		return flat_index(g, a, it, sp);
 	int64_t shape[16], coord[16];
@@ -394,7 +427,8 @@ access_addr(Gen *g, const Access *a, Span sp, BufInfo **bip)
 	Val off = elem_offset(g, a, sp);
 	DType at = bi->st == BS_SHARED || bi->st == BS_DYN ? DT_UINT32
 							    : DT_UINT64;
-	Val bo = byte_offset(g, off, a->root->dtype, at, sp);
+	Val bo = byte_offset(g, off, a->storage ? a->dt : a->root->dtype, at,
+			     sp);
 	if (bi->st == BS_DYN)
 		bo = bo.imm ? val_int(g, bo.i + bi->offset, bo.dt)
 			    : gen_iadd(g, bo, val_int(g, bi->offset, bo.dt));
@@ -434,19 +468,124 @@ mem_sfx(Gen *g, DType t)
 	return mem_suffix(t);
 }
 
+/* The register slot of a static access to a register array: first
+ * register and, through a width-changing view, the bit position inside
+ * it (narrower view) or the number of registers (wider view). */
+typedef struct Slot {
+	int64_t reg;
+	int bitpos; /* narrower view: bits below the element */
+	int count;  /* registers covered (1 unless the view is wider) */
+} Slot;
+
 static bool
-local_index(Gen *g, const Access *a, Span sp, int64_t *out)
+local_slot(Gen *g, const Access *a, Span sp, Slot *out)
 {
 	Val off = elem_offset(g, a, sp);
 	BufInfo *bi = gen_buf(g, a->root);
-	if (!off.imm || off.i < 0 || off.i >= bi->nelems) {
+	int vb = dtype_bits(a->dt), rb = dtype_bits(a->root->dtype);
+	int64_t bit = off.imm ? off.i * vb : -1;
+	out->reg = bit / rb;
+	out->bitpos = (int)(bit % rb);
+	out->count = vb > rb ? vb / rb : 1;
+	bool ok = off.imm && bit >= 0 && (vb % rb == 0 || rb % vb == 0) &&
+		  (rb >= 16 || vb == rb) &&
+		  out->reg + out->count <= bi->nelems;
+	if (!ok)
 		gen_error(g, PT_E_CODEGEN_ACCESS, sp,
 			  "register array '%s' index is not a static in-range"
 			  " value", a->root->name);
-		return false;
+	return ok;
+}
+
+/* A register of the same width with integer bits (float registers are
+ * moved; PTX shifts and bfi want .bN registers of integer class). */
+static Val
+int_bits(Gen *g, Val v)
+{
+	int bits = dtype_bits(v.dt) < 16 ? 16 : dtype_bits(v.dt);
+	DType t = bits == 16 ? DT_UINT16 : bits == 32 ? DT_UINT32 : DT_UINT64;
+	if (rc_of(v.dt) == rc_of(t))
+		return (Val){v.s, t, false, 0, 0};
+	Val d = gen_reg(g, t);
+	gen_emit(g, "mov.b%d %s, %s;", bits, d.s, v.s);
+	return d;
+}
+
+static const char *
+reg_list(Gen *g, const BufInfo *bi, const Slot *sl)
+{
+	StrBuf b;
+	sb_init(&b, &g->c->arena);
+	sb_putc(&b, '{');
+	for (int i = 0; i < sl->count; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", bi->regs[sl->reg + i].s);
+	sb_putc(&b, '}');
+	return sb_cstr(&b);
+}
+
+/* Reads a register-array element through any static view. */
+static Val
+local_read(Gen *g, const Access *a, Span sp)
+{
+	BufInfo *bi = gen_buf(g, a->root);
+	Slot sl;
+	if (!local_slot(g, a, sp, &sl))
+		return val_int(g, 0, a->dt);
+	Val r = bi->regs[sl.reg];
+	int vb = dtype_bits(a->dt), rb = dtype_bits(r.dt);
+	if (vb == rb) {
+		r.dt = a->dt;
+		return r;
 	}
-	*out = off.i;
-	return true;
+	Val d;
+	if (vb > rb) {
+		d = gen_reg(g, a->dt);
+		gen_emit(g, "mov.b%d %s, %s;", vb, d.s, reg_list(g, bi, &sl));
+		return d;
+	}
+	Val w = int_bits(g, r);
+	if (sl.bitpos) {
+		Val x = gen_reg(g, w.dt);
+		gen_emit(g, "shr.b%d %s, %s, %d;", rb, x.s, w.s, sl.bitpos);
+		w = x;
+	}
+	Val n = gen_reg(g, vb <= 16 ? DT_UINT16 : DT_UINT32);
+	gen_emit(g, "cvt.u%d.u%d %s, %s;", vb <= 16 ? 16 : 32, rb, n.s, w.s);
+	if (vb == 8)
+		gen_emit(g, "and.b16 %s, %s, 255;", n.s, n.s);
+	if (rc_of(n.dt) == rc_of(a->dt))
+		return (Val){n.s, a->dt, false, 0, 0};
+	d = gen_reg(g, a->dt);
+	gen_emit(g, "mov.b%d %s, %s;", vb, d.s, n.s);
+	return d;
+}
+
+/* Writes v (of the view's dtype) into a register-array element. */
+static void
+local_write(Gen *g, const Access *a, Val v, Span sp)
+{
+	BufInfo *bi = gen_buf(g, a->root);
+	Slot sl;
+	if (!local_slot(g, a, sp, &sl))
+		return;
+	const Val *r = &bi->regs[sl.reg];
+	int vb = dtype_bits(a->dt), rb = dtype_bits(r->dt);
+	v = gen_in_reg(g, v);
+	if (vb == rb) {
+		gen_emit(g, "mov.%s %s, %s;", ptx_mov_suffix(r->dt), r->s, v.s);
+		return;
+	}
+	if (vb > rb) {
+		gen_emit(g, "mov.b%d %s, %s;", vb, reg_list(g, bi, &sl), v.s);
+		return;
+	}
+	Val w = int_bits(g, *r), x = int_bits(g, v);
+	Val wide = gen_reg(g, w.dt);
+	gen_emit(g, "cvt.u%d.u%d %s, %s;", rb, vb <= 16 ? 16 : vb, wide.s, x.s);
+	gen_emit(g, "bfi.b%d %s, %s, %s, %d, %d;", rb, w.s, wide.s, w.s,
+		 sl.bitpos, vb);
+	if (strcmp(w.s, r->s))
+		gen_emit(g, "mov.b%d %s, %s;", rb, r->s, w.s);
 }
 
 const Val *
@@ -456,10 +595,12 @@ gen_local_elem(Gen *g, const Expr *e)
 	if (e->kind != EX_LOAD || !resolve_access(g, e, &a))
 		return NULL;
 	BufInfo *bi = gen_buf(g, a.root);
-	int64_t k;
-	if (bi->st != BS_LOCAL_REG || !local_index(g, &a, e->span, &k))
+	Slot sl;
+	if (bi->st != BS_LOCAL_REG ||
+	    dtype_bits(a.dt) != dtype_bits(a.root->dtype) ||
+	    !local_slot(g, &a, e->span, &sl))
 		return NULL;
-	return &bi->regs[k];
+	return &bi->regs[sl.reg];
 }
 
 Val
@@ -469,14 +610,8 @@ gen_load(Gen *g, const Expr *e)
 	if (!resolve_access(g, e, &a))
 		return val_int(g, 0, e->dtype);
 	BufInfo *bi = gen_buf(g, a.root);
-	if (bi->st == BS_LOCAL_REG) {
-		int64_t k;
-		if (!local_index(g, &a, e->span, &k))
-			return val_int(g, 0, e->dtype);
-		Val v = bi->regs[k];
-		v.dt = a.dt;
-		return v;
-	}
+	if (bi->st == BS_LOCAL_REG)
+		return local_read(g, &a, e->span);
 	if (bi->st == BS_TMEM)
 		return gen_error(g, PT_E_CODEGEN_ACCESS, e->span,
 				 "tensor memory has no element loads");
@@ -500,10 +635,7 @@ gen_store_val(Gen *g, const Expr *le, Val v)
 	v = gen_convert(g, v, a.dt, le->span);
 	BufInfo *bi = gen_buf(g, a.root);
 	if (bi->st == BS_LOCAL_REG) {
-		int64_t k;
-		if (local_index(g, &a, le->span, &k))
-			gen_emit(g, "mov.%s %s, %s;", ptx_mov_suffix(a.dt),
-				 bi->regs[k].s, v.s);
+		local_write(g, &a, v, le->span);
 		return;
 	}
 	if (bi->st == BS_TMEM) {

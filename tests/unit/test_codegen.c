@@ -861,3 +861,62 @@ TEST(codegen_meta_parses_in_runtime)
 	CHECK(contains(meta, "\"dynamic_smem\": 400"));
 	pt_ctx_free(c);
 }
+
+static Expr *
+eview(B *b, Buffer *x, DType t)
+{
+	Expr *v = ir_new_expr(b->c, EX_VIEW_DTYPE, ET_TENSOR, t, NOSP);
+	v->u.view.base = ebuf(b, x);
+	return v;
+}
+
+static Expr *
+eload_view(B *b, Expr *base, DType t, int64_t i)
+{
+	Expr *e = ir_new_expr(b->c, EX_LOAD, ET_SCALAR, t, NOSP);
+	e->u.access.base = base;
+	vec_push(&b->c->arena, &e->u.access.indices, ei(b, i, DT_INT32));
+	return e;
+}
+
+/* Width-changing dtype views of a register array (the tile engine's
+ * `buf.view(dtype)` storage references): a narrower element is a bit
+ * field of one register (read: shift + cvt, write: bfi), a wider one a
+ * group of registers (mov.b64 {lo, hi}). */
+TEST(codegen_register_views)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "views");
+	Buffer *O = buf(&b, "O", BK_PARAM, MS_GLOBAL, DT_UINT64, 2);
+	tensor_param(&b, O);
+	Buffer *r = buf(&b, "r", BK_ALLOC, MS_LOCAL, DT_FLOAT32, 2);
+	s_def(&b, r);
+	/* r.view("uint16")[3] = 7: the high half of r[1] */
+	Stmt *st = ir_new_stmt(c, ST_STORE, NOSP);
+	st->u.store.base = eview(&b, r, DT_UINT16);
+	vec_push(&c->arena, &st->u.store.indices, ei(&b, 3, DT_INT32));
+	st->u.store.value = ei(&b, 7, DT_UINT16);
+	add(&b, st);
+	/* r.view("uint64")[0] = 5: both registers */
+	st = ir_new_stmt(c, ST_STORE, NOSP);
+	st->u.store.base = eview(&b, r, DT_UINT64);
+	vec_push(&c->arena, &st->u.store.indices, ei(&b, 0, DT_INT32));
+	st->u.store.value = ei(&b, 5, DT_UINT64);
+	add(&b, st);
+	s_store(&b, O, ei(&b, 0, DT_INT32),
+		eload_view(&b, eview(&b, r, DT_UINT64), DT_UINT64, 0));
+	s_store(&b, O, ei(&b, 1, DT_INT32),
+		ecast(&b, EX_CAST, eload_view(&b, eview(&b, r, DT_UINT16),
+					      DT_UINT16, 1), DT_UINT64));
+	const char *ptx = compile(&b, "sm_90a", NULL);
+	CHECK(!ctx_has_errors(c));
+	CHECK(contains(ptx, "bfi.b32 %r1, %r2, %r1, 16, 16;"));
+	CHECK(contains(ptx, "mov.b32 %f2, %r1;"));
+	CHECK(contains(ptx, "mov.b64 {%f1, %f2}, %rd"));
+	CHECK(contains(ptx, "mov.b64 %rd"));
+	CHECK(contains(ptx, ", {%f1, %f2};"));
+	CHECK(contains(ptx, "shr.b32 %r"));
+	CHECK_ASM(ptx, "sm_90a");
+	pt_ctx_free(c);
+}
