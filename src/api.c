@@ -94,6 +94,7 @@ pt_compile(pt_ctx *ctx, pt_module *m, const char *target, const char **ptx,
 	int st = pt_check(ctx, m, target);
 	if (st)
 		return st;
+	GUARDED(ctx, tile_lower_module(ctx, m));
 	GUARDED(ctx, codegen_module(ctx, m, ptx, meta));
 	st = first_error(ctx);
 	if (st)

@@ -19,6 +19,9 @@ const char *ir_print_module(Ctx *c, const Module *m);
 const char *ir_module_to_json(Ctx *c, const Module *m);
 /* tile/check.c: verifies raw PTX calls and tile contracts for c->target. */
 void check_module(Ctx *c, Module *m);
+/* tile/lower.c: rewrites checked tile calls into raw PTX calls and
+ * scalar IR (needs check_module's records, no errors). */
+void tile_lower_module(Ctx *c, Module *m);
 /* codegen/: PTX text and kernel metadata JSON. */
 void codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta);
 /* tile/explain.c: per tile call explanation text. */

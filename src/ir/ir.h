@@ -355,6 +355,9 @@ struct Func {
 struct pt_module {
 	VEC(Var *) dyn;    /* symbolic sizes, in definition order */
 	VEC(Func *) funcs; /* in source order; scalar functions included */
+	/* tile/check.c: one struct TileCall per tile call, program order
+	 * (tile/tile.h); not part of the IR's structure or serialisation */
+	VEC(struct TileCall *) tile_calls;
 };
 
 typedef struct pt_module Module;

@@ -1,0 +1,256 @@
+/*
+ * tile.h - the tile contract engine (src/tile/): shared types of the
+ * checker (check.c), the common core (common.c, env.c), the family
+ * files (the files in patterns/), the lowering (lower.c) and explain (explain.c).
+ *
+ * Input: a lowered IR module.  For every T.cuda.tile.apply / ewise call
+ * the checker resolves the PTX form, the family, the execution groups and
+ * the canonical operand coordinates (*group, *repeat, *atom), checks the
+ * family contract and records the result as a TileCall on the module
+ * (Module.tile_calls, program order).  The lowering then rewrites each
+ * call into plain IR from that record; it never re-derives a decision.
+ *
+ * Invariants of a recorded TileCall (ok == true): every tensor operand's
+ * group prefix equals the call's groups, its repeat shape equals the
+ * call's repeats, its atom suffix has the form's length; register slots
+ * are static storage indices owned by the executing thread; memory atoms
+ * are consecutive and aligned (possibly symbolically, as linear forms
+ * over hardware-id and loop symbols that env.c can turn back into IR).
+ */
+#ifndef PT_TILE_H
+#define PT_TILE_H
+
+#include "base.h"
+#include "ir.h"
+#include "layout.h"
+#include "prove.h"
+#include "view.h"
+#include "ptx/ptx.h"
+
+#define TILE_MAX_GROUP 5   /* cta z/y/x, warp, lane */
+#define TILE_MAX_COORDS (1 << 22) /* enumeration limit per call */
+
+typedef struct TileCall TileCall;
+typedef struct TileEnv TileEnv;
+
+/* ---- parameters (params.def) ---- */
+
+typedef enum TileParamId {
+#define PARAM(id, name, kind, type) TP_##id,
+#include "params.def"
+#undef PARAM
+	TP_COUNT
+} TileParamId;
+
+#define TPB(id) (1u << TP_##id)
+
+/* ---- families (families.def) ---- */
+
+typedef bool (*TileCheckFn)(TileEnv *e, TileCall *tc);
+
+typedef struct TileFamily {
+	const char *name;   /* "registers", "ld_st", "ewise" */
+	const char *file;   /* the pattern file, for explain and docs */
+	int ptx_family;     /* PtxFamily, or -1 for ewise */
+	TileCheckFn check;
+	unsigned params;    /* TPB() bits of the accepted parameters */
+} TileFamily;
+
+const TileFamily *tile_family_of_ptx(int ptx_family);
+const TileFamily *tile_family_ewise(void);
+
+/* ---- execution groups ---- */
+
+typedef enum GroupKind {
+	GK_CTA_Z, GK_CTA_Y, GK_CTA_X, /* cluster CTA coordinates */
+	GK_WARP,        /* warp in the CTA (cta and cluster scope) */
+	GK_WARP_IN_WG,  /* warp in the warpgroup (warpgroup scope) */
+	GK_LANE,
+} GroupKind;
+
+/* Group coordinate g of this axis is hardware id lo + g. */
+typedef struct GroupAxis {
+	GroupKind kind;
+	int64_t lo, ext;
+	int sym;        /* prover symbol of the hardware id */
+	Expr *hw;       /* IR expression of the hardware id */
+} GroupAxis;
+
+/* ---- operands ---- */
+
+typedef enum OperandRole {
+	ROLE_REG,  /* register tensor (or scalar expression when `scalar`) */
+	ROLE_MEM,  /* addressed memory tensor (ld/st pointer side) */
+} OperandRole;
+
+typedef struct TileOperand {
+	int index;          /* position among the call's operands */
+	Expr *expr;
+	Span span;
+	OperandRole role;
+	bool out;           /* written by the instruction */
+	bool scalar;        /* a scalar expression, reused at every repeat */
+	int ptx_op;         /* first PTX operand it fills, -1 for ewise */
+	Buffer *root;       /* storage owner (param or allocation) */
+	View *view;
+	DType dtype;        /* element dtype seen by the operand */
+	int bits;
+	int rank;           /* view dims = ngroup + nrepeat + natom */
+	const int64_t *ext;
+	int natom;          /* atom length: registers per repeat (V) */
+	/* ROLE_REG tensors: storage index (in `bits` units) of each
+	 * (repeat, atom) coordinate, row-major, for the executing thread. */
+	int64_t *slot;
+	/* ROLE_MEM: atom start m (in `bits` units) per repeat, a linear form
+	 * over hardware-id and loop symbols. */
+	Lin *addr;
+	Expr **addr_x;      /* the same as IR index expressions */
+} TileOperand;
+
+/* Atom axes: one axis of extent natom, none for ewise (natom 0). */
+static inline int
+tile_atom_axes(const TileOperand *op)
+{
+	return op->natom > 0 ? 1 : 0;
+}
+
+/* Elements per repeat: the atom length, 1 for ewise's empty atom. */
+static inline int
+tile_atom_len(const TileOperand *op)
+{
+	return op->natom > 0 ? op->natom : 1;
+}
+
+struct TileCall {
+	Expr *call;
+	Span span;
+	const TileFamily *fam;
+	bool ok;            /* every check passed */
+	PtxInst inst;       /* apply: the selected form */
+	const char *form;   /* explain text of the selected form */
+	ExecScope scope;
+	int ngroup;
+	GroupAxis group[TILE_MAX_GROUP];
+	int nrepeat;
+	int64_t *repeat;
+	int64_t count;      /* issues (ewise: evaluations) per thread */
+	int nops;
+	TileOperand *ops;
+	Expr *pred;         /* NULL: unconditional */
+	bool preserve_dst;
+	Expr *cache_policy;
+	Func *fn;           /* ewise */
+};
+
+/* ---- env.c: the walk state, symbols and their IR expressions ---- */
+
+struct TileEnv {
+	Ctx *c;
+	Module *m;
+	Func *f;
+	SymTab st;
+	VEC(Expr *) sym_expr;   /* by symbol id; NULL for derived symbols */
+	VEC(int) var_sym;       /* by Var.id: symbol + 1, 0 = none yet */
+	VEC(bool) written;      /* by Buffer.id: written earlier */
+	int64_t block[3];       /* launch block dims (1 when absent) */
+	int64_t nthreads;       /* 0 when the block size is not static */
+	/* active hardware ranges narrowed by enclosing guards */
+	int64_t lane_lo, lane_hi, warp_lo, warp_hi;
+	int lane_sym, warp_sym; /* symbols under the current guards */
+	int cta_sym[3];         /* cluster CTA x/y/z, -1 when undeclared */
+};
+
+void tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f);
+/* Recreates the lane/warp symbols for the current guard ranges. */
+void tile_env_refresh_ids(TileEnv *e);
+/* Narrows (then restores) hardware ranges for an `if` condition. */
+typedef struct GuardSave {
+	int64_t lane_lo, lane_hi, warp_lo, warp_hi;
+} GuardSave;
+void tile_guard_push(TileEnv *e, const Expr *cond, bool negate,
+		     GuardSave *save);
+void tile_guard_pop(TileEnv *e, const GuardSave *save);
+/* Gives loop variable v the interval of its range. */
+void tile_env_loop(TileEnv *e, const Stmt *loop);
+/* Linear form of an integer expression; opaque parts become symbols
+ * that remember their expression. */
+Lin tile_lin(TileEnv *e, const Expr *x);
+/* An int32 (int64 when needed) IR expression of l; NULL when l uses a
+ * symbol without an expression. */
+Expr *tile_lin_expr(TileEnv *e, Lin l, Span sp);
+int tile_new_sym(TileEnv *e, const char *name, int64_t lo, int64_t hi,
+		 Expr *x);
+
+/* IR construction helpers (arena). */
+Expr *tile_int(Ctx *c, int64_t v, Span sp);
+Expr *tile_builtin0(Ctx *c, Builtin b, Span sp);
+Expr *tile_binop(Ctx *c, BinOp op, Expr *a, Expr *b, DType t, Span sp);
+
+/* ---- common.c: the contract core ---- */
+
+/* Checks keywords against the family schema and fills pred,
+ * preserve_dst and cache_policy. */
+bool tile_check_params(TileEnv *e, TileCall *tc,
+		       const NamedArgVec *params);
+/* Group prefix of tc->scope for the launch and guards. */
+bool tile_groups(TileEnv *e, TileCall *tc);
+/* Resolves an operand expression into root buffer and View. */
+bool tile_resolve_operand(TileEnv *e, TileOperand *op);
+/* Splits op's dims into group / repeat / atom (natom given) and checks
+ * the group prefix against tc; the first tensor operand sets the call's
+ * repeat shape, later ones must agree. */
+bool tile_shape_operand(TileEnv *e, TileCall *tc, TileOperand *op);
+/* Register operand: local storage, ownership, static per-thread slots. */
+bool tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op);
+/* True when codegen indexes x's elements logically (buffer, regions,
+ * same-width dtype views); lower.c then uses x itself. */
+bool tile_plain_chain(const Expr *x);
+/* Memory operand: address space, atom contiguity and alignment. */
+bool tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op,
+		       int space);
+/* Written register slots do not overlap (within and across outputs). */
+bool tile_check_overlap(TileEnv *e, TileCall *tc);
+/* preserve_dst needs pred, a register result and an initialised dst. */
+bool tile_check_preserve(TileEnv *e, TileCall *tc);
+/* Marks the root buffers that tc writes as initialised. */
+void tile_mark_written(TileEnv *e, TileCall *tc);
+/* "(1, 3, 2)" */
+const char *tile_coord_str(Arena *a, const int64_t *x, int n);
+/* True when dtype t can carry a PTX register of type p (nominal
+ * width, kind: exact type, bit/uint container, same-width integers). */
+bool tile_dtype_fits(DType t, PtxType p);
+int tile_ptx_type_bits(PtxType p);
+int64_t tile_repeat_count(const TileCall *tc);
+
+/* ---- select.c ---- */
+/* Selects among the table rows accepting tc->inst.spelling the one whose
+ * operand list matches tc's operands; from_params trailing PTX operands
+ * come from parameters (cache-policy). */
+bool tile_select_form(TileEnv *e, TileCall *tc, int from_params);
+/* Checks operand i against PTX operand o: dtype, atom length (groups),
+ * scalar only for reads; register slots for tensors. */
+bool tile_register_operand(TileEnv *e, TileCall *tc, TileOperand *op,
+			   const PtxOperand *o);
+
+/* Memory operand: shape (atom op->natom), element width of PTX type
+ * `type`, then tile_memory_atoms. */
+bool tile_memory_shape(TileEnv *e, TileCall *tc, TileOperand *op,
+		       PtxType type, int space);
+
+/* ---- the pattern files (patterns/) ---- */
+bool tile_check_registers(TileEnv *e, TileCall *tc);
+bool tile_check_ld_st(TileEnv *e, TileCall *tc);
+bool tile_check_ewise(TileEnv *e, TileCall *tc);
+
+/* ---- check.c / lower.c ---- */
+TileCall *tile_check_apply(TileEnv *e, Expr *call);
+TileCall *tile_check_ewise_call(TileEnv *e, Expr *call);
+/* Element reference (rvalue and lvalue) of register operand op at
+ * repeat r (row-major index) and atom word a, for the executing thread. */
+Expr *tile_reg_ref(Ctx *c, const TileCall *tc, const TileOperand *op,
+		   int64_t r, int a, Span sp);
+/* Pointer to the atom start of memory operand op at repeat r. */
+Expr *tile_mem_ptr(Ctx *c, const TileCall *tc, const TileOperand *op,
+		   int64_t r, Span sp);
+
+#endif
