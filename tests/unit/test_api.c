@@ -1,0 +1,101 @@
+/*
+ * Unit tests of the public pipeline (src/api.c): statuses for bad targets,
+ * and out-of-memory injection - failing the Nth arena block for every N
+ * over each example must give PT_E_NOMEM (never a crash or a leak, which
+ * ASan checks) until the compile succeeds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "test.h"
+
+static const char *const examples[] = {
+	"examples/cluster_copy.py", "examples/ld_st.py",
+	"examples/register_ops.py", "examples/ewise_silu.py",
+	"examples/saxpy_relu.py",   "examples/cp_async_zero_fill.py",
+};
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return s;
+}
+
+/* One full pipeline run; returns the first failing status. */
+static int
+run_pipeline(pt_ctx *c, const char *name, const char *text, size_t len)
+{
+	pt_module *m;
+	const char *out, *meta;
+	int st = pt_load(c, name, text, len, &m);
+	if (!st)
+		st = pt_print(c, m, &out);
+	if (!st)
+		st = pt_to_json(c, m, &out);
+	if (!st)
+		st = pt_compile(c, m, "sm_90a", &out, &meta);
+	return st;
+}
+
+TEST(api_unknown_target_is_usage_error)
+{
+	size_t len;
+	char *text = slurp("examples/saxpy_relu.py", &len);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	pt_ctx *c = pt_ctx_new(NULL);
+	pt_module *m;
+	CHECK_INT(pt_load(c, "saxpy_relu.py", text, len, &m), PT_OK);
+	CHECK_INT(pt_check(c, m, "sm_75"), PT_E_USAGE);
+	CHECK(strstr(pt_ctx_errmsg(c), "sm_75") != NULL);
+	pt_ctx_free(c);
+	free(text);
+}
+
+TEST(api_out_of_memory_at_every_allocation)
+{
+	for (size_t e = 0; e < countof(examples); e++) {
+		size_t len;
+		char *text = slurp(examples[e], &len);
+		CHECK(text != NULL);
+		if (!text)
+			continue;
+		pt_ctx *c = pt_ctx_new(NULL);
+		/* What the pipeline gives with memory to spare: usually PT_OK,
+		 * or the diagnostic of a family not written yet. */
+		int want = run_pipeline(c, examples[e], text, len);
+		CHECK(want != PT_E_NOMEM);
+		int done_at = 0;
+		for (size_t n = 1; n < 400 && !done_at; n++) {
+			c->arena.fail_after = n;
+			int st = run_pipeline(c, examples[e], text, len);
+			if (st == want)
+				done_at = (int)n;
+			else if (st != PT_E_NOMEM)
+				test_fail(t, __FILE__, __LINE__,
+					  "%s: block %zu: status %d",
+					  examples[e], n, st);
+		}
+		CHECK(done_at > 1);
+		pt_ctx_free(c);
+		free(text);
+	}
+}
