@@ -198,10 +198,9 @@ rt_init(ptrt_ctx *rt)
 {
 	int count = 0, rc;
 	CUresult r = rt->drv.init(0);
-	if (r == CUDA_ERROR_NO_DEVICE)
-		return rt_cu_check(rt, r, CUSYM_init, PT_E_RT_NO_DEVICE,
-				   "initializing the driver");
-	if ((rc = CU(rt, "initializing the driver", init, 0)) != PT_OK ||
+	if ((rc = rt_cu_check(rt, r, CUSYM_init,
+			      r == CUDA_ERROR_NO_DEVICE ? PT_E_RT_NO_DEVICE : 0,
+			      "initializing the driver")) != PT_OK ||
 	    (rc = CU(rt, NULL, driver_get_version, &rt->driver_version)) !=
 		    PT_OK ||
 	    (rc = CU(rt, NULL, device_get_count, &count)) != PT_OK)
