@@ -58,7 +58,11 @@ $(O)/tests/unit/%.o: CFLAGS_ALL += -I$(O) -Itests/unit
 $(O)/unit_tests: $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ)
 	$(CC) $(SAN) -o $@ $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
 
-test: all $(O)/unit_tests
+# Differential PTX spelling test tool (tests/suites/ptx_diff.sh).
+$(O)/ptxdiff: $(O)/tools/ptxdiff.o $(O)/libptxtile.a
+	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
+
+test: all $(O)/unit_tests $(O)/ptxdiff
 	@BUILD=$(O) sh tests/run.sh
 
 asan:
@@ -72,7 +76,7 @@ fuzz:
 		$(MAKE) --no-print-directory O=build-fuzz CC=clang OPT="-O1 -g" \
 			SAN="-fsanitize=fuzzer-no-link,address,undefined" all || exit 1; \
 		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
-			tests/fuzz/$$t.c build-fuzz/libptxtile.a build-fuzz/src/rt/*.o -lm -ldl \
+			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
@@ -91,6 +95,12 @@ bench-frontend: all $(O)/bench_frontend
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh
 
+$(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
+
+bench-compile: all $(O)/compile_latency
+	@BUILD=$(O) sh bench/compile_latency.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/ptxtile/codes $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/ptxtile.h include/ptxtile_rt.h $(DESTDIR)$(PREFIX)/include/
@@ -103,5 +113,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-frontend install clean
+.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

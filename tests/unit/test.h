@@ -3,7 +3,7 @@
  *
  *     TEST(lexer_dedent) { CHECK(x == 1); CHECK_STR(a, "b"); }
  *
- * at the start of a line in any tests/unit/*.c; the Makefile registers
+ * at the start of a line in a tests/unit/test_*.c file; the Makefile registers
  * every such name.  A check failure is reported and the test goes on.
  */
 #ifndef PT_TEST_H
