@@ -570,11 +570,12 @@ local_write(Gen *g, const Access *a, Val v, Span sp)
 		return;
 	const Val *r = &bi->regs[sl.reg];
 	int vb = dtype_bits(a->dt), rb = dtype_bits(r->dt);
-	v = gen_in_reg(g, v);
 	if (vb == rb) {
-		gen_emit(g, "mov.%s %s, %s;", ptx_mov_suffix(r->dt), r->s, v.s);
+		gen_emit(g, "mov.%s %s, %s;", ptx_mov_suffix(r->dt), r->s,
+			 v.imm ? gen_convert(g, v, r->dt, sp).s : v.s);
 		return;
 	}
+	v = gen_in_reg(g, v);
 	if (vb > rb) {
 		gen_emit(g, "mov.b%d %s, %s;", vb, reg_list(g, bi, &sl), v.s);
 		return;
