@@ -286,10 +286,40 @@ walk_eval(TileEnv *e, Expr *x)
 }
 
 static void
+scan_assigned(TileEnv *e, const Block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const Stmt *s = b->v[i];
+		switch (s->kind) {
+		case ST_ASSIGN:
+			while (e->assigned.n <= (size_t)s->u.var.var->id)
+				vec_push(&e->c->arena, &e->assigned, false);
+			e->assigned.v[s->u.var.var->id] = true;
+			break;
+		case ST_FOR:
+			scan_assigned(e, &s->u.loop.body);
+			break;
+		case ST_WHILE:
+			scan_assigned(e, &s->u.whil.body);
+			break;
+		case ST_IF:
+			scan_assigned(e, &s->u.cond.then);
+			scan_assigned(e, &s->u.cond.els);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void
 walk_stmt(TileEnv *e, Stmt *s)
 {
 	GuardSave g;
 	switch (s->kind) {
+	case ST_VAR_DECL:
+		tile_env_decl(e, s);
+		break;
 	case ST_EVAL:
 		walk_eval(e, s->u.value);
 		break;
@@ -333,6 +363,7 @@ check_module(Ctx *c, Module *m)
 			continue;
 		TileEnv e;
 		tile_env_init(&e, c, m, f);
+		scan_assigned(&e, &f->body);
 		walk_block(&e, &f->body);
 	}
 }

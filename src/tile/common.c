@@ -755,6 +755,20 @@ slot_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
+/* "(r0, .., atom)" of flat repeat/atom index idx of op. */
+static const char *
+slot_coord(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t idx)
+{
+	int n = tc->nrepeat + tile_atom_axes(op);
+	int64_t *x = NEWN(&c->arena, int64_t, n + 1);
+	const int64_t *ext = op->ext + tc->ngroup;
+	for (int i = n - 1; i >= 0; i--) {
+		x[i] = idx % ext[i];
+		idx /= ext[i];
+	}
+	return tile_coord_str(&c->arena, x, n);
+}
+
 bool
 tile_check_overlap(TileEnv *e, TileCall *tc)
 {
@@ -801,14 +815,12 @@ tile_check_overlap(TileEnv *e, TileCall *tc)
 		}
 		const TileOperand *oa = &tc->ops[a->op], *ob = &tc->ops[b->op];
 		return diag_error(c, PT_E_TILE_OVERLAP, ob->span,
-				  "destination slot %lld of operand %d (%s, "
-				  "repeat/atom index %lld) overlaps slot %lld "
-				  "of operand %d (index %lld): written slots "
-				  "must be distinct",
+				  "destination slot %lld of operand %d (%s) is "
+				  "written at repeat/atom %s and, by operand %d, "
+				  "at %s: written slots must be distinct",
 				  (long long)(b->lo / ob->bits), ob->index,
-				  ob->root->name, (long long)b->idx,
-				  (long long)(a->lo / oa->bits), oa->index,
-				  (long long)a->idx);
+				  ob->root->name, slot_coord(c, tc, ob, b->idx),
+				  oa->index, slot_coord(c, tc, oa, a->idx));
 	}
 	return true;
 }

@@ -302,6 +302,23 @@ var_sym(TileEnv *e, const Var *v, Span sp)
 }
 
 void
+tile_env_decl(TileEnv *e, const Stmt *decl)
+{
+	const Var *v = decl->u.var.var;
+	if (!decl->u.var.value ||
+	    ((size_t)v->id < e->assigned.n && e->assigned.v[v->id]))
+		return;
+	DTypeKind k = dtype_kind(v->dtype);
+	if (k != DK_INT && k != DK_UINT)
+		return;
+	Lin *l = NEW(&e->c->arena, Lin);
+	*l = tile_lin(e, decl->u.var.value);
+	while (e->var_lin.n <= (size_t)v->id)
+		vec_push(&e->c->arena, &e->var_lin, NULL);
+	e->var_lin.v[v->id] = l;
+}
+
+void
 tile_env_loop(TileEnv *e, const Stmt *loop)
 {
 	Var *v = loop->u.loop.var;
@@ -351,6 +368,9 @@ tile_lin(TileEnv *e, const Expr *x)
 		return lin_const(k);
 	switch (x->kind) {
 	case EX_VAR:
+		if ((size_t)x->u.var->id < e->var_lin.n &&
+		    e->var_lin.v[x->u.var->id])
+			return *e->var_lin.v[x->u.var->id];
 		return lin_sym(&e->st, var_sym(e, x->u.var, x->span));
 	case EX_BUILTIN:
 		if (x->u.call.id == BI_LANE_ID)

@@ -10,7 +10,8 @@
  *     element references of the per-thread storage (EX_LOAD, also the
  *     lvalue of an output), memory atoms as EX_PTR_TO at the atom start
  *     (thread-dependent parts are lane_id()/warp_id() expressions),
- *     scalar operands as written, groups flattened, cache_policy last;
+ *     scalar operands as written, a register group as one tuple,
+ *     cache_policy last;
  *   ewise: per element a result variable, the scalar function body
  *     inlined with its parameters replaced by the element references
  *     (if/else with returns become if/else assigning the result), and
@@ -144,6 +145,8 @@ tile_mem_ptr(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t r,
 
 /* ---- apply ---- */
 
+/* A register group (a PTX {..} operand) is passed as one tuple, so that
+ * the emitter cannot match its words to other operands. */
 static void
 push_operand(Ctx *c, ExprVec *args, const TileCall *tc,
 	     const TileOperand *op, int64_t r, Span sp)
@@ -152,6 +155,12 @@ push_operand(Ctx *c, ExprVec *args, const TileCall *tc,
 		vec_push(&c->arena, args, op->expr);
 	} else if (op->role == ROLE_MEM) {
 		vec_push(&c->arena, args, tile_mem_ptr(c, tc, op, r, sp));
+	} else if (tc->inst.ops[op->ptx_op].kind == PTXOP_VEC) {
+		Expr *t = ir_new_expr(c, EX_TUPLE, ET_TUPLE, op->dtype, sp);
+		for (int a = 0; a < op->natom; a++)
+			vec_push(&c->arena, &t->u.tuple,
+				 tile_reg_ref(c, tc, op, r, a, sp));
+		vec_push(&c->arena, args, t);
 	} else {
 		for (int a = 0; a < op->natom; a++)
 			vec_push(&c->arena, args,

@@ -151,6 +151,9 @@ struct TileEnv {
 	SymTab st;
 	VEC(Expr *) sym_expr;   /* by symbol id; NULL for derived symbols */
 	VEC(int) var_sym;       /* by Var.id: symbol + 1, 0 = none yet */
+	VEC(Lin *) var_lin;     /* by Var.id: value of a never-reassigned
+				 * variable at its declaration, or NULL */
+	VEC(bool) assigned;     /* by Var.id: target of some ST_ASSIGN */
 	VEC(bool) written;      /* by Buffer.id: written earlier */
 	int64_t block[3];       /* launch block dims (1 when absent) */
 	int64_t nthreads;       /* 0 when the block size is not static */
@@ -170,6 +173,8 @@ typedef struct GuardSave {
 void tile_guard_push(TileEnv *e, const Expr *cond, bool negate,
 		     GuardSave *save);
 void tile_guard_pop(TileEnv *e, const GuardSave *save);
+/* Records the value of a declared variable that is never reassigned. */
+void tile_env_decl(TileEnv *e, const Stmt *decl);
 /* Gives loop variable v the interval of its range. */
 void tile_env_loop(TileEnv *e, const Stmt *loop);
 /* Linear form of an integer expression; opaque parts become symbols

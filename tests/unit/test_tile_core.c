@@ -61,9 +61,13 @@ TEST(tile_ld_global_v4_cta_example)
 		Expr *p = b.f->body.v[i]->u.value;
 		CHECK(p->kind == EX_PTX);
 		CHECK_STR(p->u.ptx.spelling, "ld.global.v4.b32");
-		CHECK_INT(p->u.ptx.args.n, 5);
-		/* word 3 of repeat i is R[0, 0, i, 3] */
-		Expr *w3 = p->u.ptx.args.v[3];
+		CHECK_INT(p->u.ptx.args.n, 2);
+		/* the register group is one tuple; word 3 of repeat i is
+		 * R[0, 0, i, 3] */
+		Expr *g = p->u.ptx.args.v[0];
+		CHECK(g->kind == EX_TUPLE);
+		CHECK_INT(g->u.tuple.n, 4);
+		Expr *w3 = g->u.tuple.v[3];
 		CHECK(w3->kind == EX_LOAD);
 		CHECK_INT(w3->u.access.indices.n, 4);
 		int64_t k = -1;
@@ -72,7 +76,7 @@ TEST(tile_ld_global_v4_cta_example)
 		ir_const_int(w3->u.access.indices.v[3], &k);
 		CHECK_INT(k, 3);
 		/* the address is A.ptr_to([warp_id(), lane_id(), i, 0]) */
-		Expr *ad = p->u.ptx.args.v[4];
+		Expr *ad = p->u.ptx.args.v[1];
 		CHECK(ad->kind == EX_PTR_TO);
 		CHECK(ad->u.access.indices.v[0]->kind == EX_BUILTIN &&
 		      ad->u.access.indices.v[0]->u.call.id == BI_WARP_ID);
@@ -100,7 +104,8 @@ TEST(tile_st_shared_v4_permuted_slots)
 	tile_lower_module(b.c, b.m);
 	Expr *p = b.f->body.v[1]->u.value;
 	CHECK(p->u.ptx.args.v[0]->kind == EX_PTR_TO);
-	CHECK(p->u.ptx.args.v[4]->kind == EX_LOAD);
+	CHECK(p->u.ptx.args.v[1]->kind == EX_TUPLE);
+	CHECK(p->u.ptx.args.v[1]->u.tuple.v[3]->kind == EX_LOAD);
 	tb_free(&b);
 }
 
@@ -174,7 +179,7 @@ TEST(tile_ld_symbolic_alignment)
 	CHECK_INT(thread_ld("ld.global.v4.b32", 4, 132, lo, 16, NULL, &b), 0);
 	tile_lower_module(b.c, b.m);
 	Expr *p = b.f->body.v[0]->u.value;
-	CHECK(p->u.ptx.args.v[4]->kind == EX_PTR_TO);
+	CHECK(p->u.ptx.args.v[1]->kind == EX_PTR_TO);
 	tb_free(&b);
 }
 
@@ -228,8 +233,8 @@ TEST(tile_ld_cache_policy)
 	CHECK_INT(tb_check(&b), 0);
 	tile_lower_module(b.c, b.m);
 	Expr *p = b.f->body.v[0]->u.value;
-	CHECK_INT(p->u.ptx.args.n, 6);
-	CHECK(p->u.ptx.args.v[5]->kind == EX_VAR);
+	CHECK_INT(p->u.ptx.args.n, 3);
+	CHECK(p->u.ptx.args.v[2]->kind == EX_VAR);
 	tb_free(&b);
 }
 

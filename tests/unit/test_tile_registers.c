@@ -273,9 +273,11 @@ TEST(tile_mov_forms)
 	CHECK(unpack->inst.ops[0].kind == PTXOP_VEC);
 	CHECK_INT(pack->count, 4);
 	Expr *p = lowered(&b, 2);
-	CHECK_INT(p->u.ptx.args.n, 3);
-	CHECK_INT(index_of(p->u.ptx.args.v[2], 1), 1); /* P[2, 1] */
-	CHECK_INT(index_of(p->u.ptx.args.v[2], 0), 2);
+	CHECK_INT(p->u.ptx.args.n, 2);
+	Expr *grp = p->u.ptx.args.v[1];
+	CHECK(grp->kind == EX_TUPLE);
+	CHECK_INT(index_of(grp->u.tuple.v[1], 1), 1); /* P[2, 1] */
+	CHECK_INT(index_of(grp->u.tuple.v[1], 0), 2);
 	tb_free(&b);
 	/* a scalar destination */
 	tb_init(&b, 32, 0, 0);

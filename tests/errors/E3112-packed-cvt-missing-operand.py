@@ -1,0 +1,8 @@
+from tvm_tirx.script import tirx as T
+
+@T.function
+def k(A: T.Tensor((1, 8), "uint32", align=16)):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    H = T.alloc_local((4, 1), "uint32", layout="default")
+    D = T.alloc_local((4, 1), "float32", layout="default")
+    T.cuda.tile.apply(T.ptx["cvt.rn.f16x2.f32"], H, D)

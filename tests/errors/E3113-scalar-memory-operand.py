@@ -1,0 +1,8 @@
+from tvm_tirx.script import tirx as T
+
+@T.function
+def k(A: T.Tensor((1, 8), "uint32", align=16)):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    R = T.alloc_local((1, 4), "uint32", layout="default")
+    q: T.uint32 = 0
+    T.cuda.tile.apply(T.ptx["ld.global.b32"], R.view(4, 1), q)
