@@ -1,6 +1,6 @@
 #!/bin/sh
-# JSON round trips through the CLI, for every examples/*.py and
-# tests/roundtrip/*.py X:
+# JSON round trips through the CLI, for every examples/*.py,
+# tests/roundtrip/*.py, tests/golden/*.py and tests/gpu/kernels/*.py X:
 #   ptxtile json X.py   > a.json
 #   ptxtile json a.json > b.json     b.json must equal a.json byte for byte
 #   ptxtile print a.json             must equal ptxtile print X.py
@@ -9,7 +9,8 @@ BUILD=${BUILD:-build}
 bin="$BUILD/ptxtile"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in examples/*.py tests/roundtrip/*.py; do
+for f in examples/*.py tests/roundtrip/*.py tests/golden/*.py \
+	tests/gpu/kernels/*.py; do
 	[ -f "$f" ] || continue
 	name="json/$(dirname "$f" | sed 's|^tests/||')/$(basename "$f" .py)"
 	if ! "$bin" json "$f" >"$tmp/a.json" 2>"$tmp/err"; then
