@@ -9,6 +9,10 @@
 BUILD=${BUILD:-build}
 bin="$BUILD/ptxtile"
 out="$BUILD/demo"
+if [ ! -x "$bin" ]; then
+	echo "demo: $bin is missing; run make first" >&2
+	exit 2
+fi
 mkdir -p "$out"
 have_ptxas=no
 if [ -n "$PTXAS" ] || command -v ptxas >/dev/null 2>&1 ||
