@@ -1,0 +1,538 @@
+/*
+ * ptx.c - spelling parser, operand checks, target gating, PTX version
+ * choice, T.ptx chain conversion and generic operand printing.
+ *
+ * Input: spellings and operand lists from tile and raw T.ptx calls.
+ * Output: validated PtxInst values or PT_E_PTX_* diagnostics.
+ * Invariant: a PtxInst exists only for a spelling some table row accepts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx.h"
+
+static const struct {
+	const char *name;
+	int bits;
+} types[] = {
+#define PTYPE(id, name, bits) [PTY_##id] = {name, bits},
+#include "types.def"
+#undef PTYPE
+};
+
+static const struct {
+	const char *name;
+	int bits;
+} spaces[] = {
+#define PSPACE(id, name, bits) [PSP_##id] = {name, bits},
+#include "spaces.def"
+#undef PSPACE
+};
+
+static const struct {
+	const char *name;
+	bool tile;
+} families[] = {
+#define PFAM(id, name, tile) [PTXF_##id] = {name, tile},
+#include "families.def"
+#undef PFAM
+};
+
+static const struct {
+	const char *min_target;
+	int sm;
+	bool specific;
+	unsigned mask;
+} gates[] = {
+#define GATE(id, name, sm, spec, mask) [PTXG_##id] = {name, sm, spec, mask},
+#include "gates.def"
+#undef GATE
+};
+
+const char *
+ptx_type_name(PtxType t)
+{
+	return types[t].name;
+}
+
+int
+ptx_type_bits(PtxType t)
+{
+	return types[t].bits;
+}
+
+const char *
+ptx_space_name(PtxSpace s)
+{
+	return spaces[s].name;
+}
+
+int
+ptx_space_addr_bits(PtxSpace s)
+{
+	return spaces[s].bits;
+}
+
+const char *
+ptx_family_name(PtxFamily f)
+{
+	return families[f].name;
+}
+
+bool
+ptx_family_is_tile(PtxFamily f)
+{
+	return families[f].tile;
+}
+
+bool
+ptx_gate_allows(PtxGate g, Target t)
+{
+	return (gates[g].mask >> t) & 1u;
+}
+
+const char *
+ptx_gate_min_target(PtxGate g)
+{
+	return gates[g].min_target;
+}
+
+/* ---- spelling parser ---- */
+
+static bool
+is_word_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' || ch == ':';
+}
+
+/* A spelling is letters, digits, '_' and ':' in non-empty '.'-separated
+ * parts, starting with a letter. */
+static bool
+spelling_is_clean(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p == '.') {
+			if (p[1] == 0 || p[1] == '.')
+				return false;
+		} else if (!is_word_char(*p)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static size_t
+mnemonic_prefix(const char *s, const char *mn)
+{
+	size_t l = strlen(mn);
+	if (strncmp(s, mn, l) == 0 && (s[l] == 0 || s[l] == '.'))
+		return l;
+	return 0;
+}
+
+typedef struct TokenSeen {
+	const char *tok;
+	int len;
+	bool found;
+} TokenSeen;
+
+/* Callback of ptx_form_each_alt: marks the token when an alternative
+ * contains it as one of its '.'-parts. */
+static void
+alt_has_token(void *ud, const char *alt, int len)
+{
+	TokenSeen *ts = ud;
+	for (int i = 0; i < len;) {
+		int j = i + 1;
+		while (j < len && alt[j] != '.')
+			j++;
+		if (j - i == ts->len && strncmp(alt + i, ts->tok, (size_t)ts->len) == 0)
+			ts->found = true;
+		i = j;
+	}
+}
+
+static bool
+token_known(const char *mn, const char *tok, int len)
+{
+	TokenSeen ts = {tok, len, false};
+	for (int i = 0; i < ptx_form_count() && !ts.found; i++)
+		if (strcmp(ptx_form(i)->mnemonic, mn) == 0)
+			ptx_form_each_alt(i, alt_has_token, &ts);
+	return ts.found;
+}
+
+static bool
+is_type_token(const char *tok, int len)
+{
+	for (int t = 1; t < PTY_COUNT; t++)
+		if ((int)strlen(types[t].name) == len - 1 &&
+		    strncmp(types[t].name, tok + 1, (size_t)len - 1) == 0)
+			return true;
+	return false;
+}
+
+/* Explains why no row of mnemonic mn accepted quals. */
+static bool
+diagnose_quals(Ctx *c, const char *spelling, const char *mn,
+	       const char *quals, Span sp)
+{
+	const char *toks[64];
+	int lens[64], n = 0;
+	for (const char *p = quals; *p && n < 64;) {
+		const char *q = p + 1;
+		while (*q && *q != '.')
+			q++;
+		toks[n] = p;
+		lens[n++] = (int)(q - p);
+		p = q;
+	}
+	for (int i = 0; i < n; i++)
+		if (!token_known(mn, toks[i], lens[i]))
+			return diag_error(c, PT_E_PTX_BAD_QUALIFIER, sp,
+					  "qualifier `%.*s` is not allowed for `%s` in `%s`",
+					  lens[i], toks[i], mn, spelling);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (lens[i] == lens[j] &&
+			    strncmp(toks[i], toks[j], (size_t)lens[i]) == 0 &&
+			    !is_type_token(toks[i], lens[i]))
+				return diag_error(c, PT_E_PTX_DUPLICATE_QUALIFIER, sp,
+						  "qualifier `%.*s` appears twice in `%s`",
+						  lens[i], toks[i], spelling);
+	return diag_error(c, PT_E_PTX_QUALIFIER_COMBINATION, sp,
+			  "`%s` is not a valid `%s` form (qualifiers missing, "
+			  "misordered or not allowed together)", spelling, mn);
+}
+
+static void
+fill_gate(PtxInst *in)
+{
+	in->min_sm = gates[in->gate].sm;
+	in->needs_arch_specific = gates[in->gate].specific;
+}
+
+bool
+ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
+{
+	if (!spelling || !spelling_is_clean(spelling))
+		return diag_error(c, PT_E_PTX_JUNK, sp,
+				  "`%s` is not a PTX instruction spelling "
+				  "(only a dotted qualifier chain is allowed)",
+				  spelling ? spelling : "");
+	const char *best = NULL;
+	size_t bestlen = 0;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const PtxForm *f = ptx_form(i);
+		size_t l = mnemonic_prefix(spelling, f->mnemonic);
+		if (!l)
+			continue;
+		if (ptx_form_match(i, spelling + l, out)) {
+			out->spelling = arena_strdup(&c->arena, spelling);
+			fill_gate(out);
+			return true;
+		}
+		if (l > bestlen) {
+			best = f->mnemonic;
+			bestlen = l;
+		}
+	}
+	if (!best) {
+		size_t l = strcspn(spelling, ".");
+		return diag_error(c, PT_E_PTX_UNKNOWN_MNEMONIC, sp,
+				  "unknown PTX instruction `%.*s` in `%s`",
+				  (int)l, spelling, spelling);
+	}
+	return diagnose_quals(c, spelling, best, spelling + bestlen, sp);
+}
+
+/* ---- target gating and versions ---- */
+
+bool
+ptx_check_target(Ctx *c, const PtxInst *in, Span sp)
+{
+	if (ptx_gate_allows(in->gate, c->target))
+		return true;
+	Target t = c->target;
+	if (!target_is_specific(t) && target_sm(t) >= gates[in->gate].sm)
+		return diag_error(c, PT_E_PTX_TARGET_NOT_SPECIFIC, sp,
+				  "`%s` needs an arch-specific target "
+				  "(minimum %s), not %s", in->spelling,
+				  gates[in->gate].min_target, target_name(t));
+	StrBuf b;
+	sb_init(&b, &c->arena);
+	for (int i = 0; i < TGT_COUNT; i++)
+		if (ptx_gate_allows(in->gate, (Target)i))
+			sb_printf(&b, "%s%s", b.n ? ", " : "",
+				  target_name((Target)i));
+	return diag_error(c, PT_E_PTX_TARGET_TOO_OLD, sp,
+			  "`%s` is not available on %s (minimum target %s; "
+			  "supported: %s)", in->spelling, target_name(t),
+			  gates[in->gate].min_target, sb_cstr(&b));
+}
+
+int
+ptx_target_min_version(Target t)
+{
+	switch (t) {
+	case TGT_SM_80: return 70;
+	case TGT_SM_90: return 78;
+	case TGT_SM_90A: return 80;
+	case TGT_SM_100A: return 86;
+	case TGT_SM_100F: return 88;
+	case TGT_SM_103A: return 88;
+	default: PT_ASSERT(!"unknown target");
+	}
+}
+
+int
+ptx_version_for(Target t, const PtxInst *const *insts, int n)
+{
+	int v = ptx_target_min_version(t);
+	for (int i = 0; i < n; i++)
+		if (insts[i]->min_ptx > v)
+			v = insts[i]->min_ptx;
+	return v;
+}
+
+/* ---- raw call operands ---- */
+
+bool
+ptx_imm_ok(const PtxOperand *op, long long v)
+{
+	if (!op->imm)
+		return true;
+	const char *p = op->imm + 1;
+	while (*p && *p != '}') {
+		long long lo = strtoll(p, (char **)&p, 10), hi = lo, step = 1;
+		if (p[0] == '.' && p[1] == '.') {
+			hi = strtoll(p + 2, (char **)&p, 10);
+			if (*p == '/')
+				step = strtoll(p + 1, (char **)&p, 10);
+		}
+		if (v >= lo && v <= hi && (v - lo) % step == 0)
+			return true;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+static bool
+arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
+{
+	int bits = ptx_type_bits(op->type);
+	switch (op->kind) {
+	case PTXOP_REG:
+		if (a->kind == PTXOP_IMM)
+			return op->imm_ok;
+		return a->kind == PTXOP_REG && (a->bits == 0 || a->bits == bits);
+	case PTXOP_VEC:
+		return a->kind == PTXOP_VEC && a->vec == op->vec &&
+		       (a->bits == 0 || a->bits == bits);
+	case PTXOP_IMM:
+		if (a->kind != PTXOP_IMM)
+			return false;
+		if (a->has_value && !ptx_imm_ok(op, a->value))
+			*imm_bad = true;
+		return true;
+	case PTXOP_TENSOR:
+		return a->kind == PTXOP_TENSOR && a->vec == op->vec;
+	default:
+		return a->kind == op->kind;
+	}
+}
+
+/* Assigns args[ai..] to ops[oi..], skipping optional operands. */
+static bool
+fit_from(const PtxInst *in, int oi, const PtxArg *args, int nargs, int ai,
+	 bool *imm_bad)
+{
+	if (oi == in->nops)
+		return ai == nargs;
+	const PtxOperand *op = &in->ops[oi];
+	bool bad = false;
+	if (ai < nargs && arg_fits(op, &args[ai], &bad) &&
+	    fit_from(in, oi + 1, args, nargs, ai + 1, imm_bad)) {
+		*imm_bad |= bad;
+		return true;
+	}
+	return op->optional && fit_from(in, oi + 1, args, nargs, ai, imm_bad);
+}
+
+static void
+count_range(const PtxInst *in, int *lo, int *hi)
+{
+	*lo = *hi = 0;
+	for (int i = 0; i < in->nops; i++) {
+		*hi += 1;
+		*lo += !in->ops[i].optional;
+	}
+}
+
+bool
+ptx_check_args(Ctx *c, PtxInst *in, const PtxArg *args, int nargs, Span sp)
+{
+	const char *quals = in->spelling + strlen(in->mnemonic);
+	bool count_ok = false, imm_seen = false;
+	int lo0, hi0;
+	count_range(in, &lo0, &hi0);
+	for (int i = 0; i < ptx_form_count(); i++) {
+		PtxInst cand;
+		if (strcmp(ptx_form(i)->mnemonic, in->mnemonic) != 0 ||
+		    !ptx_form_match(i, quals, &cand))
+			continue;
+		int lo, hi;
+		count_range(&cand, &lo, &hi);
+		count_ok |= nargs >= lo && nargs <= hi;
+		bool imm_bad = false;
+		if (!fit_from(&cand, 0, args, nargs, 0, &imm_bad))
+			continue;
+		if (imm_bad) {
+			imm_seen = true;
+			continue;
+		}
+		cand.spelling = in->spelling;
+		fill_gate(&cand);
+		*in = cand;
+		return true;
+	}
+	if (imm_seen)
+		return diag_error(c, PT_E_PTX_IMMEDIATE_RANGE, sp,
+				  "an immediate operand of `%s` is outside the "
+				  "allowed values (%s)", in->spelling,
+				  ptx_describe_operands(&c->arena, in));
+	if (!count_ok)
+		return diag_error(c, PT_E_PTX_OPERAND_COUNT, sp,
+				  "`%s` takes %d%s operands (%s), got %d",
+				  in->spelling, lo0, hi0 > lo0 ? " or more" : "",
+				  ptx_describe_operands(&c->arena, in), nargs);
+	return diag_error(c, PT_E_PTX_OPERAND_KIND, sp,
+			  "operands of `%s` do not match its signature (%s)",
+			  in->spelling, ptx_describe_operands(&c->arena, in));
+}
+
+/* ---- chains, qualifiers, printing ---- */
+
+const char *
+ptx_chain_to_spelling(Arena *a, const char *chain)
+{
+	if (!chain || !*chain)
+		return NULL;
+	StrBuf b;
+	sb_init(&b, a);
+	const char *p = chain;
+	while (*p) {
+		const char *e = strchr(p, '.');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n > 1 && p[n - 1] == '_')
+			n--; /* `async_` -> `async` */
+		if (n == 0)
+			return NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] == '_' && i + 1 < n && p[i + 1] == '_') {
+				sb_puts(&b, "::");
+				i++;
+			} else {
+				sb_putc(&b, p[i]);
+			}
+		}
+		if (!e)
+			break;
+		sb_putc(&b, '.');
+		p = e + 1;
+		if (!*p)
+			return NULL;
+	}
+	return sb_cstr(&b);
+}
+
+bool
+ptx_inst_has(const PtxInst *in, const char *qual)
+{
+	size_t l = strlen(qual);
+	for (const char *p = in->spelling + strlen(in->mnemonic); *p; p++)
+		if (*p == '.' && strncmp(p, qual, l) == 0 &&
+		    (p[l] == 0 || p[l] == '.'))
+			return true;
+	return false;
+}
+
+int
+ptx_operand_words(const PtxOperand *op)
+{
+	switch (op->kind) {
+	case PTXOP_VEC: return op->vec;
+	case PTXOP_TENSOR: return 1 + op->vec;
+	case PTXOP_PAIR: return 2;
+	default: return 1;
+	}
+}
+
+static void
+emit_list(StrBuf *b, const char *const *w, int n)
+{
+	sb_putc(b, '{');
+	for (int i = 0; i < n; i++)
+		sb_printf(b, "%s%s", i ? ", " : "", w[i]);
+	sb_putc(b, '}');
+}
+
+void
+ptx_emit(StrBuf *b, const PtxInst *in, const char *pred, const bool *present,
+	 const char *const *w)
+{
+	if (pred)
+		sb_printf(b, "@%s ", pred);
+	sb_puts(b, in->spelling);
+	bool first = true;
+	for (int i = 0; i < in->nops; i++) {
+		const PtxOperand *op = &in->ops[i];
+		if (present && !present[i])
+			continue;
+		sb_puts(b, first ? " " : ", ");
+		first = false;
+		switch (op->kind) {
+		case PTXOP_VEC: emit_list(b, w, op->vec); break;
+		case PTXOP_ADDR: sb_printf(b, "[%s]", w[0]); break;
+		case PTXOP_TENSOR:
+			sb_printf(b, "[%s, ", w[0]);
+			emit_list(b, w + 1, op->vec);
+			sb_putc(b, ']');
+			break;
+		case PTXOP_PAIR: sb_printf(b, "%s|%s", w[0], w[1]); break;
+		default: sb_puts(b, w[0]); break;
+		}
+		w += ptx_operand_words(op);
+	}
+	sb_putc(b, ';');
+}
+
+const char *
+ptx_describe_operands(Arena *a, const PtxInst *in)
+{
+	StrBuf b;
+	sb_init(&b, a);
+	if (in->nops == 0)
+		sb_puts(&b, "no operands");
+	for (int i = 0; i < in->nops; i++) {
+		const PtxOperand *op = &in->ops[i];
+		sb_printf(&b, "%s%s ", i ? ", " : "", op->out ? "out" : "in");
+		const char *ty = ptx_type_name(op->type);
+		switch (op->kind) {
+		case PTXOP_REG: sb_printf(&b, "%s%s", ty, op->imm_ok ? "|imm" : ""); break;
+		case PTXOP_PRED: sb_puts(&b, "pred"); break;
+		case PTXOP_VEC: sb_printf(&b, "{%s x%d}", ty, op->vec); break;
+		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
+		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
+		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
+		case PTXOP_IMM: sb_printf(&b, "imm%s", op->imm ? op->imm : ""); break;
+		}
+		if (op->optional)
+			sb_puts(&b, " (optional)");
+	}
+	return sb_cstr(&b);
+}

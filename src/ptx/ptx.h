@@ -1,0 +1,214 @@
+/*
+ * ptx.h - the PTX form table, the spelling parser, operand signatures and
+ * target gating (src/ptx/).
+ *
+ * Input: an instruction spelling such as "ld.global.v4.b32" (from a tile
+ * call's T.ptx["..."] or a raw T.ptx.chain call) and the compile target.
+ * Output: a PtxInst naming the matched table row with its operand
+ * signature resolved (types, vector counts, state spaces), or a
+ * diagnostic.  Nothing that did not match a row is ever returned, so no
+ * unvalidated text reaches the emitted PTX.
+ *
+ * The table (forms_*.def) has one FORM row per group of spellings:
+ *
+ *   FORM(family, "mnemonic", "qualifier template", "operands", min_ptx, gate)
+ *
+ * Qualifier template: a sequence of groups matched left to right.
+ *   .sync                 a required qualifier
+ *   {.a,.b.c}             exactly one alternative (an alternative may hold
+ *                         several qualifiers)
+ *   {.a,.b}?              at most one alternative
+ *   t{...} u{...} v{...} n{...} s{...}
+ *                         a tagged group: t/u give the operand types $t/$u
+ *                         (the alternative's name), v/n give the numbers
+ *                         $v/$n (the digits in the alternative, e.g. .v4,
+ *                         .x16, .2d), s gives the state space $s.
+ *
+ * Operands, comma-separated, in PTX order:
+ *   [>]KIND[:ARG][*COUNT][@[!]QUAL][?]
+ *   >      written by the instruction (else read)
+ *   r      one register of type ARG (a type name, $t or $u)
+ *   ri     register or immediate of type ARG
+ *   p      predicate register
+ *   g      a {..} group of COUNT registers, or one register when COUNT is 1
+ *   v      a {..} group of COUNT registers
+ *   a      address [reg] in state space ARG (space name or $s; none =
+ *          generic)
+ *   t      tensor-map address with COUNT coordinates [tmap, {c0, ...}]
+ *   e      register|predicate pair (elect.sync), two words "d|p"
+ *   i      immediate; ARG is the allowed set {4,8,16} or {lo..hi/step}
+ *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
+ *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
+ *   ?      optional (may be left out by the caller)
+ *
+ * Several rows may accept one spelling with different operand lists (e.g.
+ * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
+ * ptx_parse picks the first, ptx_check_args re-selects by the operands.
+ *
+ * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
+ * first operand is the written one when the form writes (e.g. mapa.u64
+ * dst, addr, cta; elect.sync dst|pred, mask).  Examples:
+ *   mbarrier.init.shared.b64               [mbar], count
+ *   mbarrier.arrive.expect_tx.shared.b64   state, [mbar], tx_bytes
+ *   mbarrier.try_wait.parity.shared.b64    pred, [mbar], parity
+ *   mapa.u64                               dst, addr, cta
+ *   fence.proxy.async.shared::cta          (none)
+ *   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+ *                                          [dst], [src], bytes, [mbar]
+ *   cp.async.bulk.commit_group             (none)
+ *   cp.async.bulk.wait_group               n
+ *   setmaxnreg.dec.sync.aligned.u32        n (24..256, multiple of 8)
+ *   bar.sync                               id[, count]
+ *   elect.sync                             dst|pred, mask
+ * ptx_describe_operands() prints the signature of any form.
+ */
+#ifndef PT_PTX_H
+#define PT_PTX_H
+
+#include "base.h"
+
+#define PTX_MAX_OPS 12
+
+typedef enum PtxType {
+#define PTYPE(id, name, bits) PTY_##id,
+#include "types.def"
+#undef PTYPE
+	PTY_COUNT
+} PtxType;
+
+typedef enum PtxSpace {
+#define PSPACE(id, name, bits) PSP_##id,
+#include "spaces.def"
+#undef PSPACE
+	PSP_COUNT
+} PtxSpace;
+
+typedef enum PtxFamily {
+#define PFAM(id, name, tile) PTXF_##id,
+#include "families.def"
+#undef PFAM
+	PTXF_COUNT
+} PtxFamily;
+
+typedef enum PtxGate {
+#define GATE(id, name, sm, spec, mask) PTXG_##id,
+#include "gates.def"
+#undef GATE
+	PTXG_COUNT
+} PtxGate;
+
+typedef enum PtxOpKind {
+	PTXOP_REG,    /* one register: %r1 */
+	PTXOP_PRED,   /* a predicate register: %p1 */
+	PTXOP_VEC,    /* a group of vec registers: {%r1, %r2} */
+	PTXOP_ADDR,   /* [%rd1] in state space `space` */
+	PTXOP_TENSOR, /* [%rd1, {%r1, %r2}]: tensor map + vec coordinates */
+	PTXOP_PAIR,   /* %r1|%p1 (elect.sync) */
+	PTXOP_IMM     /* an integer constant */
+} PtxOpKind;
+
+typedef struct PtxOperand {
+	PtxOpKind kind;
+	bool out;          /* written by the instruction */
+	bool optional;     /* the caller may leave it out */
+	bool imm_ok;       /* REG that may also be an immediate */
+	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
+	int vec;           /* registers in a VEC, coordinates of a TENSOR */
+	PtxSpace space;    /* state space of an ADDR */
+	const char *imm;   /* allowed set of an IMM ("{4,8,16}") or NULL */
+} PtxOperand;
+
+typedef struct PtxInst {
+	const char *spelling; /* canonical text as written (arena) */
+	PtxFamily family;
+	const char *mnemonic; /* "ld", "mma.sync", "cp.async.bulk.tensor"... */
+	int form;             /* row index in the form table */
+	int nops;
+	PtxOperand ops[PTX_MAX_OPS];
+	int min_ptx;          /* e.g. 80 for PTX ISA 8.0 */
+	PtxGate gate;
+	int min_sm;
+	bool needs_arch_specific; /* 'a' or 'f' target required */
+	/* qualifiers later stages need (0/PTY_NONE/PSP_GENERIC if absent) */
+	PtxType type, type2;  /* $t and $u */
+	int vec;              /* $v: .v4 -> 4, .x2 -> 2 */
+	int num;              /* $n: .2d -> 2, .x16 -> 16 */
+	PtxSpace space;       /* $s */
+} PtxInst;
+
+/* An actual operand of a raw call, for ptx_check_args. */
+typedef struct PtxArg {
+	PtxOpKind kind;   /* REG, PRED, VEC, ADDR, IMM (TENSOR, PAIR) */
+	int bits;         /* register width; 0 = unknown/any */
+	int vec;          /* registers in a VEC */
+	bool has_value;   /* IMM with a known value */
+	long long value;
+} PtxArg;
+
+/* Parses and validates a spelling; on failure records a diagnostic
+ * (PT_E_PTX_*) at sp and returns false. */
+bool ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out);
+/* Checks that c->target supports inst; the diagnostic names the
+ * instruction and the minimum target. */
+bool ptx_check_target(Ctx *c, const PtxInst *inst, Span sp);
+/* Checks the operand list of a raw call (count, kinds, widths, immediate
+ * ranges); may re-select another row accepting the same spelling. */
+bool ptx_check_args(Ctx *c, PtxInst *inst, const PtxArg *args, int nargs,
+		    Span sp);
+/* Lowest PTX ISA version (e.g. 80 = 8.0) valid for this target. */
+int ptx_target_min_version(Target t);
+/* The .version for a kernel using insts on target t. */
+int ptx_version_for(Target t, const PtxInst *const *insts, int n);
+/* T.ptx dotted chain -> spelling: `__` means `::`, a trailing `_` of a
+ * part is dropped (fence.proxy.async_.shared__cta ->
+ * fence.proxy.async.shared::cta).  NULL for an empty or malformed chain. */
+const char *ptx_chain_to_spelling(Arena *a, const char *chain);
+/* True when the spelling holds the qualifier (e.g. ".trans"). */
+bool ptx_inst_has(const PtxInst *inst, const char *qual);
+/* True when v is allowed for an IMM operand. */
+bool ptx_imm_ok(const PtxOperand *op, long long v);
+/* Number of text words operand op consumes in ptx_emit. */
+int ptx_operand_words(const PtxOperand *op);
+/* Emits "[@pred ]spelling w, w, ...;" printing each operand generically
+ * ({a, b}, [a], [t, {c}], a|b) from words in operand order; ops[i] is
+ * emitted when present[i] (present may be NULL = all). */
+void ptx_emit(StrBuf *b, const PtxInst *inst, const char *pred,
+	      const bool *present, const char *const *words);
+/* One-line operand signature, e.g. "out g(b32 x4), in [global]". */
+const char *ptx_describe_operands(Arena *a, const PtxInst *inst);
+
+const char *ptx_type_name(PtxType t);
+int ptx_type_bits(PtxType t);
+const char *ptx_space_name(PtxSpace s);
+int ptx_space_addr_bits(PtxSpace s);
+const char *ptx_family_name(PtxFamily f);
+bool ptx_family_is_tile(PtxFamily f);
+/* Whether target t passes gate g; the minimum target name of g. */
+bool ptx_gate_allows(PtxGate g, Target t);
+const char *ptx_gate_min_target(PtxGate g);
+
+/* ---- the form table (form.c), for tests and the differential tool ---- */
+
+typedef struct PtxForm {
+	PtxFamily family;
+	const char *mnemonic;
+	const char *tpl;
+	const char *ops;
+	int min_ptx;
+	PtxGate gate;
+} PtxForm;
+
+int ptx_form_count(void);
+const PtxForm *ptx_form(int i);
+/* Matches the qualifier text after the mnemonic (starting with '.' or
+ * empty) against row i; fills inst (without spelling) on success. */
+bool ptx_form_match(int i, const char *quals, PtxInst *inst);
+/* Writes a random spelling that row i accepts into buf (size n); rng is
+ * a caller-owned xorshift state. */
+void ptx_form_sample(int i, uint64_t *rng, char *buf, size_t n);
+/* Every qualifier alternative text of row i, through a callback. */
+void ptx_form_each_alt(int i, void (*fn)(void *ud, const char *alt, int len),
+		       void *ud);
+uint64_t ptx_rng_next(uint64_t *s);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+ * Unit tests of src/ptx: spelling parser (accepted and rejected forms with
+ * exact codes), operand signatures, raw-call operand checks, target
+ * gating, .version choice, T.ptx chain conversion, generic operand
+ * printing and table invariants.  Expected spellings and versions come
+ * from the PTX ISA and were checked with ptxas 13.0.
+ */
+#include <stdio.h>
+
+#include "base.h"
+#include "ptx/ptx.h"
+#include "test.h"
+
+static pt_ctx *
+new_ctx(Target t)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	c->target = t;
+	return c;
+}
+
+static int
+last_code(pt_ctx *c)
+{
+	return c->diags_tail ? c->diags_tail->code : 0;
+}
+
+/* Parses s; returns 0 on success or the diagnostic code. */
+static int
+parse_code(Target t, const char *s)
+{
+	pt_ctx *c = new_ctx(t);
+	PtxInst in;
+	int code = ptx_parse(c, s, (Span){0}, &in) ? 0 : last_code(c);
+	pt_ctx_free(c);
+	return code;
+}
+
+/* Parses and checks the target; 0 or the diagnostic code. */
+static int
+gate_code(Target t, const char *s, char *msg, size_t n)
+{
+	pt_ctx *c = new_ctx(t);
+	PtxInst in;
+	int code = 0;
+	if (!ptx_parse(c, s, (Span){0}, &in) ||
+	    !ptx_check_target(c, &in, (Span){0}))
+		code = last_code(c);
+	if (msg)
+		snprintf(msg, n, "%s", c->diags_tail ? c->diags_tail->msg : "");
+	pt_ctx_free(c);
+	return code;
+}
+
+TEST(ptx_parse_accepts_each_family)
+{
+	static const char *const ok[] = {
+		"mov.b32", "mov.u64", "add.rn.f32", "add.rn.f16x2",
+		"add.rn.bf16x2", "add.rn.f32x2", "sub.s32", "mul.lo.u32",
+		"mul.hi.s32", "mul.wide.u32", "mul.rn.f32", "div.rn.f32",
+		"div.approx.ftz.f32", "rcp.approx.ftz.f32", "sqrt.rn.f32",
+		"min.f32", "max.NaN.f32", "min.u32", "max.f16x2", "fma.rn.f32",
+		"fma.rn.f16x2", "fma.rn.bf16", "fma.rn.f32x2", "cvt.rn.f16x2.f32",
+		"cvt.rn.f16.f32", "cvt.f32.f16", "cvt.rzi.s32.f32",
+		"cvt.rn.bf16x2.f32", "ex2.approx.ftz.f32", "lg2.approx.ftz.f32",
+		"abs.f32", "neg.s32", "abs.bf16x2",
+		"ld.global.v4.b32", "ld.shared::cta.v2.f32", "ld.local.b64",
+		"ld.global.L1::evict_last.L2::cache_hint.v4.u32",
+		"ld.global.cg.b32",
+		"ld.global.v8.f32", "st.shared.v4.b32", "st.global.wt.b16",
+		"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+		"stmatrix.sync.aligned.m8n8.x2.shared::cta.b16",
+		"cp.async.cg.shared.global", "cp.async.ca.shared.global.L2::128B",
+		"cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all",
+		"cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+		"cp.async.bulk.global.shared::cta.bulk_group",
+		"cp.async.bulk.commit_group", "cp.async.bulk.wait_group.read",
+		"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+		"cp.async.bulk.tensor.2d.shared::cta.global.tile::gather4.mbarrier::complete_tx::bytes",
+		"cp.async.bulk.tensor.3d.global.shared::cta.bulk_group",
+		"cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group",
+		"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+		"tcgen05.ld.sync.aligned.16x32bx2.x4.b32",
+		"tcgen05.st.sync.aligned.32x32b.x8.b32",
+		"tcgen05.cp.cta_group::1.128x256b",
+		"tcgen05.mma.cta_group::1.kind::f16",
+		"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+		"tcgen05.dealloc.cta_group::1.sync.aligned.b32",
+		"tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned",
+		"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
+		"tcgen05.wait::ld.sync.aligned", "tcgen05.fence::after_thread_sync",
+		"mbarrier.init.shared.b64", "mbarrier.arrive.shared.b64",
+		"mbarrier.arrive.expect_tx.shared.b64",
+		"mbarrier.try_wait.parity.shared.b64", "mbarrier.inval.shared.b64",
+		"fence.proxy.async.shared::cta", "fence.mbarrier_init.release.cluster",
+		"bar.sync", "barrier.cluster.arrive.release.aligned",
+		"barrier.cluster.wait.aligned", "mapa.shared::cluster.u32", "mapa.u64",
+		"elect.sync", "prefetch.tensormap", "shfl.sync.bfly.b32",
+		"atom.global.add.u32", "atom.shared.cas.b64", "red.global.add.f32",
+		"setmaxnreg.dec.sync.aligned.u32", "griddepcontrol.wait",
+	};
+	for (size_t i = 0; i < countof(ok); i++) {
+		int code = parse_code(TGT_SM_100A, ok[i]);
+		if (code)
+			test_fail(t, __FILE__, __LINE__, "%s rejected (E%04d)",
+				  ok[i], code);
+	}
+}
+
+TEST(ptx_parse_signatures)
+{
+	pt_ctx *c = new_ctx(TGT_SM_100A);
+	PtxInst in;
+	CHECK(ptx_parse(c, "ld.global.v4.b32", (Span){0}, &in));
+	CHECK_INT(in.family, PTXF_LD);
+	CHECK_STR(in.mnemonic, "ld");
+	CHECK_INT(in.vec, 4);
+	CHECK_INT(in.type, PTY_B32);
+	CHECK_INT(in.space, PSP_GLOBAL);
+	CHECK_INT(in.nops, 2);
+	CHECK_INT(in.ops[0].kind, PTXOP_VEC);
+	CHECK(in.ops[0].out);
+	CHECK_INT(in.ops[0].vec, 4);
+	CHECK_INT(in.ops[1].kind, PTXOP_ADDR);
+	CHECK_INT(in.ops[1].space, PSP_GLOBAL);
+
+	CHECK(ptx_parse(c, "ld.global.L2::cache_hint.b32", (Span){0}, &in));
+	CHECK_INT(in.nops, 3);
+	CHECK_INT(in.ops[0].kind, PTXOP_REG);
+	CHECK_INT(in.ops[2].type, PTY_B64);
+
+	CHECK(ptx_parse(c, "cvt.rn.f16x2.f32", (Span){0}, &in));
+	CHECK_INT(in.family, PTXF_CVT);
+	CHECK_INT(in.nops, 3);
+	CHECK_INT(in.ops[0].type, PTY_F16X2);
+	CHECK_INT(in.ops[1].type, PTY_F32);
+
+	CHECK(ptx_parse(c, "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster", (Span){0}, &in));
+	CHECK_INT(in.family, PTXF_TMA);
+	CHECK_INT(in.num, 3);
+	CHECK_INT(in.nops, 4);
+	CHECK_INT(in.ops[1].kind, PTXOP_TENSOR);
+	CHECK_INT(in.ops[1].vec, 3);
+	CHECK_INT(in.ops[3].type, PTY_B16); /* ctaMask */
+
+	CHECK(ptx_parse(c, "tcgen05.ld.sync.aligned.16x256b.x2.b32", (Span){0}, &in));
+	CHECK_INT(in.ops[0].vec, 8);
+	CHECK_INT(in.ops[1].space, PSP_TMEM);
+
+	CHECK(ptx_parse(c, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", (Span){0}, &in));
+	CHECK(ptx_inst_has(&in, ".trans"));
+	CHECK(!ptx_inst_has(&in, ".tra"));
+	CHECK_INT(in.ops[0].vec, 4);
+
+	CHECK(ptx_parse(c, "mapa.u64", (Span){0}, &in));
+	CHECK(in.ops[0].out);
+	CHECK_INT(in.ops[0].type, PTY_U64);
+	CHECK(ptx_parse(c, "elect.sync", (Span){0}, &in));
+	CHECK_INT(in.ops[0].kind, PTXOP_PAIR);
+	CHECK(ptx_parse(c, "fence.proxy.async.shared::cta", (Span){0}, &in));
+	CHECK_INT(in.nops, 0);
+	pt_ctx_free(c);
+}
+
+TEST(ptx_parse_rejects_with_codes)
+{
+	CHECK_INT(parse_code(TGT_SM_90A, "bar.sync 0; trap"), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, "bar.sync;"), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, ""), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, "ld..b32"), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, "ld.b32."), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, ".ld.b32"), PT_E_PTX_JUNK);
+	CHECK_INT(parse_code(TGT_SM_90A, "frobnicate.b32"), PT_E_PTX_UNKNOWN_MNEMONIC);
+	CHECK_INT(parse_code(TGT_SM_90A, "ld.global.v3.b32"), PT_E_PTX_BAD_QUALIFIER);
+	CHECK_INT(parse_code(TGT_SM_90A, "ld.global.global.b32"), PT_E_PTX_DUPLICATE_QUALIFIER);
+	CHECK_INT(parse_code(TGT_SM_90A, "add.sat.sat.s32"), PT_E_PTX_DUPLICATE_QUALIFIER);
+	/* misplaced: ptxas tolerates this order, the table keeps the ISA's */
+	CHECK_INT(parse_code(TGT_SM_90A, "ld.v4.global.b32"), PT_E_PTX_QUALIFIER_COMBINATION);
+	/* .cg with a type ld has no form for; .cg on st is not an ld cop */
+	CHECK_INT(parse_code(TGT_SM_90A, "ld.global.cg.f16"), PT_E_PTX_BAD_QUALIFIER);
+	CHECK_INT(parse_code(TGT_SM_90A, "st.global.cv.b32"), PT_E_PTX_BAD_QUALIFIER);
+	CHECK_INT(parse_code(TGT_SM_90A, "cp.async.cg.shared.global.L1::evict_last"), PT_E_PTX_BAD_QUALIFIER);
+	/* missing qualifiers */
+	CHECK_INT(parse_code(TGT_SM_90A, "ldmatrix.sync.m8n8.x4.shared.b16"), PT_E_PTX_QUALIFIER_COMBINATION);
+	CHECK_INT(parse_code(TGT_SM_90A, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16"), PT_E_PTX_QUALIFIER_COMBINATION);
+	CHECK_INT(parse_code(TGT_SM_90A, "fma.f32"), PT_E_PTX_QUALIFIER_COMBINATION);
+	/* incompatible together: .sat on a widening unsigned cvt, .sat on f32x2 fma */
+	CHECK_INT(parse_code(TGT_SM_90A, "cvt.sat.u64.u32"), PT_E_PTX_QUALIFIER_COMBINATION);
+	CHECK_INT(parse_code(TGT_SM_100A, "fma.rn.sat.f32x2"), PT_E_PTX_QUALIFIER_COMBINATION);
+	CHECK_INT(parse_code(TGT_SM_90A, "mbarrier.arrive.relaxed.shared.b64"), PT_E_PTX_QUALIFIER_COMBINATION);
+}
+
+TEST(ptx_target_gating)
+{
+	char msg[512];
+	CHECK_INT(gate_code(TGT_SM_90A, "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32", msg, sizeof msg),
+		  PT_E_PTX_TARGET_TOO_OLD);
+	CHECK(strstr(msg, "sm_100a") != NULL);
+	CHECK(strstr(msg, "tcgen05.alloc") != NULL);
+	CHECK_INT(gate_code(TGT_SM_80, "setmaxnreg.dec.sync.aligned.u32", msg, sizeof msg),
+		  PT_E_PTX_TARGET_TOO_OLD);
+	CHECK(strstr(msg, "sm_90a") != NULL);
+	CHECK_INT(gate_code(TGT_SM_90, "setmaxnreg.inc.sync.aligned.u32", msg, sizeof msg),
+		  PT_E_PTX_TARGET_NOT_SPECIFIC);
+	CHECK(strstr(msg, "sm_90a") != NULL);
+	CHECK_INT(gate_code(TGT_SM_80, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", msg, sizeof msg),
+		  PT_E_PTX_TARGET_TOO_OLD);
+	CHECK(strstr(msg, "sm_90") != NULL);
+	/* kind::i8 is sm_100a only, not family-portable (ptx_facts 8.7) */
+	CHECK_INT(gate_code(TGT_SM_100F, "tcgen05.mma.cta_group::1.kind::i8", NULL, 0),
+		  PT_E_PTX_TARGET_TOO_OLD);
+	CHECK_INT(gate_code(TGT_SM_100A, "tcgen05.mma.cta_group::1.kind::i8", NULL, 0), 0);
+	CHECK_INT(gate_code(TGT_SM_80, "ld.global.v4.b32", NULL, 0), 0);
+	CHECK_INT(gate_code(TGT_SM_90, "ld.global.v8.f32", NULL, 0), PT_E_PTX_TARGET_TOO_OLD);
+	CHECK_INT(gate_code(TGT_SM_90A, "fence.proxy.async", NULL, 0), 0);
+	CHECK_INT(gate_code(TGT_SM_80, "elect.sync", NULL, 0), PT_E_PTX_TARGET_TOO_OLD);
+	CHECK_INT(gate_code(TGT_SM_103A, "tcgen05.ld.sync.aligned.32x32b.x1.b32", NULL, 0), 0);
+}
+
+TEST(ptx_version_selection)
+{
+	/* lowest .version ptxas 13.0 accepts for each .target */
+	CHECK_INT(ptx_target_min_version(TGT_SM_80), 70);
+	CHECK_INT(ptx_target_min_version(TGT_SM_90), 78);
+	CHECK_INT(ptx_target_min_version(TGT_SM_90A), 80);
+	CHECK_INT(ptx_target_min_version(TGT_SM_100A), 86);
+	CHECK_INT(ptx_target_min_version(TGT_SM_100F), 88);
+	CHECK_INT(ptx_target_min_version(TGT_SM_103A), 88);
+	pt_ctx *c = new_ctx(TGT_SM_90A);
+	PtxInst a, b;
+	CHECK(ptx_parse(c, "ld.global.b32", (Span){0}, &a));
+	CHECK(ptx_parse(c, "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes", (Span){0}, &b));
+	const PtxInst *both[] = {&a, &b};
+	CHECK_INT(ptx_version_for(TGT_SM_90A, both, 1), 80);
+	CHECK_INT(ptx_version_for(TGT_SM_90A, both, 2), 86); /* shared::cta dst: 8.6 */
+	CHECK_INT(ptx_version_for(TGT_SM_100F, both, 2), 88);
+	CHECK(ptx_parse(c, "ld.shared::cta.b32", (Span){0}, &a));
+	CHECK_INT(ptx_version_for(TGT_SM_80, both, 1), 78); /* ::cta needs 7.8 */
+	pt_ctx_free(c);
+}
+
+TEST(ptx_chain_conversion)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	CHECK_STR(ptx_chain_to_spelling(&a, "fence.proxy.async_.shared__cta"),
+		  "fence.proxy.async.shared::cta");
+	CHECK_STR(ptx_chain_to_spelling(&a, "cp.async_.bulk.commit_group"),
+		  "cp.async.bulk.commit_group");
+	CHECK_STR(ptx_chain_to_spelling(&a, "cp.async_.bulk.wait_group"),
+		  "cp.async.bulk.wait_group");
+	CHECK_STR(ptx_chain_to_spelling(&a, "fence.mbarrier_init.release.cluster"),
+		  "fence.mbarrier_init.release.cluster");
+	CHECK_STR(ptx_chain_to_spelling(&a, "mbarrier.init.shared.b64"),
+		  "mbarrier.init.shared.b64");
+	CHECK_STR(ptx_chain_to_spelling(&a, "tcgen05.wait__ld.sync.aligned"),
+		  "tcgen05.wait::ld.sync.aligned");
+	CHECK(ptx_chain_to_spelling(&a, "") == NULL);
+	CHECK(ptx_chain_to_spelling(&a, "a..b") == NULL);
+	CHECK(ptx_chain_to_spelling(&a, "a.") == NULL);
+	arena_free(&a);
+}
+
+TEST(ptx_raw_call_operands)
+{
+	pt_ctx *c = new_ctx(TGT_SM_90A);
+	PtxInst in;
+	PtxArg r64 = {.kind = PTXOP_REG, .bits = 64};
+	PtxArg r32 = {.kind = PTXOP_REG, .bits = 32};
+	PtxArg imm1 = {.kind = PTXOP_IMM, .has_value = true, .value = 1};
+	PtxArg addr = {.kind = PTXOP_ADDR};
+	CHECK(ptx_parse(c, "mapa.u64", (Span){0}, &in));
+	PtxArg mapa[] = {r64, r64, imm1};
+	CHECK(ptx_check_args(c, &in, mapa, 3, (Span){0}));
+	CHECK(!ptx_check_args(c, &in, mapa, 2, (Span){0}));
+	CHECK_INT(last_code(c), PT_E_PTX_OPERAND_COUNT);
+	PtxArg bad[] = {imm1, r64, imm1};
+	CHECK(!ptx_check_args(c, &in, bad, 3, (Span){0}));
+	CHECK_INT(last_code(c), PT_E_PTX_OPERAND_KIND);
+
+	CHECK(ptx_parse(c, "setmaxnreg.dec.sync.aligned.u32", (Span){0}, &in));
+	PtxArg n40 = {.kind = PTXOP_IMM, .has_value = true, .value = 40};
+	PtxArg n20 = {.kind = PTXOP_IMM, .has_value = true, .value = 20};
+	CHECK(ptx_check_args(c, &in, &n40, 1, (Span){0}));
+	CHECK(!ptx_check_args(c, &in, &n20, 1, (Span){0}));
+	CHECK_INT(last_code(c), PT_E_PTX_IMMEDIATE_RANGE);
+
+	/* cp.async.cg copies exactly 16 bytes */
+	CHECK(ptx_parse(c, "cp.async.cg.shared.global", (Span){0}, &in));
+	PtxArg c16 = {.kind = PTXOP_IMM, .has_value = true, .value = 16};
+	PtxArg c4 = {.kind = PTXOP_IMM, .has_value = true, .value = 4};
+	PtxArg cg16[] = {addr, addr, c16}, cg4[] = {addr, addr, c4};
+	PtxArg cgsz[] = {addr, addr, c16, r32};
+	CHECK(ptx_check_args(c, &in, cg16, 3, (Span){0}));
+	CHECK(ptx_check_args(c, &in, cgsz, 4, (Span){0}));
+	CHECK(!ptx_check_args(c, &in, cg4, 3, (Span){0}));
+	CHECK_INT(last_code(c), PT_E_PTX_IMMEDIATE_RANGE);
+
+	/* 3-input max.f32 re-selects the sm_100 row */
+	PtxArg f32 = {.kind = PTXOP_REG, .bits = 32};
+	PtxArg three[] = {f32, f32, f32, f32};
+	CHECK(ptx_parse(c, "max.f32", (Span){0}, &in));
+	CHECK(ptx_check_target(c, &in, (Span){0}));
+	CHECK(ptx_check_args(c, &in, three, 4, (Span){0}));
+	CHECK_INT(in.nops, 4);
+	CHECK(!ptx_check_target(c, &in, (Span){0}));
+	CHECK_INT(last_code(c), PT_E_PTX_TARGET_TOO_OLD);
+	pt_ctx_free(c);
+}
+
+TEST(ptx_emit_prints_operands)
+{
+	pt_ctx *c = new_ctx(TGT_SM_90A);
+	PtxInst in;
+	StrBuf b;
+	CHECK(ptx_parse(c, "ld.global.v4.b32", (Span){0}, &in));
+	const char *w1[] = {"%r1", "%r2", "%r3", "%r4", "%rd3"};
+	sb_init(&b, &c->arena);
+	ptx_emit(&b, &in, NULL, NULL, w1);
+	CHECK_STR(sb_cstr(&b), "ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd3];");
+	CHECK(ptx_parse(c, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", (Span){0}, &in));
+	const char *w2[] = {"%r1", "%rd1", "%r2", "%r3", "%r4"};
+	sb_init(&b, &c->arena);
+	ptx_emit(&b, &in, "%p1", NULL, w2);
+	CHECK_STR(sb_cstr(&b), "@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];");
+	CHECK(ptx_parse(c, "elect.sync", (Span){0}, &in));
+	const char *w3[] = {"%r1", "%p2", "-1"};
+	sb_init(&b, &c->arena);
+	ptx_emit(&b, &in, NULL, NULL, w3);
+	CHECK_STR(sb_cstr(&b), "elect.sync %r1|%p2, -1;");
+	CHECK(ptx_parse(c, "bar.sync", (Span){0}, &in));
+	const char *w4[] = {"0"};
+	bool present[] = {true, false};
+	sb_init(&b, &c->arena);
+	ptx_emit(&b, &in, NULL, present, w4);
+	CHECK_STR(sb_cstr(&b), "bar.sync 0;");
+	pt_ctx_free(c);
+}
+
+TEST(ptx_table_invariants)
+{
+	bool fam_seen[PTXF_COUNT] = {0};
+	pt_ctx *c = new_ctx(TGT_SM_100A);
+	uint64_t rng = 12345;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const PtxForm *f = ptx_form(i);
+		fam_seen[f->family] = true;
+		CHECK(f->mnemonic[0] >= 'a' && f->mnemonic[0] <= 'z');
+		CHECK(f->min_ptx >= 70 && f->min_ptx <= 90);
+		CHECK((int)f->gate >= 0 && f->gate < PTXG_COUNT);
+		/* every sampled spelling parses back (to this row or an
+		 * earlier one accepting the same text) */
+		for (int k = 0; k < 8; k++) {
+			char buf[512];
+			PtxInst in;
+			ptx_form_sample(i, &rng, buf, sizeof buf);
+			if (!ptx_parse(c, buf, (Span){0}, &in))
+				test_fail(t, __FILE__, __LINE__, "row %d sample %s does not parse", i, buf);
+			else if (in.form > i)
+				test_fail(t, __FILE__, __LINE__, "row %d sample %s parsed as later row %d", i, buf, in.form);
+			ctx_reset(c);
+		}
+	}
+	for (int f = 0; f < PTXF_COUNT; f++)
+		if (!fam_seen[f])
+			test_fail(t, __FILE__, __LINE__, "family %s has no form", ptx_family_name((PtxFamily)f));
+	/* gates agree with the target table */
+	CHECK(ptx_gate_allows(PTXG_ANY, TGT_SM_80));
+	CHECK(!ptx_gate_allows(PTXG_SM90A, TGT_SM_90));
+	CHECK(ptx_gate_allows(PTXG_SM90A, TGT_SM_100F));
+	CHECK(!ptx_gate_allows(PTXG_SM100, TGT_SM_90A));
+	CHECK_STR(ptx_gate_min_target(PTXG_SM100), "sm_100a");
+	pt_ctx_free(c);
+}
