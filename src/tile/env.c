@@ -382,6 +382,18 @@ tile_lin(TileEnv *e, const Expr *x)
 			return lin_add(&e->st,
 				       lin_term(&e->st, 32, e->warp_sym),
 				       lin_sym(&e->st, e->lane_sym));
+		if (x->u.call.id == BI_BLOCK_IDX && x->u.call.args.n == 1 &&
+		    x->u.call.args.v[0]->kind == EX_STR) {
+			/* block ids range over a static grid */
+			int a = x->u.call.args.v[0]->u.str[0] - 'x';
+			int64_t g = 0;
+			if (a >= 0 && a < 3 && a < e->f->launch.ngrid &&
+			    ir_const_int(e->f->launch.grid[a], &g) && g > 0)
+				return lin_sym(&e->st,
+					       tile_new_sym(e, "block", 0,
+							    g - 1,
+							    (Expr *)x));
+		}
 		if (x->u.call.id == BI_CLUSTER_CTA_ID &&
 		    x->u.call.args.n == 1 &&
 		    x->u.call.args.v[0]->kind == EX_STR) {
