@@ -19,7 +19,7 @@
 
 #include "base.h"
 
-#define JSON_MAX_DEPTH 200
+#define JSON_MAX_DEPTH 1000 /* IR JSON nests up to ~3 levels per script level */
 
 typedef enum JsonKind {
 	JSON_NULL,

@@ -99,3 +99,46 @@ TEST(api_out_of_memory_at_every_allocation)
 		free(text);
 	}
 }
+
+/* The deepest expression the parser accepts must also survive the JSON
+ * round trip (the JSON nesting limit is above the IR's). */
+TEST(api_deep_expression_round_trips_through_json)
+{
+	char src[8192];
+	int n = snprintf(src, sizeof(src),
+			 "from tvm_tirx.script import tirx as T\n"
+			 "@T.function\n"
+			 "def k(A: T.Tensor((4,), \"int32\")):\n"
+			 "    T.device_entry(launch=T.cuda.LaunchConfig("
+			 "grid=1, block=1))\n"
+			 "    x: T.int32 = A[0]\n"
+			 "    A[1] = ");
+	int depth = 0;
+	pt_ctx *c = pt_ctx_new(NULL);
+	pt_module *m;
+	/* Find the deepest nesting the front end accepts. */
+	for (int d = 180; d > 0; d -= 10) {
+		int k = n;
+		for (int i = 0; i < d; i++)
+			k += snprintf(src + k, sizeof(src) - (size_t)k, "(x + ");
+		k += snprintf(src + k, sizeof(src) - (size_t)k, "x");
+		for (int i = 0; i < d; i++)
+			src[k++] = ')';
+		src[k++] = '\n';
+		if (pt_load(c, "deep.py", src, (size_t)k, &m) == PT_OK) {
+			depth = d;
+			break;
+		}
+	}
+	CHECK(depth >= 50);
+	const char *json;
+	CHECK_INT(pt_to_json(c, m, &json), PT_OK);
+	if (json) {
+		char *copy = strdup(json);
+		pt_module *m2;
+		CHECK_INT(pt_load(c, "deep.json", copy, strlen(copy), &m2),
+			  PT_OK);
+		free(copy);
+	}
+	pt_ctx_free(c);
+}

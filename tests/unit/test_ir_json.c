@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "ir/json.h"
 #include "test.h"
 
@@ -578,9 +579,9 @@ TEST(ir_json_function_scopes)
 
 TEST(ir_json_rejects_deep_nesting)
 {
-	char text[2048];
+	char text[JSON_MAX_DEPTH + 64];
 	size_t n = 0;
-	for (int i = 0; i < 600; i++)
+	for (int i = 0; i < JSON_MAX_DEPTH + 10; i++)
 		text[n++] = '[';
 	text[n] = 0;
 	Ctx *c = pt_ctx_new(NULL);
@@ -594,7 +595,7 @@ TEST(ir_json_rejects_deep_nesting)
  * one that fits is written and read back. */
 TEST(ir_json_writer_depth)
 {
-	for (int depth = 150; depth <= 400; depth += 250) {
+	for (int depth = 150; depth <= 1150; depth += 1000) {
 		Ctx *c = pt_ctx_new(NULL);
 		Arena *a = &c->arena;
 		Module *m = everything(a);
@@ -607,7 +608,7 @@ TEST(ir_json_writer_depth)
 		d->u.var.value = e;
 		vec_push(a, &k->body, d);
 		const char *j = ir_module_to_json(c, m);
-		if (depth < 190) {
+		if (depth < JSON_MAX_DEPTH / 2) {
 			CHECK(j != NULL);
 			Module *r = j ? ir_module_from_json(c, j, strlen(j), 0)
 				      : NULL;
