@@ -11,8 +11,9 @@
  * (quotients) are emitted through their base symbol.
  *
  * Guards recognised (docs/patterns.md): comparisons of lane_id(),
- * warp_id() or thread_idx("x") (1-D blocks) with constants, joined by
- * `and`; an `else` negates a single ordering comparison.
+ * warp_id() or thread_idx("x") (1-D blocks), or of a never-reassigned
+ * variable declared as one of them, with constants, joined by `and`; an
+ * `else` negates a single ordering comparison.
  */
 #include <string.h>
 
@@ -194,11 +195,26 @@ narrow_tid(TileEnv *e, int64_t lo, int64_t hi)
 	}
 }
 
+/* A never-reassigned variable stands for its declared value, so that
+ * `lane = T.cuda.lane_id()` then `if lane == 0:` is a guard. */
+static const Expr *
+through_var(const TileEnv *e, const Expr *x)
+{
+	for (int i = 0; i < 4 && x && x->kind == EX_VAR; i++) {
+		size_t id = (size_t)x->u.var->id;
+		if (id >= e->var_init.n || !e->var_init.v[id])
+			break;
+		x = e->var_init.v[id];
+	}
+	return x;
+}
+
 static void
 guard_cmp(TileEnv *e, const Expr *cond, bool neg)
 {
 	BinOp op = (BinOp)cond->u.op.op;
-	const Expr *a = cond->u.op.a, *b = cond->u.op.b;
+	const Expr *a = through_var(e, cond->u.op.a);
+	const Expr *b = through_var(e, cond->u.op.b);
 	int64_t k;
 	if (hw_of(b) != HW_NONE) {
 		const Expr *t = a;
@@ -311,6 +327,9 @@ tile_env_decl(TileEnv *e, const Stmt *decl)
 	DTypeKind k = dtype_kind(v->dtype);
 	if (k != DK_INT && k != DK_UINT)
 		return;
+	while (e->var_init.n <= (size_t)v->id)
+		vec_push(&e->c->arena, &e->var_init, NULL);
+	e->var_init.v[v->id] = decl->u.var.value;
 	Lin *l = NEW(&e->c->arena, Lin);
 	*l = tile_lin(e, decl->u.var.value);
 	while (e->var_lin.n <= (size_t)v->id)

@@ -154,6 +154,8 @@ struct TileEnv {
 	VEC(Lin *) var_lin;     /* by Var.id: value of a never-reassigned
 				 * variable at its declaration, or NULL */
 	VEC(bool) assigned;     /* by Var.id: target of some ST_ASSIGN */
+	VEC(const Expr *) var_init; /* by Var.id: the same variables' value
+				     * expressions (guards look through) */
 	VEC(bool) written;      /* by Buffer.id: written earlier */
 	int64_t block[3];       /* launch block dims (1 when absent) */
 	int64_t nthreads;       /* 0 when the block size is not static */

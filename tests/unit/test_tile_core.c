@@ -360,6 +360,31 @@ TEST(tile_scopes)
 	CHECK_INT(tb_check(&b), 0);
 	tb_free(&b);
 
+	/* ... also through a variable declared as lane_id(); lanes 16..31
+	 * are group coordinates 0..15, so the layout places coordinate g
+	 * in lane 16 + g */
+	tb_init(&b, 32, 0, 0);
+	LayoutOffset o16 = {16, AX_LANEID};
+	R = tb_buf(&b, "R", MS_LOCAL, DT_FLOAT32, r16, 2,
+		   layout_make(&b.c->arena,
+			       (LayoutIter[]){{16, 1, AX_LANEID},
+					      {1, 1, AX_M}}, 2,
+			       NULL, 0, &o16, 1), 0);
+	Var *lane = tb_var(&b, "lane", DT_INT32, VK_LOCAL);
+	Stmt *d = ir_new_stmt(b.c, ST_VAR_DECL, TB_SP);
+	d->u.var.var = lane;
+	d->u.var.value = tb_hw(&b, BI_LANE_ID);
+	tb_stmt(&b, d);
+	g = ir_new_stmt(b.c, ST_IF, TB_SP);
+	g->u.cond.cond = tb_bin(&b, BIN_GE, tb_vref(&b, lane), tb_int(&b, 16));
+	tb_stmt(&b, g);
+	b.cur = &g->u.cond.then;
+	Expr *ops2b[] = {tb_ref(&b, R), ir_float(b.c, 1.0, DT_FLOAT32, TB_SP)};
+	tb_apply(&b, "mov.f32", ES_WARP, 2, ops2b);
+	CHECK_INT(tb_check(&b), 0);
+	CHECK_INT(b.m->tile_calls.v[0]->group[0].lo, 16);
+	tb_free(&b);
+
 	/* cluster scope needs a launch cluster */
 	tb_init(&b, 32, 0, 0);
 	R = tb_buf(&b, "R", MS_LOCAL, DT_FLOAT32, rs, 2, NULL, 0);
