@@ -16,6 +16,15 @@
  * target.  Our verdict is ptx_parse + ptx_check_args + ptx_check_target;
  * accepted samples are assembled at the .version ptx_version_for picks,
  * rejected ones at the newest version ptxas knows (9.0).
+ *
+ * Justified exclusions (counted, not failed), where ptxas 13.0 is more
+ * lenient than the PTX ISA grammar the table follows:
+ *   - a spelling ptxtile accepts once its qualifiers are put in the ISA
+ *     order and repeats dropped (ptxas takes ld.v4.global.b32,
+ *     add.sat.sat.s32); emitted spellings stay canonical;
+ *   - the named quirks in quirks[] / quirk_excuses (stray tokens ptxas
+ *     ignores, tcgen05 without .aligned, .v8 of 8/16-bit types).
+ * Everything else that differs is a FAIL naming the sample.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +301,8 @@ static const struct {
 	{"cp.async.bulk", ".cluster", false, "ptxas ignores a stray scope on cp.async.bulk"},
 	{"cp.async.bulk", ".cta", false, "ptxas ignores a stray scope on cp.async.bulk"},
 	{"fence.proxy", ".global", false, "ptxas ignores a stray state space on fence.proxy"},
+	{"fence.proxy", ".shared::cta", false, "ptxas ignores a stray state space on fence.proxy"},
+	{"fence.proxy", ".shared::cluster", false, "ptxas ignores a stray state space on fence.proxy"},
 	{"fence.proxy", ".shared", false, "ptxas ignores a stray state space on fence.proxy"},
 	{"tcgen05.", ".aligned", true, "ptxas accepts tcgen05 .sync without the required .aligned"},
 };
@@ -413,6 +424,17 @@ drop_token(const char *s, const char *tk, char *buf, size_t n)
 static const char *
 quirk_excuses(pt_ctx *c, const char *tname, const char *spelling)
 {
+	/* ptxas 13.0 assembles ld/st .v8 of 8- and 16-bit types on sm_90+
+	 * (and crashes on sm_80); the PTX ISA documents .v8 only for
+	 * 32-bit types (256-bit accesses, sm_100). */
+	static const char *const small[] = {".v8.b8", ".v8.u8", ".v8.s8",
+		".v8.b16", ".v8.u16", ".v8.s16"};
+	if (strncmp(spelling, "ld.", 3) == 0 || strncmp(spelling, "st.", 3) == 0)
+		for (size_t i = 0; i < countof(small); i++) {
+			const char *p = strstr(spelling, small[i]);
+			if (p && p[strlen(small[i])] == 0)
+				return "ptxas accepts undocumented .v8 of 8/16-bit types";
+		}
 	for (size_t i = 0; i < countof(quirks); i++) {
 		const char *mn = quirks[i].mnemonic, *tk = quirks[i].token;
 		if (mn && strncmp(spelling, mn, strlen(mn)) != 0)
@@ -466,6 +488,7 @@ check(const char *dir)
 	int total = 0, fails = 0, excused = 0;
 	static char report[PTXF_COUNT][16384];
 	memset(report, 0, sizeof report);
+	bool verbose = getenv("PTXDIFF_VERBOSE") != NULL;
 	pt_ctx *c = pt_ctx_new(NULL);
 	while (fgets(line, sizeof line, fp)) {
 		line[strcspn(line, "\n")] = 0;
@@ -501,14 +524,16 @@ check(const char *dir)
 		if (!ours && ptxas[id] && reorder_accepted(c, f[2], f[5])) {
 			st[fam].excused++;
 			excused++;
-			printf("  excluded (qualifier order/repeat) %s %s: %s\n", f[0], f[2], f[5]);
+			if (verbose)
+				printf("  excluded (qualifier order/repeat) %s %s: %s\n", f[0], f[2], f[5]);
 			continue;
 		}
 		const char *quirk = !ours && ptxas[id] ? quirk_excuses(c, f[2], f[5]) : NULL;
 		if (quirk) {
 			st[fam].excused++;
 			excused++;
-			printf("  excluded (%s) %s %s: %s\n", quirk, f[0], f[2], f[5]);
+			if (verbose)
+				printf("  excluded (%s) %s %s: %s\n", quirk, f[0], f[2], f[5]);
 			continue;
 		}
 		st[fam].bad++;

@@ -3,6 +3,9 @@
 # samples PTXDIFF_N (default 2400) spellings with seed PTXDIFF_SEED
 # (default 1), valid and mutated, for random targets; ptxas judges each
 # one (two at a time); every disagreement is listed in a FAIL line.
+# Justified exclusions (qualifier order/repeats, named ptxas quirks) are
+# documented in tools/ptxdiff.c; PTXDIFF_VERBOSE=1 lists each excluded
+# sample, PTXDIFF_KEEP=DIR keeps the kernels and ptxas logs.
 BUILD=${BUILD:-build}
 PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ ! -x "$PTXAS" ]; then
