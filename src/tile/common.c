@@ -693,7 +693,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 			return diag_error(
 				c, PT_E_TILE_ADDR_EXPR, op->span,
 				"the address of operand %d (%s) at repeat %s, "
-				"element offset %s, uses a quotient the prover "
+				"element offset %s, uses a symbol the prover "
 				"made and cannot be written back as IR; use a "
 				"start that is a multiple of the layout's "
 				"extents", op->index, op->root->name,

@@ -377,6 +377,33 @@ opaque(TileEnv *e, const Expr *x)
 	return lin_sym(&e->st, tile_new_sym(e, "expr", lo, hi, (Expr *)x));
 }
 
+/* a * b.  A product of two symbolic forms is a fresh symbol with the
+ * product's interval; the same product (by its canonical text) gets the
+ * same symbol, which remembers x so that it can be emitted. */
+static Lin
+product(TileEnv *e, const Expr *x, Lin a, Lin b)
+{
+	if (lin_is_const(a) || lin_is_const(b))
+		return lin_mul(&e->st, a, b);
+	const char *sa = lin_str(&e->st, a), *sb = lin_str(&e->st, b);
+	const char *key = strcmp(sa, sb) <= 0
+				  ? arena_printf(&e->c->arena, "%s|%s", sa, sb)
+				  : arena_printf(&e->c->arena, "%s|%s", sb, sa);
+	for (size_t i = 0; i < e->products.n; i++)
+		if (strcmp(e->products.v[i].key, key) == 0)
+			return lin_sym(&e->st, e->products.v[i].sym);
+	Lin r = lin_mul(&e->st, a, b);
+	if (r.overflow || r.n != 1 || r.c0 != 0 || r.t[0].coef != 1)
+		return r;
+	int s = r.t[0].sym;
+	while (e->sym_expr.n <= (size_t)s)
+		vec_push(&e->c->arena, &e->sym_expr, NULL);
+	e->sym_expr.v[s] = (Expr *)x;
+	TileProduct p = {key, s};
+	vec_push(&e->c->arena, &e->products, p);
+	return r;
+}
+
 Lin
 tile_lin(TileEnv *e, const Expr *x)
 {
@@ -439,7 +466,7 @@ tile_lin(TileEnv *e, const Expr *x)
 		case BIN_SUB:
 			return lin_sub(&e->st, a, tile_lin(e, x->u.op.b));
 		case BIN_MUL:
-			return lin_mul(&e->st, a, tile_lin(e, x->u.op.b));
+			return product(e, x, a, tile_lin(e, x->u.op.b));
 		case BIN_FLOORDIV:
 		case BIN_MOD:
 			b = tile_lin(e, x->u.op.b);

@@ -144,6 +144,11 @@ struct TileCall {
 
 /* ---- env.c: the walk state, symbols and their IR expressions ---- */
 
+typedef struct TileProduct {
+	const char *key; /* canonical "a|b" of the two factors */
+	int sym;
+} TileProduct;
+
 struct TileEnv {
 	Ctx *c;
 	Module *m;
@@ -156,6 +161,7 @@ struct TileEnv {
 	VEC(bool) assigned;     /* by Var.id: target of some ST_ASSIGN */
 	VEC(const Expr *) var_init; /* by Var.id: the same variables' value
 				     * expressions (guards look through) */
+	VEC(TileProduct) products; /* symbolic products seen (env.c) */
 	VEC(bool) written;      /* by Buffer.id: written earlier */
 	int64_t block[3];       /* launch block dims (1 when absent) */
 	int64_t nthreads;       /* 0 when the block size is not static */

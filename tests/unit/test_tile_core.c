@@ -526,24 +526,47 @@ TEST(tile_operand_view_errors)
 	CHECK_INT(tb_check(&b), PT_E_TILE_RANK);
 	tb_free(&b);
 
-	/* a memory address the prover can bound but not write back: the
-	 * reshape layout splits the lane coordinate 4 x 8 */
+	/* a product of two loop variables in a reshape view's start: the
+	 * same product in begin and end is one symbol, and the address is
+	 * written back as IR (i * j) */
 	tb_init(&b, 32, 0, 0);
-	int64_t g32[] = {32};
-	Buffer *G = tb_buf(&b, "G", MS_GLOBAL, DT_UINT32, g32, 1, NULL, 16);
-	Buffer *Rl = tb_buf(&b, "R", MS_LOCAL, DT_UINT32, r32, 1,
-			    tb_layout(&b, (LayoutIter[]){{32, 1, AX_LANEID}},
-				      1), 0);
-	Expr *rv = tb_reshape(&b, tb_ref(&b, Rl), (int64_t[]){32, 1}, 2,
-			      tb_layout(&b, (LayoutIter[]){{32, 1, AX_LANEID},
-							   {1, 1, AX_M}}, 2));
-	Expr *gv = tb_reshape(&b, tb_ref(&b, G), (int64_t[]){32, 1}, 2,
-			      tb_layout(&b, (LayoutIter[]){{4, 1, AX_M},
-							   {8, 4, AX_M},
-							   {1, 1, AX_M}}, 3));
-	Expr *ops4[] = {rv, gv};
-	tb_apply(&b, "ld.global.b32", ES_WARP, 2, ops4);
-	CHECK_INT(tb_check(&b), PT_E_TILE_ADDR_EXPR);
+	int64_t g64[] = {64};
+	Buffer *G = tb_buf(&b, "G", MS_GLOBAL, DT_UINT32, g64, 1, NULL, 16);
+	int64_t r11[] = {1, 1};
+	Buffer *R1 = tb_buf(&b, "R", MS_LOCAL, DT_UINT32, r11, 2, NULL, 0);
+	Stmt *li = ir_new_stmt(b.c, ST_FOR, TB_SP), *lj;
+	li->u.loop.var = tb_var(&b, "i", DT_INT32, VK_LOOP);
+	li->u.loop.begin = tb_int(&b, 0);
+	li->u.loop.end = tb_int(&b, 4);
+	li->u.loop.step = tb_int(&b, 1);
+	tb_stmt(&b, li);
+	b.cur = &li->u.loop.body;
+	lj = ir_new_stmt(b.c, ST_FOR, TB_SP);
+	lj->u.loop.var = tb_var(&b, "j", DT_INT32, VK_LOOP);
+	lj->u.loop.begin = tb_int(&b, 0);
+	lj->u.loop.end = tb_int(&b, 4);
+	lj->u.loop.step = tb_int(&b, 1);
+	tb_stmt(&b, lj);
+	b.cur = &lj->u.loop.body;
+	Expr *gv = tb_reshape(&b, tb_ref(&b, G), (int64_t[]){64, 1}, 2, NULL);
+	Expr *ij = tb_bin(&b, BIN_MUL, tb_vref(&b, li->u.loop.var),
+			  tb_vref(&b, lj->u.loop.var));
+	Expr *ij2 = tb_bin(&b, BIN_MUL, tb_vref(&b, lj->u.loop.var),
+			   tb_vref(&b, li->u.loop.var));
+	Expr *pr = ir_new_expr(b.c, EX_REGION, ET_TENSOR, DT_UINT32, TB_SP);
+	pr->u.region.base = gv;
+	pr->u.region.ndims = 2;
+	pr->u.region.dims = NEWN(&b.c->arena, Slice, 2);
+	pr->u.region.dims[0] = (Slice){true, ij,
+					tb_bin(&b, BIN_ADD, ij2, tb_int(&b, 1))};
+	pr->u.region.dims[1] = (Slice){true, NULL, NULL};
+	Expr *ops4[] = {tb_ref(&b, R1), pr};
+	tb_apply(&b, "ld.global.b32", ES_THREAD, 2, ops4);
+	CHECK_INT(tb_check(&b), 0);
+	TileCall *tc = b.m->tile_calls.v[0];
+	CHECK(tc->ops[1].addr_x[0] != NULL);
+	CHECK(tc->ops[1].addr_x[0]->kind == EX_BINARY &&
+	      tc->ops[1].addr_x[0]->u.op.op == BIN_MUL);
 	tb_free(&b);
 
 	/* too many coordinates */
