@@ -23,7 +23,8 @@ def tma_gather4(
     mbar = T.alloc_shared((1,), "uint64", align=8)
     if lane == 0:
         T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))
-        T.ptx.mbarrier.arrive.expect_tx.shared.b64(mbar.ptr_to([0]), T.uint32(512))
+        state: T.uint64 = T.uint64(0)
+        T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, mbar.ptr_to([0]), T.uint32(512))
     T.ptx.fence.proxy.async_.shared__cta()
     T.cuda.cta_sync()
     if lane == 0:

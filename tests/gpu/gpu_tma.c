@@ -1,0 +1,487 @@
+/*
+ * gpu_tma.c - TMA tile calls on the GPU: scripts compiled by
+ * $BUILD/ptxtile (tests/gpu/kernels/tma_modes.py and the examples), their
+ * tensor maps encoded by the runtime from the actual arguments, and the
+ * results compared with host references written from the documented
+ * hardware behaviour (PTX ISA / ptx_facts.md §5), never from our
+ * lowering:
+ *   swizzle 32B/64B/128B  the shared image byte for byte: storage byte a
+ *                         of a period-aligned tile holds logical byte
+ *                         a ^ (((a >> 7) & (2^k - 1)) << 4)
+ *   oob zero / NaN        elements outside the tensor read 0 / NaN
+ *   element strides       rows r0, r0 + 2, ...
+ *   load + 128B consumer  examples/tma_load_swizzle.py
+ *   store, add-reduction  examples/tma_store.py, tma_reduce_add.py
+ *   coord_steps           examples/tma_load_3d_steps.py
+ *   2-CTA multicast       examples/tma_multicast.py
+ * Inputs are random (xorshift).  Exit 77 without a driver.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "gpu_test.h"
+
+typedef struct Kern {
+	ptrt_module *mod;
+	char *ptx, *meta;
+} Kern;
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		b[n] = 0;
+	fclose(f);
+	return b;
+}
+
+/* Compiles script with the CLI and loads the module; false + why. */
+static bool
+compile_load(GpuRun *g, const char *script, Kern *k, char *why, size_t n)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char ptx[512], meta[512], cmd[2048];
+	snprintf(ptx, sizeof(ptx), "%s/gpu/tma_%d.ptx", build, (int)getpid());
+	snprintf(meta, sizeof(meta), "%s/gpu/tma_%d.json", build, (int)getpid());
+	snprintf(cmd, sizeof(cmd), "%s/ptxtile compile %s --target sm_90a -o %s "
+		 "--meta %s", build, script, ptx, meta);
+	memset(k, 0, sizeof(*k));
+	if (system(cmd) != 0) {
+		snprintf(why, n, "%s does not compile", script);
+		return false;
+	}
+	k->ptx = slurp(ptx);
+	k->meta = slurp(meta);
+	remove(ptx);
+	remove(meta);
+	if (!k->ptx || !k->meta) {
+		snprintf(why, n, "cannot read the output of %s", script);
+		return false;
+	}
+	return gpu_check(g, ptrt_module_load(g->rt, k->ptx, strlen(k->ptx),
+					     k->meta, strlen(k->meta), &k->mod),
+			 script, why, n) == PT_OK;
+}
+
+static void
+kern_free(Kern *k)
+{
+	if (k->mod)
+		ptrt_module_unload(k->mod);
+	free(k->ptx);
+	free(k->meta);
+}
+
+static uint32_t
+rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (uint32_t)(*s >> 11);
+}
+
+/* A random finite float16 bit pattern (exponent below 31). */
+static uint16_t
+rnd_half(uint64_t *s)
+{
+	uint16_t h = (uint16_t)rnd(s);
+	if (((h >> 10) & 31) == 31)
+		h &= (uint16_t)~(1u << 14);
+	return h;
+}
+
+static float
+rnd_float(uint64_t *s)
+{
+	return (float)(rnd(s) % 2000001) / 1000.0f - 1000.0f;
+}
+
+/* Device buffers of one case, freed together. */
+typedef struct Bufs {
+	ptrt_devptr p[4];
+	int n;
+} Bufs;
+
+static ptrt_devptr
+dev_from(GpuRun *g, Bufs *b, const void *host, size_t bytes, char *why,
+	 size_t n)
+{
+	ptrt_devptr d = 0;
+	if (gpu_check(g, ptrt_alloc(g->rt, bytes, &d), "alloc", why, n))
+		return 0;
+	b->p[b->n++] = d;
+	if (host)
+		gpu_check(g, ptrt_copy_htod(g->rt, d, host, bytes), "copy", why,
+			  n);
+	else
+		gpu_check(g, ptrt_memset(g->rt, d, 0xff, bytes), "memset", why,
+			  n);
+	return d;
+}
+
+static void
+bufs_free(GpuRun *g, Bufs *b)
+{
+	for (int i = 0; i < b->n; i++)
+		ptrt_free(g->rt, b->p[i]);
+}
+
+static int
+run(GpuRun *g, Kern *k, const char *name, const ptrt_arg *args, size_t na,
+    char *why, size_t n)
+{
+	ptrt_kernel *kn = NULL;
+	if (gpu_check(g, ptrt_kernel_get(k->mod, name, &kn), name, why, n) ||
+	    gpu_check(g, ptrt_launch(kn, args, na, NULL), name, why, n) ||
+	    gpu_check(g, ptrt_sync(g->rt), "sync", why, n))
+		return -1;
+	return 0;
+}
+
+/* ---- swizzle modes: the shared image byte for byte ---- */
+
+static void
+check_swizzle(GpuRun *g, Kern *k, int mode, char *why, size_t n)
+{
+	enum { R = 64, C = 128 };
+	static uint16_t a[R * C], out[16 * 64];
+	uint64_t s = 0x9e3779b97f4a7c15ull + (uint64_t)mode;
+	for (int i = 0; i < R * C; i++)
+		a[i] = rnd_half(&s);
+	int w = 16 << (mode - 1); /* inner box: 32/64/128 bytes */
+	int r0 = 7 + mode, c0 = 8 * mode;
+	Bufs b = {0};
+	int64_t sa[2] = {R, C}, so[2] = {16, w};
+	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(uint16_t) * 16 * w,
+				    why, n);
+	char name[8];
+	snprintf(name, sizeof(name), "swz%d", mode);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(da, PTRT_FLOAT16, 2, sa, NULL),
+		ptrt_arg_tensor(dout, PTRT_FLOAT16, 2, so, NULL),
+		ptrt_arg_i32(r0), ptrt_arg_i32(c0),
+	};
+	if (why[0] || run(g, k, name, args, 4, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout,
+					sizeof(uint16_t) * 16 * w),
+		      "copy back", why, n))
+		goto done;
+	for (int p = 0; p < 16 * w; p++) {
+		unsigned a_phys = 2u * (unsigned)p;
+		unsigned mask = (1u << mode) - 1;
+		unsigned o = a_phys ^ (((a_phys >> 7) & mask) << 4);
+		int r = (int)(o / (2u * (unsigned)w));
+		int c = (int)(o % (2u * (unsigned)w)) / 2;
+		uint16_t want = a[(r0 + r) * C + c0 + c];
+		if (out[p] != want) {
+			snprintf(why, n, "swizzle %d: storage element %d = 0x%04x,"
+				 " expected A[%d][%d] = 0x%04x", mode, p, out[p],
+				 r0 + r, c0 + c, want);
+			break;
+		}
+	}
+done:
+	bufs_free(g, &b);
+}
+
+static void
+test_swizzle(GpuRun *g, char *why, size_t n)
+{
+	Kern k;
+	if (compile_load(g, "tests/gpu/kernels/tma_modes.py", &k, why, n))
+		for (int mode = 1; mode <= 3 && !why[0]; mode++)
+			check_swizzle(g, &k, mode, why, n);
+	kern_free(&k);
+}
+
+/* ---- out-of-bounds fill and element strides ---- */
+
+static void
+check_oob(GpuRun *g, Kern *k, bool nan_fill, char *why, size_t n)
+{
+	enum { M = 100, K = 40 }; /* rows of 160 bytes */
+	static float x[M * K], out[32 * 32];
+	uint64_t s = 0x1234567ull + nan_fill;
+	for (int i = 0; i < M * K; i++)
+		x[i] = rnd_float(&s);
+	int r0 = 80, c0 = 16;
+	Bufs b = {0};
+	int64_t sx[2] = {M, K}, so[2] = {32, 32};
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(dx, PTRT_FLOAT32, 2, sx, NULL),
+		ptrt_arg_tensor(dout, PTRT_FLOAT32, 2, so, NULL),
+		ptrt_arg_i32(r0), ptrt_arg_i32(c0),
+	};
+	if (why[0] || run(g, k, nan_fill ? "oob_nan" : "oob_zero", args, 4,
+			  why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	for (int i = 0; i < 32; i++)
+		for (int j = 0; j < 32; j++) {
+			float got = out[i * 32 + j];
+			bool in = r0 + i < M && c0 + j < K;
+			bool ok = in ? got == x[(r0 + i) * K + c0 + j]
+				     : nan_fill ? isnan(got)
+						: got == 0.0f && !signbit(got);
+			if (!ok) {
+				snprintf(why, n, "%s fill: out[%d][%d] = %g "
+					 "(%s the tensor)", nan_fill ? "NaN"
+					 : "zero", i, j, got,
+					 in ? "inside" : "outside");
+				goto done;
+			}
+		}
+done:
+	bufs_free(g, &b);
+}
+
+static void
+check_estride(GpuRun *g, Kern *k, char *why, size_t n)
+{
+	static float x[64 * 64], out[8 * 32];
+	uint64_t s = 0xabcdefull;
+	for (int i = 0; i < 64 * 64; i++)
+		x[i] = rnd_float(&s);
+	int r0 = 5, c0 = 16;
+	Bufs b = {0};
+	int64_t sx[2] = {64, 64}, so[2] = {8, 32};
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(dx, PTRT_FLOAT32, 2, sx, NULL),
+		ptrt_arg_tensor(dout, PTRT_FLOAT32, 2, so, NULL),
+		ptrt_arg_i32(r0), ptrt_arg_i32(c0),
+	};
+	if (why[0] || run(g, k, "estride", args, 4, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	for (int i = 0; i < 8 && !why[0]; i++)
+		for (int j = 0; j < 32; j++)
+			if (out[i * 32 + j] != x[(r0 + 2 * i) * 64 + c0 + j]) {
+				snprintf(why, n, "element strides: out[%d][%d] "
+					 "= %g, expected X[%d][%d] = %g", i, j,
+					 out[i * 32 + j], r0 + 2 * i, c0 + j,
+					 x[(r0 + 2 * i) * 64 + c0 + j]);
+				break;
+			}
+done:
+	bufs_free(g, &b);
+}
+
+static void
+test_oob_estride(GpuRun *g, char *why, size_t n)
+{
+	Kern k;
+	if (compile_load(g, "tests/gpu/kernels/tma_modes.py", &k, why, n)) {
+		check_oob(g, &k, false, why, n);
+		if (!why[0])
+			check_oob(g, &k, true, why, n);
+		if (!why[0])
+			check_estride(g, &k, why, n);
+	}
+	kern_free(&k);
+}
+
+/* ---- the examples ---- */
+
+static void
+test_load_consumer(GpuRun *g, char *why, size_t n)
+{
+	enum { M = 256 };
+	static uint16_t a[M * 64], bo[M * 64], raw[M * 64];
+	Kern k;
+	Bufs b = {0};
+	if (!compile_load(g, "examples/tma_load_swizzle.py", &k, why, n))
+		goto done;
+	uint64_t s = 77;
+	for (int i = 0; i < M * 64; i++)
+		a[i] = rnd_half(&s);
+	int64_t sh[2] = {M, 64};
+	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
+	ptrt_devptr db = dev_from(g, &b, NULL, sizeof(bo), why, n);
+	ptrt_devptr dr = dev_from(g, &b, NULL, sizeof(raw), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(da, PTRT_FLOAT16, 2, sh, NULL),
+		ptrt_arg_tensor(db, PTRT_FLOAT16, 2, sh, NULL),
+		ptrt_arg_tensor(dr, PTRT_FLOAT16, 2, sh, NULL),
+	};
+	if (why[0] || run(g, &k, "tma_load_swizzle", args, 3, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, bo, db, sizeof(bo)), "copy",
+		      why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, raw, dr, sizeof(raw)), "copy",
+		      why, n))
+		goto done;
+	for (int t = 0; t < M / 64 && !why[0]; t++)
+		for (int p = 0; p < 4096; p++) {
+			unsigned ab = 2u * (unsigned)p;
+			unsigned o = ab ^ (((ab >> 7) & 7u) << 4);
+			int r = (int)(o / 128), c = (int)(o % 128) / 2;
+			int gi = (64 * t + r) * 64 + c;
+			if (raw[64 * 64 * t + p] != a[gi] ||
+			    bo[64 * 64 * t + p] != a[64 * 64 * t + p]) {
+				snprintf(why, n, "tile %d element %d: raw 0x%04x "
+					 "(want 0x%04x), B 0x%04x (want 0x%04x)",
+					 t, p, raw[64 * 64 * t + p], a[gi],
+					 bo[64 * 64 * t + p],
+					 a[64 * 64 * t + p]);
+				break;
+			}
+		}
+done:
+	bufs_free(g, &b);
+	kern_free(&k);
+}
+
+static void
+test_store_reduce(GpuRun *g, char *why, size_t n)
+{
+	enum { M = 128 };
+	static float c[M * 64], x[M * 64], d0[M * 64], d[M * 64];
+	Kern ks, kr;
+	Bufs b = {0};
+	bool ok = compile_load(g, "examples/tma_store.py", &ks, why, n) &&
+		  compile_load(g, "examples/tma_reduce_add.py", &kr, why, n);
+	if (!ok)
+		goto done;
+	uint64_t s = 4242;
+	for (int i = 0; i < M * 64; i++) {
+		x[i] = rnd_float(&s);
+		d0[i] = rnd_float(&s);
+	}
+	int64_t sh[2] = {M, 64};
+	ptrt_devptr dc = dev_from(g, &b, NULL, sizeof(c), why, n);
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dd = dev_from(g, &b, d0, sizeof(d0), why, n);
+	ptrt_arg sa[] = {ptrt_arg_tensor(dc, PTRT_FLOAT32, 2, sh, NULL)};
+	ptrt_arg ra[] = {ptrt_arg_tensor(dx, PTRT_FLOAT32, 2, sh, NULL),
+			 ptrt_arg_tensor(dd, PTRT_FLOAT32, 2, sh, NULL)};
+	if (why[0] || run(g, &ks, "tma_store", sa, 1, why, n) ||
+	    run(g, &kr, "tma_reduce_add", ra, 2, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, c, dc, sizeof(c)), "copy",
+		      why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, d, dd, sizeof(d)), "copy",
+		      why, n))
+		goto done;
+	for (int i = 0; i < M * 64; i++) {
+		int row = i / 64, col = i % 64;
+		float want = (float)((row / 32) * 1000 + (row % 32) * 64 + col);
+		float sum = d0[i] + x[i];
+		if (c[i] != want) {
+			snprintf(why, n, "store: C[%d][%d] = %g, expected %g",
+				 row, col, c[i], want);
+			break;
+		}
+		if (d[i] != sum) {
+			snprintf(why, n, "add-reduction: D[%d][%d] = %g, "
+				 "expected %g + %g = %g", row, col, d[i], d0[i],
+				 x[i], sum);
+			break;
+		}
+	}
+done:
+	bufs_free(g, &b);
+	kern_free(&ks);
+	kern_free(&kr);
+}
+
+static void
+test_coord_steps(GpuRun *g, char *why, size_t n)
+{
+	enum { P = 8 };
+	static float x[P * 64 * 32], y[P * 64 * 32];
+	Kern k;
+	Bufs b = {0};
+	if (!compile_load(g, "examples/tma_load_3d_steps.py", &k, why, n))
+		goto done;
+	uint64_t s = 99;
+	for (int i = 0; i < P * 64 * 32; i++)
+		x[i] = rnd_float(&s);
+	int64_t sh[3] = {P, 64, 32};
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dy = dev_from(g, &b, NULL, sizeof(y), why, n);
+	ptrt_arg args[] = {ptrt_arg_tensor(dx, PTRT_FLOAT32, 3, sh, NULL),
+			   ptrt_arg_tensor(dy, PTRT_FLOAT32, 3, sh, NULL)};
+	if (why[0] || run(g, &k, "tma_load_3d_steps", args, 2, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, y, dy, sizeof(y)), "copy",
+		      why, n))
+		goto done;
+	for (int i = 0; i < P * 64 * 32; i++)
+		if (y[i] != x[i]) {
+			snprintf(why, n, "Y[%d][%d][%d] = %g, expected %g",
+				 i / 2048, i / 32 % 64, i % 32, y[i], x[i]);
+			break;
+		}
+done:
+	bufs_free(g, &b);
+	kern_free(&k);
+}
+
+static void
+test_multicast(GpuRun *g, char *why, size_t n)
+{
+	enum { M = 128 }; /* 4 clusters of 2 CTAs */
+	static float a[M * 64], out[2 * M * 64];
+	Kern k;
+	Bufs b = {0};
+	if (!compile_load(g, "examples/tma_multicast.py", &k, why, n))
+		goto done;
+	uint64_t s = 31337;
+	for (int i = 0; i < M * 64; i++)
+		a[i] = rnd_float(&s);
+	int64_t sa[2] = {M, 64}, so[2] = {2 * M, 64};
+	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {ptrt_arg_tensor(da, PTRT_FLOAT32, 2, sa, NULL),
+			   ptrt_arg_tensor(dout, PTRT_FLOAT32, 2, so, NULL)};
+	if (why[0] || run(g, &k, "tma_multicast", args, 2, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)), "copy",
+		      why, n))
+		goto done;
+	/* rows 32 (2 c + rank) + r of out hold A[32 c + r] */
+	for (int i = 0; i < 2 * M * 64; i++) {
+		int row = i / 64, col = i % 64;
+		int c = row / 64, r = row % 32;
+		float want = a[(32 * c + r) * 64 + col];
+		if (out[i] != want) {
+			snprintf(why, n, "cluster %d CTA %d row %d col %d: %g, "
+				 "expected %g", c, row / 32 % 2, r, col, out[i],
+				 want);
+			break;
+		}
+	}
+done:
+	bufs_free(g, &b);
+	kern_free(&k);
+}
+
+int
+main(void)
+{
+	GpuRun g;
+	gpu_open(&g, "tma");
+	GPU_CASE(&g, "tma/swizzle_modes", test_swizzle);
+	GPU_CASE(&g, "tma/oob_fill_element_strides", test_oob_estride);
+	GPU_CASE(&g, "tma/load_swizzle_consumer", test_load_consumer);
+	GPU_CASE(&g, "tma/store_and_add_reduce", test_store_reduce);
+	GPU_CASE(&g, "tma/coord_steps_3d", test_coord_steps);
+	GPU_CASE(&g, "tma/multicast_2cta", test_multicast);
+	return gpu_finish(&g);
+}
