@@ -76,7 +76,13 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 	for (int i = 0; i < in->nops; i++) {
 		const PtxOperand *op = &in->ops[i];
 		if (op->optional && ptx_rng_next(rng) % 2) {
-			k->present[i] = false;
+			/* A left-out written register still takes its PTX
+			 * position, as the sink `_` (codegen uses a scratch
+			 * register there). */
+			bool sink = op->out && op->kind == PTXOP_REG;
+			k->present[i] = sink;
+			if (sink)
+				k->words[k->nw++] = "_";
 			continue;
 		}
 		k->present[i] = true;
