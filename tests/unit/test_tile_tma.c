@@ -247,6 +247,11 @@ TEST(tile_tma_rules)
 		 "global.tile.mbarrier::complete_tx::bytes\"], s, A, box=(16, "
 		 "32), coords=(0, 0), element_strides=(0, 1), "
 		 "mbar=b.ptr_to([0]))", PT_E_TMA_ELEMENT_STRIDES},
+		/* an innermost element stride (the hardware ignores it) */
+		{"T.cuda.tile.apply(T.ptx[\"cp.async.bulk.tensor.2d.shared::cta."
+		 "global.tile.mbarrier::complete_tx::bytes\"], s[:, 0:16], A, "
+		 "box=(16, 32), coords=(0, 0), element_strides=(1, 2), "
+		 "mbar=b.ptr_to([0]))", PT_E_TMA_ELEMENT_STRIDES},
 		/* store takes global first */
 		{"T.cuda.tile.apply(T.ptx[\"cp.async.bulk.tensor.2d.global."
 		 "shared::cta.tile.bulk_group\"], s, A, box=(16, 32), "

@@ -711,6 +711,16 @@ check_modes(TileEnv *e, TileCall *tc, const TmaCall *k, const TmaFields *f)
 		return diag_error(c, PT_E_TMA_GATHER4, tc->span,
 				  "gather4/scatter4 use box=(1, width), found "
 				  "box[0] = %lld", (long long)f->box[0]);
+	/* the hardware ignores the innermost stride without interleave
+	 * (measured on H200: a box (8, 32) with strides (1, 2) transfers
+	 * whole 32-element rows), so the image would not be
+	 * ceil(box / element_strides): rejected, not silently ignored */
+	if (!f->interleave && !k->gather4 && f->es[k->rank - 1] != 1)
+		return diag_error(c, PT_E_TMA_ELEMENT_STRIDES, tc->span,
+				  "element_strides[%d] = %lld: without "
+				  "interleave the innermost dimension is never "
+				  "strided by the hardware; use 1",
+				  k->rank - 1, (long long)f->es[k->rank - 1]);
 	if (f->interleave && k->rank < 3)
 		return diag_error(c, PT_E_TMA_INTERLEAVE, tc->span,
 				  "interleave needs a 3d..5d opcode, found %dd",
