@@ -1,5 +1,5 @@
 /*
- * gpu_test.h - helpers for GPU test programs (tests/gpu/*.c), which
+ * gpu_test.h - helpers for GPU test programs (tests/gpu/gpu_*.c), which
  * tests/gpu/run.sh builds against libptxtile_rt.a and runs.
  *
  * A program opens the runtime with gpu_open() (exit 77 when there is no
