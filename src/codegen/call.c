@@ -309,9 +309,22 @@ static void
 addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
 	Gen *g = cs->g;
+	int64_t off;
 	if (a->kind == EX_PTR_TO) {
 		bool wide;
 		word(cs, gen_ptr_to(g, a, space_word(op->space), &wide));
+		return;
+	}
+	/* ptr_to(...) + constant bytes: the [reg+imm] address form, so
+	 * repeats of one tile call share a base register */
+	if (a->kind == EX_BINARY && a->u.op.op == BIN_ADD &&
+	    a->u.op.a->kind == EX_PTR_TO && gen_const_int(g, a->u.op.b, &off)) {
+		bool wide;
+		const char *base = gen_ptr_to(g, a->u.op.a,
+					      space_word(op->space), &wide);
+		word(cs, off ? arena_printf(&g->c->arena, "%s+%lld", base,
+					    (long long)off)
+			     : base);
 		return;
 	}
 	word(cs, gen_in_reg(g, gen_expr(g, a)).s);

@@ -6,7 +6,8 @@
  *     {"name", "params": [...], "launch": {"grid", "block"[, "cluster"],
  *      "dynamic_smem"}}]}
  *
- * params are in PTX order: the user's parameters, then one "dim" entry
+ * params are in PTX order: the user's parameters, then one "tma" entry
+ * per runtime-encoded tensor map (Module.tma_slots), then one "dim" entry
  * per symbolic size the kernel uses (a hidden .s32 parameter):
  * tensor {"name", "kind", "dtype", "shape" (ints or size names)[, "align"]},
  * scalar {"name", "kind", "dtype"}, tensormap {"name", "kind"},
@@ -106,6 +107,33 @@ write_param(StrBuf *b, const Param *p)
 	sb_putc(b, '}');
 }
 
+static void
+write_ints(StrBuf *b, const char *key, const int64_t *v, int n)
+{
+	sb_printf(b, ", \"%s\": [", key);
+	for (int i = 0; i < n; i++)
+		sb_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
+	sb_putc(b, ']');
+}
+
+/* A tensor map the runtime encodes (docs/metadata.md kind "tma"); every
+ * field is written, so no runtime default decides anything. */
+static void
+write_tma(StrBuf *b, const TmapSlot *t)
+{
+	sb_puts(b, "{\"name\": ");
+	json_write_string(b, t->name);
+	sb_puts(b, ", \"kind\": \"tma\", \"tensor\": ");
+	json_write_string(b, t->tensor->name);
+	sb_printf(b, ", \"rank\": %d", t->rank);
+	write_ints(b, "box", t->box, t->rank);
+	write_ints(b, "element_strides", t->elem_strides, t->rank);
+	sb_printf(b, ", \"format\": \"%s\", \"interleave\": \"%s\", "
+		  "\"swizzle\": \"%s\", \"l2_promotion\": \"%s\", "
+		  "\"oob_fill\": \"%s\"}", t->format, t->interleave,
+		  t->swizzle, t->l2_promotion, t->oob_fill);
+}
+
 void
 meta_kernel(Gen *g, StrBuf *b, bool first)
 {
@@ -120,6 +148,14 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 		if (i)
 			sb_puts(b, ", ");
 		write_param(b, &f->params.v[i]);
+	}
+	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
+		const TmapSlot *t = g->m->tma_slots.v[i];
+		if (t->func != f || !t->var)
+			continue;
+		if (np++)
+			sb_puts(b, ", ");
+		write_tma(b, t);
 	}
 	for (size_t i = 0; i < g->ndims; i++) {
 		if (i || np)

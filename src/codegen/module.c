@@ -7,7 +7,9 @@
  * declarations in Gen.decl, then the frame: parameters in order (tensors
  * .u64, scalars typed, tensor maps .align 64 .b8[128]), one hidden .s32
  * parameter per symbolic size used, .reqntid from constant block dims and
- * .reqnctapercluster/.explicitcluster from the launch cluster.  The module
+ * .reqnctapercluster/.explicitcluster from the launch cluster.  Tensor
+ * maps of TMA calls on tensor parameters (Module.tma_slots) are hidden
+ * .align 64 .b8[128] parameters between the user's and the sizes.  The module
  * header's .version is the highest of the target's floor and what the
  * emitted instructions need.  Scalar functions (ewise lambdas) emit
  * nothing of their own.
@@ -354,6 +356,15 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 			load_scalar_param(g, p->var, name);
 		}
 	}
+	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
+		const TmapSlot *t = g->m->tma_slots.v[i];
+		if (t->func != f || !t->var)
+			continue;
+		const char *name = param_name(g, t->name);
+		sb_printf(out, "%s\t.param .align 64 .b8 %s[128]", sep, name);
+		tensormap_param(g, t->var, name);
+		sep = ",\n";
+	}
 	for (size_t i = 0; i < s->dyn.n; i++, sep = ",\n") {
 		const Var *v = s->dyn.v[i];
 		const char *name = param_name(g, arena_printf(
@@ -363,7 +374,7 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 		gen_emit(g, "ld.param.s32 %s, [%s];", r.s, name);
 		gen_bind(g, v, gen_convert(g, r, v->dtype, v->span));
 	}
-	sb_puts(out, f->params.n || s->dyn.n ? "\n)\n" : ")\n");
+	sb_puts(out, strcmp(sep, "\n") ? "\n)\n" : ")\n");
 }
 
 static void

@@ -358,9 +358,29 @@ struct pt_module {
 	/* tile/check.c: one struct TileCall per tile call, program order
 	 * (tile/tile.h); not part of the IR's structure or serialisation */
 	VEC(struct TileCall *) tile_calls;
+	/* tile/patterns/tma.c: tensor maps the runtime encodes at launch
+	 * (docs/metadata.md kind "tma"); codegen declares each as a hidden
+	 * parameter; not part of the IR's structure or serialisation */
+	VEC(struct TmapSlot *) tma_slots;
 };
 
 typedef struct pt_module Module;
+
+/* A tensor map built by the runtime from tensor parameter `tensor` of
+ * kernel `func`: declared `.param .align 64 .b8 <func>_<name>[128]`
+ * after the user's parameters (before the symbolic sizes), in slot
+ * order; `var` is bound to the map's generic address.  Arrays are
+ * outermost first; the strings are docs/metadata.md spellings. */
+typedef struct TmapSlot {
+	const Func *func;
+	const Buffer *tensor;
+	const char *name;
+	Var *var;             /* set by the lowering (tile/patterns/tma.c) */
+	int rank;
+	int64_t box[5];
+	int64_t elem_strides[5];
+	const char *format, *interleave, *swizzle, *l2_promotion, *oob_fill;
+} TmapSlot;
 
 /* ---- builders and utilities (ir.c) ---- */
 

@@ -30,7 +30,7 @@ int
 sym_new(SymTab *st, const char *name, int64_t lo, int64_t hi, int64_t mult)
 {
 	PT_ASSERT(lo <= hi && mult >= 1);
-	Sym s = {arena_strdup(st->arena, name), lo, hi, mult, -1};
+	Sym s = {arena_strdup(st->arena, name), lo, hi, mult, -1, 0, 0, {0}};
 	return sym_push(st, s);
 }
 
@@ -183,8 +183,49 @@ floordiv64(int64_t a, int64_t k)
 static int
 fresh(SymTab *st, const char *name, int64_t lo, int64_t hi)
 {
-	Sym s = {name, lo, hi, 1, -1};
+	Sym s = {name, lo, hi, 1, -1, 0, 0, {0}};
 	return sym_push(st, s);
+}
+
+static bool
+lin_same(Lin a, Lin b)
+{
+	if (a.c0 != b.c0 || a.n != b.n)
+		return false;
+	for (int i = 0; i < a.n; i++)
+		if (a.t[i].coef != b.t[i].coef || a.t[i].sym != b.t[i].sym)
+			return false;
+	return true;
+}
+
+/* One symbol per distinct derived form, so that two evaluations of the
+ * same quotient cancel (x // 4 - x // 4 == 0).  Recent symbols are
+ * searched (a bounded window keeps the cost linear); a miss only makes
+ * a fresh symbol, which is safe. */
+int
+sym_derived(SymTab *st, char op, Lin a, int64_t k, int64_t lo, int64_t hi)
+{
+	for (size_t i = st->syms.n; i-- > 0 && st->syms.n - i <= 1024;) {
+		const Sym *s = &st->syms.v[i];
+		if (s->op == op && s->by == k && lin_same(s->of, a))
+			return (int)i;
+	}
+	const char *name;
+	if (op == 'x')
+		name = arena_printf(st->arena, "swizzle_unit(%s)",
+				    lin_str(st, a));
+	else
+		name = arena_printf(st->arena, op == '/' ? "(%s) // %lld"
+							  : "(%s) %% %lld",
+				    lin_str(st, a), (long long)k);
+	Sym s = {name, lo, hi, 1, -1, op, k, a};
+	return sym_push(st, s);
+}
+
+static int
+derived(SymTab *st, char op, Lin a, int64_t k, int64_t lo, int64_t hi)
+{
+	return sym_derived(st, op, a, k, lo, hi);
 }
 
 /* The symbol x/mult(x), created once per symbol with mult > 1. */
@@ -197,7 +238,7 @@ quot_sym(SymTab *st, int id)
 	const Sym *s = sym_get(st, id);
 	int64_t m = s->mult;
 	Sym q = {arena_printf(st->arena, "%s/%lld", s->name, (long long)m),
-		 -floordiv64(-s->lo, m), floordiv64(s->hi, m), 1, id};
+		 -floordiv64(-s->lo, m), floordiv64(s->hi, m), 1, id, 0, 0, {0}};
 	return sym_push(st, q);
 }
 
@@ -271,10 +312,8 @@ lin_floordiv(SymTab *st, Lin a, int64_t k)
 		a.overflow = true;
 		return a;
 	}
-	const char *name = arena_printf(st->arena, "(%s) // %lld",
-					lin_str(st, a), (long long)k);
-	return lin_sym(st, fresh(st, name, floordiv64(lo, k),
-				 floordiv64(hi, k)));
+	return lin_sym(st, derived(st, '/', a, k, floordiv64(lo, k),
+				   floordiv64(hi, k)));
 }
 
 Lin
@@ -286,9 +325,7 @@ lin_mod(SymTab *st, Lin a, int64_t k)
 		return a;
 	if (divmod_exact(st, a, k, &q, &r))
 		return r;
-	const char *name = arena_printf(st->arena, "(%s) %% %lld",
-					lin_str(st, a), (long long)k);
-	return lin_sym(st, fresh(st, name, 0, k - 1));
+	return lin_sym(st, derived(st, '%', a, k, 0, k - 1));
 }
 
 Lin

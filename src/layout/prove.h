@@ -31,18 +31,6 @@
 
 #include "base.h"
 
-typedef struct Sym {
-	const char *name;
-	int64_t lo, hi;  /* inclusive interval */
-	int64_t mult;    /* values are multiples of mult (>= 1) */
-	int quot_of;     /* -1, or the symbol this one is `that / its mult` of */
-} Sym;
-
-typedef struct SymTab {
-	Arena *arena;
-	VEC(Sym) syms;
-} SymTab;
-
 typedef struct LinTerm {
 	int64_t coef;
 	int sym;
@@ -55,6 +43,25 @@ typedef struct Lin {
 	bool overflow;
 } Lin;
 
+typedef struct Sym {
+	const char *name;
+	int64_t lo, hi;  /* inclusive interval */
+	int64_t mult;    /* values are multiples of mult (>= 1) */
+	int quot_of;     /* -1, or the symbol this one is `that / its mult` of */
+	/* a symbol standing for `of // by` (op '/'), `of % by` (op '%') or
+	 * the swizzled unit index swz(of) (op 'x', by = sw_b << 8 | sw_s,
+	 * swz(u) = u ^ ((u & ((2^sw_b - 1) << sw_s)) >> sw_s)); 0 = none.
+	 * The same form gives the same symbol (sym_derived). */
+	char op;
+	int64_t by;
+	Lin of;
+} Sym;
+
+typedef struct SymTab {
+	Arena *arena;
+	VEC(Sym) syms;
+} SymTab;
+
 /* ---- lin.c: forms ---- */
 
 void symtab_init(SymTab *st, Arena *a);
@@ -62,6 +69,10 @@ void symtab_init(SymTab *st, Arena *a);
  * mult (use 1 when unknown); returns its id. */
 int sym_new(SymTab *st, const char *name, int64_t lo, int64_t hi,
 	    int64_t mult);
+/* The symbol of a derived form (Sym.op/by/of), reused when the same
+ * form was made recently; [lo, hi] its interval. */
+int sym_derived(SymTab *st, char op, Lin of, int64_t by, int64_t lo,
+		int64_t hi);
 const Sym *sym_get(const SymTab *st, int id);
 
 Lin lin_const(int64_t c);

@@ -537,9 +537,12 @@ swizzle_lin(SymTab *st, const Layout *l, Lin m)
 	/* f changes only the low sw_b bits of the unit index */
 	lo &= ~bm;
 	hi |= bm;
-	const char *name = arena_printf(st->arena, "swizzle_unit(%s)",
-					lin_str(st, m));
-	Lin f = lin_sym(st, sym_new(st, name, lo, hi, 1));
+	/* one unknown per unit index, so that the words of one unit (an
+	 * atom's consecutive elements) share it and stay provably
+	 * consecutive; it records its form so that it can be emitted */
+	int id = sym_derived(st, 'x', unit, (int64_t)l->sw_b << 8 | l->sw_s,
+			     lo, hi);
+	Lin f = lin_sym(st, id);
 	return lin_add(st, lin_mod(st, m, U), lin_scale(st, f, U));
 }
 

@@ -59,9 +59,14 @@ add_operand(TileEnv *e, TileCall *tc, int i, Expr *x)
 	op->ptx_op = -1;
 }
 
+/* TMA resolves its own operands: its global side is described by the
+ * tensor's dimensions (symbolic on any axis, encoded by the host), never
+ * addressed through a view. */
 static bool
 resolve_operands(TileEnv *e, TileCall *tc)
 {
+	if (tc->inst.family == PTXF_TMA || tc->inst.family == PTXF_TMA_REDUCE)
+		return true;
 	for (int i = 0; i < tc->nops; i++)
 		if (!tile_resolve_operand(e, &tc->ops[i]))
 			return false;
@@ -357,6 +362,7 @@ void
 check_module(Ctx *c, Module *m)
 {
 	m->tile_calls.n = 0;
+	tile_tma_reset_slots(m);
 	for (size_t i = 0; i < m->funcs.n; i++) {
 		Func *f = m->funcs.v[i];
 		if (!f->is_kernel)

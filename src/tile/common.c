@@ -16,22 +16,29 @@
 
 #include "tile.h"
 
+/* What a parameter value must be (the type column of params.def). */
+typedef enum ParamValue {
+	PV_BOOL, PV_UINT64, PV_INT, PV_U32, PV_PTR, PV_INTS, PV_INTS2, PV_STR
+} ParamValue;
+
+static const char *const param_value_names[] = {
+	"bool", "uint64", "an integer", "an integer of at most 32 bits",
+	"a pointer (buf.ptr_to([...]))", "a tuple of integers",
+	"a tuple of integer tuples", "a string",
+};
+
 static const struct {
 	const char *name;
 	bool is_static;
-	DType type;
+	ParamValue type;
 } param_rows[TP_COUNT] = {
 #define STATIC true
 #define RUNTIME false
-#define BOOL DT_BOOL
-#define UINT64 DT_UINT64
-#define PARAM(id, name, kind, type) [TP_##id] = {name, kind, type},
+#define PARAM(id, name, kind, type) [TP_##id] = {name, kind, PV_##type},
 #include "params.def"
 #undef PARAM
 #undef STATIC
 #undef RUNTIME
-#undef BOOL
-#undef UINT64
 };
 
 const char *
@@ -72,14 +79,60 @@ accepted_list(Arena *a, unsigned mask)
 }
 
 static bool
-param_value_ok(DType want, const Expr *v)
+is_int_scalar(const Expr *v)
 {
+	return v->type == ET_SCALAR && v->dtype != DT_BOOL &&
+	       dtype_kind(v->dtype) != DK_FLOAT;
+}
+
+/* A tuple whose items are integers (depth 1) or such tuples (depth 2). */
+static bool
+int_tuple(const Expr *v, int depth)
+{
+	if (v->kind != EX_TUPLE)
+		return false;
+	for (size_t i = 0; i < v->u.tuple.n; i++)
+		if (depth > 1 ? !int_tuple(v->u.tuple.v[i], depth - 1)
+			      : !is_int_scalar(v->u.tuple.v[i]))
+			return false;
+	return true;
+}
+
+/* A compile-time constant: an integer, a string, or a tuple of them. */
+static bool
+static_value(const Expr *v)
+{
+	int64_t k;
+	if (v->kind == EX_STR)
+		return true;
+	if (v->kind != EX_TUPLE)
+		return ir_const_int(v, &k);
+	for (size_t i = 0; i < v->u.tuple.n; i++)
+		if (!static_value(v->u.tuple.v[i]))
+			return false;
+	return true;
+}
+
+static bool
+param_value_ok(ParamValue want, const Expr *v)
+{
+	if (want == PV_INTS || want == PV_INTS2)
+		return int_tuple(v, want == PV_INTS ? 1 : 2);
+	if (want == PV_STR)
+		return v->kind == EX_STR;
 	if (v->type != ET_SCALAR)
 		return false;
-	if (want == DT_BOOL)
-		return v->dtype == DT_BOOL;
-	return dtype_bits(v->dtype) == 64 &&
-	       dtype_kind(v->dtype) != DK_FLOAT;
+	DTypeKind k = dtype_kind(v->dtype);
+	bool integer = v->dtype != DT_BOOL && k != DK_FLOAT;
+	switch (want) {
+	case PV_BOOL: return v->dtype == DT_BOOL;
+	case PV_UINT64: return integer && dtype_bits(v->dtype) == 64;
+	case PV_INT: return integer;
+	case PV_U32: return integer && dtype_bits(v->dtype) <= 32;
+	case PV_PTR: return v->kind == EX_PTR_TO;
+	default: return false;
+	}
+	return false;
 }
 
 bool
@@ -112,8 +165,8 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 			continue;
 		}
 		seen |= 1u << id;
-		int64_t k;
-		if (param_rows[id].is_static && !ir_const_int(p->value, &k)) {
+		int64_t k = 0;
+		if (param_rows[id].is_static && !static_value(p->value)) {
 			ok = diag_error(c, PT_E_TILE_PARAM_NOT_STATIC, p->span,
 					"'%s' is a static parameter: expected "
 					"a compile-time constant, found a "
@@ -123,16 +176,17 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 		if (!param_value_ok(param_rows[id].type, p->value)) {
 			ok = diag_error(c, PT_E_TILE_PARAM_TYPE, p->span,
 					"'%s' expects %s, found %s", p->name,
-					dtype_name(param_rows[id].type),
+					param_value_names[param_rows[id].type],
 					p->value->type == ET_SCALAR
 						? dtype_name(p->value->dtype)
 						: "a tensor or tuple");
 			continue;
 		}
+		tc->param[id] = p->value;
 		if (id == TP_PRED)
 			tc->pred = p->value;
 		else if (id == TP_PRESERVE_DST)
-			tc->preserve_dst = k != 0;
+			tc->preserve_dst = ir_const_int(p->value, &k) && k;
 		else if (id == TP_CACHE_POLICY)
 			tc->cache_policy = p->value;
 	}
@@ -243,6 +297,13 @@ group_ids(TileEnv *e, const TileCall *tc, const int64_t *g, PhysCoord *ids)
 		known |= AXIS_BIT(AX_WID_IN_WG) | AXIS_BIT(AX_TID_IN_WG);
 	}
 	return known;
+}
+
+AxisMask
+tile_group_ids(TileEnv *e, const TileCall *tc, const int64_t *g,
+	       PhysCoord *ids)
+{
+	return group_ids(e, tc, g, ids);
 }
 
 /* ---- operand views ---- */
@@ -629,7 +690,8 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	}
 	int64_t nrep = tile_repeat_count(tc);
 	int bytes = op->bits / 8;
-	int64_t need = (int64_t)op->natom * bytes;
+	int64_t size = (int64_t)op->natom * bytes;
+	int64_t need = op->align ? op->align : size;
 	int64_t have = base_align(op->root);
 	if (op->bits % 8 != 0)
 		return diag_error(c, PT_E_TILE_DTYPE, op->span,
@@ -640,7 +702,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				  "operand %d: the %lld-byte atom needs a "
 				  "%lld-byte aligned base, but %s is only known "
 				  "to be %lld-byte aligned (declare align=%lld)",
-				  op->index, (long long)need, (long long)need,
+				  op->index, (long long)size, (long long)need,
 				  op->root->name, (long long)have,
 				  (long long)need);
 	op->addr = NEWN(&c->arena, Lin, nrep + 1);
@@ -675,7 +737,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				c, PT_E_TILE_ATOM_ALIGN, op->span,
 				"memory atom of operand %d (%s) at repeat %s "
 				"starts at byte %lld, which is not a multiple "
-				"of the %lld-byte vector", op->index,
+				"of the %lld-byte alignment", op->index,
 				op->root->name, tile_coord_str(&c->arena, x, nr),
 				(long long)off.c0, (long long)need);
 		if (!lin_is_const(off) &&

@@ -489,6 +489,31 @@ tile_lin(TileEnv *e, const Expr *x)
 	}
 }
 
+static Expr *widen(TileEnv *e, Expr *x, DType t, Span sp);
+
+/* A quotient, remainder or swizzled unit index the prover made
+ * (Sym.op), rebuilt from its form: `of // by`, `of % by` (floor
+ * semantics, as BIN_FLOORDIV/BIN_MOD) or u ^ ((u & mask) >> sw_s). */
+static Expr *
+derived_expr(TileEnv *e, const Sym *y, Span sp)
+{
+	Expr *u = tile_lin_expr(e, y->of, sp);
+	if (!u)
+		return NULL;
+	DType t = u->dtype;
+	if (y->op == '/' || y->op == '%')
+		return tile_binop(e->c, y->op == '/' ? BIN_FLOORDIV : BIN_MOD,
+				  u, widen(e, tile_int(e->c, y->by, sp), t, sp),
+				  t, sp);
+	int sw_b = (int)(y->by >> 8), sw_s = (int)(y->by & 0xff);
+	int64_t mask = (((int64_t)1 << sw_b) - 1) << sw_s;
+	Expr *hi = tile_binop(e->c, BIN_BAND, u,
+			      widen(e, tile_int(e->c, mask, sp), t, sp), t, sp);
+	hi = tile_binop(e->c, BIN_SHR, hi,
+			widen(e, tile_int(e->c, sw_s, sp), t, sp), t, sp);
+	return tile_binop(e->c, BIN_BXOR, u, hi, t, sp);
+}
+
 /* The IR expression of symbol s, or NULL. */
 static Expr *
 sym_expr(TileEnv *e, int s, Span sp)
@@ -504,6 +529,8 @@ sym_expr(TileEnv *e, int s, Span sp)
 		return tile_binop(e->c, BIN_FLOORDIV, base,
 				  tile_int(e->c, b->mult, sp), base->dtype, sp);
 	}
+	if (y->op)
+		return derived_expr(e, y, sp);
 	return NULL;
 }
 

@@ -44,10 +44,13 @@ put_operand(StrBuf *b, const TileCall *tc, const TileOperand *op)
 					 memscope_name(op->root->scope))
 			  : " (registers)");
 	put_dims(b, op->ext, tc->ngroup);
+	/* the operand's own repeat axes (mma.sync A/B repeat over K) */
 	sb_puts(b, " repeat ");
-	put_dims(b, tc->repeat, tc->nrepeat);
+	put_dims(b, op->ext + tc->ngroup,
+		 op->rank - tc->ngroup - tile_atom_axes(op));
 	sb_puts(b, " atom ");
-	put_dims(b, op->ext + tc->ngroup + tc->nrepeat, tile_atom_axes(op));
+	put_dims(b, op->ext + op->rank - tile_atom_axes(op),
+		 tile_atom_axes(op));
 	sb_putc(b, '\n');
 }
 

@@ -106,7 +106,7 @@ tile_reg_ref(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t r,
 	     int a, Span sp)
 {
 	Expr *x = ir_new_expr(c, EX_LOAD, ET_SCALAR, op->dtype, sp);
-	if (tile_plain_chain(op->expr)) {
+	if (tile_plain_chain(op->expr) && !op->by_slot) {
 		/* any group coordinate names the same slot (checked), so
 		 * group 0 stands for the executing thread */
 		x->u.access.base = op->expr;
@@ -123,6 +123,8 @@ Expr *
 tile_mem_ptr(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t r,
 	     Span sp)
 {
+	if (op->ptr_x)
+		return op->ptr_x[r];
 	Expr *x = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64, sp);
 	if (tile_plain_chain(op->expr)) {
 		Expr *g[TILE_MAX_GROUP];
@@ -168,30 +170,59 @@ push_operand(Ctx *c, ExprVec *args, const TileCall *tc,
 	}
 }
 
+/* An optional PTX operand that no operand or parameter fills is left
+ * out; a remaining non-optional one is the cache-policy operand. */
+Expr *
+tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
+{
+	Span sp = tc->span;
+	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
+	p->u.ptx.spelling = tc->inst.spelling;
+	p->u.ptx.pred = tc->pred;
+	p->u.ptx.preserve_dst = tc->preserve_dst;
+	for (int j = 0; j < tc->inst.nops; j++) {
+		const TileOperand *op = NULL;
+		for (int i = 0; i < tc->nops; i++)
+			if (tc->ops[i].ptx_op == j)
+				op = &tc->ops[i];
+		if (over && over[j])
+			vec_push(&c->arena, &p->u.ptx.args, over[j]);
+		else if (op)
+			push_operand(c, &p->u.ptx.args, tc, op, r, sp);
+		else if (tc->fixed[j])
+			vec_push(&c->arena, &p->u.ptx.args, tc->fixed[j]);
+		else if (tc->cache_policy && !tc->inst.ops[j].optional)
+			vec_push(&c->arena, &p->u.ptx.args,
+				 tc->cache_policy);
+	}
+	return p;
+}
+
+Var *
+tile_lower_var(Ctx *c, const TileCall *tc, const char *name, DType t,
+	       Block *out, Span sp)
+{
+	PT_ASSERT(tc->next_var);
+	Var *v = NEW(&c->arena, Var);
+	v->id = (*tc->next_var)++;
+	v->name = arena_printf(&c->arena, "%s_%d", name, v->id);
+	v->dtype = t;
+	v->kind = VK_LOCAL;
+	v->span = sp;
+	Stmt *d = ir_new_stmt(c, ST_VAR_DECL, sp);
+	d->u.var.var = v;
+	vec_push(&c->arena, out, d);
+	return v;
+}
+
 static void
 lower_apply(Lower *L, const TileCall *tc, Block *out)
 {
 	Ctx *c = L->c;
-	Span sp = tc->span;
 	int64_t nrep = tile_repeat_count(tc);
 	for (int64_t r = 0; r < nrep; r++) {
-		Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-		p->u.ptx.spelling = tc->inst.spelling;
-		p->u.ptx.pred = tc->pred;
-		p->u.ptx.preserve_dst = tc->preserve_dst;
-		for (int j = 0; j < tc->inst.nops; j++) {
-			const TileOperand *op = NULL;
-			for (int i = 0; i < tc->nops; i++)
-				if (tc->ops[i].ptx_op == j)
-					op = &tc->ops[i];
-			if (op)
-				push_operand(c, &p->u.ptx.args, tc, op, r, sp);
-			else if (tc->cache_policy)
-				vec_push(&c->arena, &p->u.ptx.args,
-					 tc->cache_policy);
-		}
-		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
-		s->u.value = p;
+		Stmt *s = ir_new_stmt(c, ST_EVAL, tc->span);
+		s->u.value = tile_lower_issue(c, tc, r, NULL);
 		vec_push(&c->arena, out, s);
 	}
 }
@@ -407,7 +438,15 @@ lower_stmt(Lower *L, Stmt *s, Block *out)
 				   s->u.value->kind == EX_TILE_EWISE)) {
 		const TileCall *tc = find_call(L, s->u.value);
 		PT_ASSERT(tc && tc->ok);
-		if (s->u.value->kind == EX_TILE_APPLY)
+		if (tc->lower) {
+			/* the record is the module's; the hook draws fresh
+			 * variables from this lowering's cursor */
+			TileCall *w = (TileCall *)tc;
+			w->next_var = &L->next_var;
+			tc->lower(L->c, tc, out);
+			w->next_var = NULL;
+		}
+		else if (s->u.value->kind == EX_TILE_APPLY)
 			lower_apply(L, tc, out);
 		else
 			lower_ewise(L, tc, out);

@@ -105,12 +105,24 @@ typedef struct TileOperand {
 	 * over hardware-id and loop symbols. */
 	Lin *addr;
 	Expr **addr_x;      /* the same as IR index expressions */
+	/* Warp-collective atoms (collective.c): atom axes when not 1
+	 * (ldmatrix (count, 8, 4), mma fragments (rows, cols)); registers
+	 * named by storage slot because the logical coordinate of a
+	 * register depends on the lane; per-repeat pointer expressions
+	 * computed by the family (each lane its own row address). */
+	int atom_axes;
+	bool by_slot;
+	Expr **ptr_x;
+	int64_t align;      /* ROLE_MEM: required atom alignment in bytes;
+			     * 0 = the atom's size */
 } TileOperand;
 
 /* Atom axes: one axis of extent natom, none for ewise (natom 0). */
 static inline int
 tile_atom_axes(const TileOperand *op)
 {
+	if (op->atom_axes > 0)
+		return op->atom_axes;
 	return op->natom > 0 ? 1 : 0;
 }
 
@@ -140,6 +152,15 @@ struct TileCall {
 	bool preserve_dst;
 	Expr *cache_policy;
 	Func *fn;           /* ewise */
+	/* Family expansion replacing lower.c's one issue per row-major
+	 * repeat (mma.sync: batch, M, N, K with the C/D recurrence). */
+	void (*lower)(Ctx *c, const TileCall *tc, Block *out);
+	Expr *param[TP_COUNT]; /* every given parameter's value, or NULL */
+	/* PTX operands filled by parameters, the same at every repeat
+	 * (cp.async's cp-size and src-size); NULL = not filled */
+	Expr *fixed[PTX_MAX_OPS];
+	int *next_var;      /* lower.c's Var.id cursor while lower runs */
+	void *fam_data;     /* the family's own record (tma.c: TmaCall) */
 };
 
 /* ---- env.c: the walk state, symbols and their IR expressions ---- */
@@ -250,10 +271,43 @@ bool tile_register_operand(TileEnv *e, TileCall *tc, TileOperand *op,
 bool tile_memory_shape(TileEnv *e, TileCall *tc, TileOperand *op,
 		       PtxType type, int space);
 
+/* Hardware ids (PhysCoord) of group coordinate g, and which axes the
+ * scope fixes. */
+AxisMask tile_group_ids(TileEnv *e, const TileCall *tc, const int64_t *g,
+			PhysCoord *ids);
+
+/* ---- collective.c: warp-collective atoms ---- */
+/* Lane of a warp-collective atom: maps (lane, register) to the atom
+ * coordinate (atom_axes values) that register holds. */
+typedef void (*TileLaneMap)(const void *arg, int lane, int reg,
+			    int64_t *atom);
+/* The instruction consumes the lane axis: all 32 lanes must be active;
+ * the lane group is removed from tc (the group prefix keeps the warps). */
+bool tile_warp_collective(TileEnv *e, TileCall *tc);
+/* Register operand of a collective atom: local storage, each register
+ * reg < nregs of each lane at the coordinate `map` gives must belong to
+ * that lane, and its storage slot must be the same for every lane and
+ * warp (one instruction names it).  Fills op->slot (nrepeat x nregs),
+ * op->natom = nregs, op->by_slot.  The operand's own repeat axes (its
+ * dims between the group prefix and the atom) are enumerated, so an
+ * operand may repeat over fewer axes than the call (mma.sync A/B/C).
+ * owner_code: the family's wrong-lane diagnostic. */
+bool tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
+			   int atom_axes, int nregs, TileLaneMap map,
+			   const void *arg, int owner_code);
+
 /* ---- the pattern files (patterns/) ---- */
 bool tile_check_registers(TileEnv *e, TileCall *tc);
 bool tile_check_ld_st(TileEnv *e, TileCall *tc);
 bool tile_check_ewise(TileEnv *e, TileCall *tc);
+bool tile_check_cp_async(TileEnv *e, TileCall *tc);
+bool tile_check_bulk_copy(TileEnv *e, TileCall *tc);
+bool tile_check_ldmatrix(TileEnv *e, TileCall *tc);
+bool tile_check_mma_sync(TileEnv *e, TileCall *tc);
+bool tile_check_tma(TileEnv *e, TileCall *tc);
+/* Drops the tensor-map slots of calls not yet lowered (a re-check
+ * records them again); lowered calls keep theirs. */
+void tile_tma_reset_slots(Module *m);
 
 /* ---- check.c / lower.c ---- */
 TileCall *tile_check_apply(TileEnv *e, Expr *call);
@@ -265,5 +319,13 @@ Expr *tile_reg_ref(Ctx *c, const TileCall *tc, const TileOperand *op,
 /* Pointer to the atom start of memory operand op at repeat r. */
 Expr *tile_mem_ptr(Ctx *c, const TileCall *tc, const TileOperand *op,
 		   int64_t r, Span sp);
+/* For a family's lower hook: the EX_PTX of tc's form at repeat r
+ * (operands, fixed, cache_policy), PTX operand j replaced by over[j]
+ * where over and over[j] are non-NULL; and a fresh scalar variable,
+ * declared without a value by a statement appended to out. */
+Expr *tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r,
+		       Expr *const *over);
+Var *tile_lower_var(Ctx *c, const TileCall *tc, const char *name, DType t,
+		    Block *out, Span sp);
 
 #endif

@@ -193,7 +193,7 @@ add_term(Ctx *c, Expr *sum, Expr *part, int64_t scale, Span sp)
  * 8*count row starts of repeat t. */
 static bool
 lane_offset(TileEnv *e, TileCall *tc, TileOperand *op, int64_t t,
-	    int count, const Lin *rows, Expr **out)
+	    int count, const Lin *rows, Expr **out, int64_t *konst)
 {
 	Ctx *c = e->c;
 	int64_t delta[32], bit[5];
@@ -232,8 +232,20 @@ lane_offset(TileEnv *e, TileCall *tc, TileOperand *op, int64_t t,
 					  (long long)t, l, (long long)delta[l],
 					  (long long)s);
 	}
-	Expr *sum = op->addr_x[t * 8 * count];
+	/* the constant part of row (0, 0) stays out of the index: the
+	 * address is &storage[variable part] + constant bytes, one base
+	 * register for every repeat of the call ([reg+imm]) */
 	Span sp = op->span;
+	Lin base = rows[0];
+	*konst = base.c0;
+	base.c0 = 0;
+	Expr *sum = tile_lin_expr(e, base, sp);
+	if (!sum)
+		return diag_error(c, PT_E_LDM_ROW_ADDR, op->span,
+				  "%s: the row addresses of operand %d (%s) "
+				  "use a quotient the prover made and cannot "
+				  "be written back as IR", tc->inst.spelling,
+				  op->index, op->root->name);
 	if (bit[1] == 2 * bit[0] && bit[2] == 4 * bit[0]) {
 		sum = add_term(c, sum, lane_part(c, 0, 7, sp), bit[0], sp);
 	} else {
@@ -279,11 +291,21 @@ check_rows(TileEnv *e, TileCall *tc, TileOperand *mem, int count)
 		return true;
 	}
 	Expr **off = NEWN(&c->arena, Expr *, nrep + 1);
+	int64_t *konst = NEWN(&c->arena, int64_t, nrep + 1);
 	for (int64_t t = 0; t < nrep; t++)
 		if (!lane_offset(e, tc, mem, t, count,
-				 mem->addr + t * 8 * count, &off[t]))
+				 mem->addr + t * 8 * count, &off[t], &konst[t]))
 			return false;
 	mem->addr_x = off;
+	Expr **ptr = NEWN(&c->arena, Expr *, nrep + 1);
+	for (int64_t t = 0; t < nrep; t++) {
+		ptr[t] = tile_mem_ptr(c, tc, mem, t, mem->span);
+		if (konst[t])
+			ptr[t] = tile_binop(c, BIN_ADD, ptr[t],
+					    tile_int(c, konst[t] * 4, mem->span),
+					    ptr[t]->dtype, mem->span);
+	}
+	mem->ptr_x = ptr;
 	return true;
 }
 
