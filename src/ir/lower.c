@@ -559,6 +559,7 @@ fold_int(Lower *L, BinOp op, DType t, int64_t x, int64_t y, int64_t *out,
 	case BIN_NE: *out = x != y; return 1;
 	case BIN_LAND: *out = x && y; return 1;
 	case BIN_LOR: *out = x || y; return 1;
+	default: return 0;
 	}
 	*out = wrap_int(*out, t);
 	return 1;

@@ -751,16 +751,17 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				(long long)need, lin_str(&e->st, off),
 				why ? why : "unknown");
 		op->addr_x[r] = tile_lin_expr(e, op->addr[r], op->span);
-		if (!op->addr_x[r] && !tile_plain_chain(op->expr))
-			return diag_error(
-				c, PT_E_TILE_ADDR_EXPR, op->span,
-				"the address of operand %d (%s) at repeat %s, "
-				"element offset %s, uses a symbol the prover "
-				"made and cannot be written back as IR; use a "
-				"start that is a multiple of the layout's "
-				"extents", op->index, op->root->name,
-				tile_coord_str(&c->arena, x, nr),
-				lin_str(&e->st, op->addr[r]));
+		/* Every prover symbol records how to write it back as IR, so
+		 * this is an internal limit, not a script error. */
+		if (!op->addr_x[r] && !tile_plain_chain(op->expr)) {
+			ctx_fail(c, PT_E_INTERNAL,
+				 "the address of operand %d (%s) at repeat %s, "
+				 "element offset %s, cannot be written back as IR",
+				 op->index, op->root->name,
+				 tile_coord_str(&c->arena, x, nr),
+				 lin_str(&e->st, op->addr[r]));
+			return false;
+		}
 		if (nr > 0)
 			next_coord(x, tc->repeat, nr);
 	}

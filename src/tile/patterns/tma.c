@@ -542,12 +542,13 @@ check_origins(TileEnv *e, TileCall *tc, TileOperand *op, int nimg)
 				tile_coord_str(&c->arena, x, nr),
 				lin_str(&e->st, bits), why ? why : "unknown");
 		Expr *idx = tile_lin_expr(e, m0, op->span);
-		if (!idx)
-			return diag_error(
-				c, PT_E_TILE_ADDR_EXPR, op->span,
-				"the image origin of operand %d (%s), element "
-				"offset %s, cannot be written back as IR",
-				op->index, op->root->name, lin_str(&e->st, m0));
+		if (!idx) { /* internal limit; see tile_memory_atoms */
+			ctx_fail(c, PT_E_INTERNAL,
+				 "the image origin of operand %d (%s), element "
+				 "offset %s, cannot be written back as IR",
+				 op->index, op->root->name, lin_str(&e->st, m0));
+			return false;
+		}
 		Expr *p = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64,
 				      op->span);
 		p->u.access.base = flat;
