@@ -4,7 +4,9 @@
 # otherwise sm_90a), assembling a cubin when ptxas is present; one line
 # per example.  Where a CUDA driver is present, then runs the GPU tests
 # (tests/gpu/run.sh), which launch the kernels and compare with host
-# references.  Outputs go to $BUILD/demo/.  Exit status 1 when an example
+# references.  An example with a `# Pending: WHAT` header line waits for
+# a part of ptxtile not written yet: it must still print, and is reported
+# as pending.  Outputs go to $BUILD/demo/.  Exit status 1 when an example
 # fails to check or compile.
 BUILD=${BUILD:-build}
 bin="$BUILD/ptxtile"
@@ -26,6 +28,20 @@ for f in examples/*.py; do
 	target=sm_90a
 	if grep -q '^# Target: sm_100a' "$f"; then
 		target=sm_100a
+	fi
+	pending=$(sed -n 's/^# Pending: //p' "$f" | head -1)
+	if [ -n "$pending" ]; then
+		# the example says which part of ptxtile it waits for; it must
+		# still load and print
+		if "$bin" print "$f" >"$out/$name.print.py" 2>"$out/$name.check.log"; then
+			printf '%-24s %-8s print ok, compile pending: %s\n' \
+				"$name" "$target" "$pending"
+		else
+			printf '%-24s %-8s print FAILED: %s\n' "$name" "$target" \
+				"$(head -1 "$out/$name.check.log")"
+			bad=1
+		fi
+		continue
 	fi
 	if ! "$bin" check "$f" --target "$target" >"$out/$name.check.log" 2>&1; then
 		printf '%-24s %-8s check FAILED: %s\n' "$name" "$target" \
