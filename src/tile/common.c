@@ -983,3 +983,32 @@ tile_dtype_fits(DType t, PtxType p)
 		return t == DT_FLOAT64;
 	return false;
 }
+
+bool
+tile_chunk_shape(TileEnv *e, TileCall *tc, TileOperand *op, int64_t chunk,
+		 int code)
+{
+	Ctx *c = e->c;
+	if (op->bits % 8 != 0 || (chunk * 8) % op->bits != 0)
+		return diag_error(c, code, op->span,
+				  "operand %d (%s) has %d-bit elements (%s): "
+				  "a %lld-byte chunk does not hold whole "
+				  "elements of it", op->index, op->root->name,
+				  op->bits, dtype_name(op->dtype),
+				  (long long)chunk);
+	op->natom = (int)(chunk * 8 / op->bits);
+	if (!tile_shape_operand(e, tc, op))
+		return false;
+	int64_t last = op->ext[op->rank - 1];
+	if (last != op->natom)
+		return diag_error(c, code, op->span,
+				  "operand %d (%s) has shape %s: its final "
+				  "axis must hold chunk_bytes=%lld bytes, i.e. "
+				  "%d %s elements, found %lld (%lld bytes)",
+				  op->index, op->root->name,
+				  tile_coord_str(&c->arena, op->ext, op->rank),
+				  (long long)chunk, op->natom,
+				  dtype_name(op->dtype), (long long)last,
+				  (long long)(last * op->bits / 8));
+	return true;
+}

@@ -242,6 +242,11 @@ bool tile_plain_chain(const Expr *x);
 /* Memory operand: address space, atom contiguity and alignment. */
 bool tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op,
 		       int space);
+/* A byte-chunk memory operand (cp.async, bulk copy): the final axis holds
+ * exactly `chunk` bytes of whole elements; sets op->natom and the shape.
+ * Errors carry the family's code. */
+bool tile_chunk_shape(TileEnv *e, TileCall *tc, TileOperand *op, int64_t chunk,
+		      int code);
 /* Written register slots do not overlap (within and across outputs). */
 bool tile_check_overlap(TileEnv *e, TileCall *tc);
 /* preserve_dst needs pred, a register result and an initialised dst. */

@@ -209,32 +209,12 @@ check_runs(TileEnv *e, TileCall *tc, TileOperand *op, int64_t chunk)
 static bool
 check_side(TileEnv *e, TileCall *tc, TileOperand *op, int64_t chunk)
 {
-	Ctx *c = e->c;
 	op->role = ROLE_MEM;
 	op->out = op->index == BK_DST;
 	op->ptx_op = op->index;
 	op->align = 16;
-	if (op->bits % 8 != 0 || (chunk * 8) % op->bits != 0)
-		return diag_error(c, PT_E_BULK_ATOM_BYTES, op->span,
-				  "operand %d (%s) has %d-bit elements (%s): "
-				  "a %lld-byte chunk does not hold whole "
-				  "elements of it", op->index, op->root->name,
-				  op->bits, dtype_name(op->dtype),
-				  (long long)chunk);
-	op->natom = (int)(chunk * 8 / op->bits);
-	if (!tile_shape_operand(e, tc, op))
+	if (!tile_chunk_shape(e, tc, op, chunk, PT_E_BULK_ATOM_BYTES))
 		return false;
-	int64_t last = op->ext[op->rank - 1];
-	if (last != op->natom)
-		return diag_error(c, PT_E_BULK_ATOM_BYTES, op->span,
-				  "operand %d (%s) has shape %s: its final "
-				  "axis must hold chunk_bytes=%lld bytes, i.e. "
-				  "%d %s elements, found %lld (%lld bytes)",
-				  op->index, op->root->name,
-				  tile_coord_str(&c->arena, op->ext, op->rank),
-				  (long long)chunk, op->natom,
-				  dtype_name(op->dtype), (long long)last,
-				  (long long)(last * op->bits / 8));
 	return check_runs(e, tc, op, chunk) &&
 	       tile_memory_atoms(e, tc, op, PSP_SHARED);
 }
