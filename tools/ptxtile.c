@@ -239,7 +239,7 @@ find_ptxas(void)
 {
 	const char *env = getenv("PTXAS");
 	if (env && *env)
-		return env;
+		return access(env, X_OK) == 0 ? env : NULL;
 	static const char *const dirs[] = {"/usr/local/cuda/bin/ptxas",
 					   "/usr/bin/ptxas"};
 	const char *path = getenv("PATH");
@@ -266,8 +266,14 @@ assemble_cubin(const char *ptx, const char *target, const char *path)
 {
 	const char *ptxas = find_ptxas();
 	if (!ptxas) {
-		fprintf(stderr, "ptxtile: --cubin needs ptxas, which was not "
-				"found (set PTXAS or add it to PATH)\n");
+		const char *env = getenv("PTXAS");
+		if (env && *env)
+			fprintf(stderr, "ptxtile: --cubin needs ptxas, but "
+					"PTXAS=%s is not executable\n", env);
+		else
+			fprintf(stderr, "ptxtile: --cubin needs ptxas, which "
+					"was not found (set PTXAS or add it "
+					"to PATH)\n");
 		return EXIT_USAGE;
 	}
 	char src[] = "/tmp/ptxtile-XXXXXX";

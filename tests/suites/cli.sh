@@ -1,0 +1,89 @@
+#!/bin/sh
+# The CLI contract: exit 0 on success, 1 when the input has errors
+# (diagnostics as file:line:col: error[Ecode]: message, the source line
+# and a caret; --diag=short gives "Ecode line:col"), 2 for usage or
+# environment errors; --help per command; no output file is created or
+# truncated when anything fails.
+BUILD=${BUILD:-build}
+P="$BUILD/ptxtile"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS cli/$1"; }
+bad() { echo "FAIL cli/$1: $2"; }
+expect_rc() { # name want command...
+	name=$1 want=$2
+	shift 2
+	"$@" >"$t/out" 2>"$t/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else
+		bad "$name" "exit $rc, expected $want: $(head -2 "$t/err")"; fi
+}
+good=examples/saxpy_relu.py
+printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    A[0] = nope\n' >"$t/bad.py"
+
+expect_rc help 0 "$P" --help
+for c in print json check compile explain; do
+	expect_rc "help_$c" 0 "$P" "$c" --help
+	grep -q "^usage: ptxtile $c" "$t/out" || bad "help_$c" "no usage line"
+done
+expect_rc no_command 2 "$P"
+expect_rc unknown_command 2 "$P" frobnicate "$good"
+expect_rc unknown_option 2 "$P" check --frob "$good"
+expect_rc missing_file 2 "$P" check "$t/none.py"
+expect_rc unknown_target 2 "$P" check "$good" --target sm_75
+grep -q "sm_75" "$t/err" || bad unknown_target_message "target not named"
+expect_rc check_ok 0 "$P" check "$good"
+
+# input errors: the full and the short form
+expect_rc input_error 1 "$P" check "$t/bad.py"
+if grep -q "bad.py:6:12: error\[E2001\]: " "$t/err" &&
+   grep -q "^        A\[0\] = nope$" "$t/err" &&
+   grep -q "^               ^~~~$" "$t/err"; then ok input_error_format
+else bad input_error_format "$(cat "$t/err")"; fi
+expect_rc short_error 1 "$P" check --diag=short "$t/bad.py"
+if [ "$(cat "$t/err")" = "E2001 6:12" ]; then ok short_error_format
+else bad short_error_format "$(cat "$t/err")"; fi
+
+# no output file is created, and none truncated, when the input is bad
+for c in print json compile explain; do
+	rm -f "$t/new.out"
+	"$P" "$c" "$t/bad.py" -o "$t/new.out" >/dev/null 2>&1
+	[ -e "$t/new.out" ] && bad "no_partial_$c" "created" || ok "no_partial_$c"
+	echo keep >"$t/old.out"
+	"$P" "$c" "$t/bad.py" -o "$t/old.out" >/dev/null 2>&1
+	[ "$(cat "$t/old.out")" = keep ] && ok "no_truncate_$c" ||
+		bad "no_truncate_$c" "existing file changed"
+done
+rm -f "$t/m.json" "$t/c.cubin"
+"$P" compile "$t/bad.py" --meta "$t/m.json" --cubin "$t/c.cubin" \
+	-o "$t/x.ptx" >/dev/null 2>&1
+[ -e "$t/m.json" ] || [ -e "$t/c.cubin" ] || [ -e "$t/x.ptx" ] &&
+	bad no_partial_compile_all "an output was written" ||
+	ok no_partial_compile_all
+
+# success: every output, stdin input, JSON input
+expect_rc compile_ok 0 "$P" compile "$good" -o "$t/g.ptx" --meta "$t/g.json"
+grep -q "^.entry\|^.visible .entry" "$t/g.ptx" && grep -q '"kernels"' "$t/g.json" &&
+	ok compile_outputs || bad compile_outputs "missing .entry or kernels"
+"$P" json "$good" >"$t/ir.json" 2>/dev/null
+"$P" print "$good" >"$t/a.py" 2>/dev/null
+"$P" print "$t/ir.json" >"$t/b.py" 2>/dev/null
+"$P" print - <"$good" >"$t/c.py" 2>/dev/null
+cmp -s "$t/a.py" "$t/b.py" && cmp -s "$t/a.py" "$t/c.py" && ok json_and_stdin_inputs ||
+	bad json_and_stdin_inputs "print differs across script, JSON and stdin"
+
+# --cubin without a usable ptxas is an environment error, writing nothing
+rm -f "$t/n.ptx" "$t/n.cubin"
+PTXAS="$t/no-ptxas" "$P" compile "$good" -o "$t/n.ptx" --cubin "$t/n.cubin" \
+	>/dev/null 2>"$t/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "needs ptxas" "$t/err" && [ ! -e "$t/n.ptx" ] &&
+   [ ! -e "$t/n.cubin" ]; then ok cubin_without_ptxas
+else bad cubin_without_ptxas "exit $rc: $(cat "$t/err")"; fi
+if [ -x /usr/local/cuda/bin/ptxas ] || command -v ptxas >/dev/null 2>&1; then
+	PATH="$PATH:/usr/local/cuda/bin" expect_rc cubin_ok 0 "$P" compile "$good" \
+		--cubin "$t/k.cubin" -o "$t/k.ptx"
+	[ -s "$t/k.cubin" ] && ok cubin_written || bad cubin_written "empty"
+else
+	echo "SKIP cli/cubin_ok: ptxas not found"
+fi
