@@ -32,8 +32,13 @@ for src in tests/gpu/*.c; do
 		sed 's/^/    /' "$out/$name.build.log"
 		continue
 	fi
-	"$bin" >"$out/$name.out" 2>"$out/$name.err"
+	# a kernel that never completes (say, a barrier that is never
+	# satisfied) must fail, not hang the run
+	timeout "${GPU_TIMEOUT:-120}" "$bin" >"$out/$name.out" 2>"$out/$name.err"
 	rc=$?
+	if [ $rc -eq 124 ]; then
+		echo "FAIL gpu/$name: timed out after ${GPU_TIMEOUT:-120} s" >>"$out/$name.out"
+	fi
 	cat "$out/$name.out"
 	sed 's/^/    # /' "$out/$name.err"
 	cat "$out/$name.out" >>"$log"
