@@ -1,0 +1,523 @@
+/*
+ * descriptors.c - shared matrix descriptor extraction and encoding, and
+ * the UMMA instruction descriptor (reference "Shared matrix
+ * descriptors", "Tensor Core matrix multiply-accumulate"; ptx_facts §1,
+ * §2, §5).
+ *
+ * Input: a descriptor image (descriptors.h): the byte address of every
+ * element of one atom.  Output: the mode, unswizzled origin and LDO/SDO
+ * whose walk reproduces every address, or the reason none does.  Fields
+ * come from fixed boundary coordinates (row 8 / 4, byte 16 / the span);
+ * the whole walk is then compared, so a layout that only agrees at the
+ * boundaries is rejected.  Unused LDO encodes 16 bytes, unused SDO 0.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "descriptors.h"
+#include "api.h"
+
+int64_t
+desc_period(DescMode m)
+{
+	static const int64_t p[DESC_NMODES] = {16, 256, 512, 1024, 512};
+	return p[m];
+}
+
+int64_t
+desc_swizzle(DescMode m, int64_t a)
+{
+	switch (m) {
+	case DESC_SW32: return a ^ (((a >> 7) & 1) << 4);
+	case DESC_SW64: return a ^ (((a >> 7) & 3) << 4);
+	case DESC_SW128: return a ^ (((a >> 7) & 7) << 4);
+	case DESC_SW128_32B: return a ^ ((a >> 2) & 96);
+	default: return a;
+	}
+}
+
+int
+desc_layout_code(DescMode m)
+{
+	static const int code[DESC_NMODES] = {0, 6, 4, 2, 1};
+	return code[m];
+}
+
+/* Row span W (bytes) and rows per group G of a mode. */
+static int64_t
+row_span(DescMode m)
+{
+	return m == DESC_SW128_32B ? 128 : (int64_t)16 << m;
+}
+
+static int
+group_rows(DescMode m)
+{
+	return m == DESC_SW128_32B ? 4 : 8;
+}
+
+/* Unswizzled offset of byte b of row r from the origin. */
+static int64_t
+walk(DescWalk w, DescMode m, const SmemDesc *d, int64_t r, int64_t b)
+{
+	int64_t span = row_span(m), g = group_rows(m);
+	if (w == DESC_WALK_K) {
+		if (m == DESC_NONE)
+			return (r / 8) * d->sbo + (r % 8) * 16 +
+			       (b / 16) * d->lbo + b % 16;
+		return (r / g) * d->sbo + (r % g) * span + b;
+	}
+	if (m == DESC_NONE)
+		return (r / 8) * d->lbo + (r % 8) * 16 + (b / 16) * d->sbo +
+		       b % 16;
+	return (r / g) * d->sbo + (r % g) * span + (b / span) * d->lbo +
+	       b % span;
+}
+
+static int64_t
+at(const DescImage *im, int64_t r, int64_t byte)
+{
+	return im->addr[r * im->cols + byte * 8 / im->elem_bits];
+}
+
+static bool
+stride_ok(int64_t s)
+{
+	return s >= 0 && s % 16 == 0 && s < ((int64_t)1 << 18);
+}
+
+/* One mode: fields from the boundary coordinates, then the full walk. */
+static DescFail
+try_mode(const DescImage *im, DescMode m, SmemDesc *d, char *msg, size_t n)
+{
+	int64_t bytes = im->cols * im->elem_bits / 8;
+	int64_t span = row_span(m), g = group_rows(m);
+	bool k = im->walk == DESC_WALK_K;
+	if (k && m == DESC_SW128_32B) {
+		snprintf(msg, n, "mode 4 (128B, 32B atoms) is MN-major only");
+		return DESC_F_MODE;
+	}
+	if (k && m != DESC_NONE && bytes > span) {
+		snprintf(msg, n, "a row holds %lld bytes, wider than the "
+			 "%lld-byte swizzle span", (long long)bytes,
+			 (long long)span);
+		return DESC_F_ROW_WIDTH;
+	}
+	d->mode = m;
+	d->start = desc_swizzle(m, at(im, 0, 0));
+	if (d->start % 16 != 0) {
+		snprintf(msg, n, "origin byte %lld is not 16-byte aligned",
+			 (long long)d->start);
+		return DESC_F_ORIGIN;
+	}
+	/* row-group and chunk boundaries; unused: LDO 16, SDO 0 */
+	int64_t rg = m == DESC_NONE ? 8 : g;
+	int64_t chunk = m == DESC_NONE ? 16 : span;
+	bool has_row = im->rows > rg;
+	bool has_chunk = bytes > chunk && !(k && m != DESC_NONE);
+	int64_t by_row = has_row
+		? desc_swizzle(m, at(im, rg, 0)) - d->start : 0;
+	int64_t by_chunk = has_chunk
+		? desc_swizzle(m, at(im, 0, chunk)) - d->start : 16;
+	if (!k && m == DESC_NONE) { /* MN-major interleave: roles swap */
+		d->lbo = has_row ? by_row : 16;
+		d->sbo = has_chunk ? by_chunk : 0;
+	} else {
+		d->sbo = by_row;
+		d->lbo = by_chunk;
+	}
+	if (!stride_ok(d->lbo) || !stride_ok(d->sbo)) {
+		snprintf(msg, n, "LDO %lld / SDO %lld bytes: strides must be "
+			 "nonnegative 16-byte multiples below 2^18",
+			 (long long)d->lbo, (long long)d->sbo);
+		return DESC_F_STRIDE;
+	}
+	int64_t eb = im->elem_bits / 8;
+	for (int64_t r = 0; r < im->rows; r++)
+		for (int64_t b = 0; b < bytes; b += eb) {
+			int64_t want = desc_swizzle(m, d->start +
+						       walk(im->walk, m, d, r, b));
+			int64_t got = at(im, r, b);
+			if (got != want) {
+				snprintf(msg, n, "row %lld, byte %lld is at "
+					 "byte %lld, the descriptor walk puts "
+					 "it at %lld", (long long)r,
+					 (long long)b, (long long)got,
+					 (long long)want);
+				return DESC_F_WALK;
+			}
+		}
+	return DESC_OK;
+}
+
+static const char *const mode_names[DESC_NMODES] = {
+	"none", "32B", "64B", "128B", "128B with 32B atoms",
+};
+
+bool
+desc_extract(const DescImage *im, const DescMode *modes, int nmodes,
+	     SmemDesc *out, DescFail *why, char *msg, size_t msgn)
+{
+	char first[320] = "no descriptor mode is legal here", tmp[256];
+	DescFail f0 = DESC_F_MODE;
+	for (int i = 0; i < nmodes; i++) {
+		SmemDesc d;
+		DescFail f = try_mode(im, modes[i], &d, tmp, sizeof(tmp));
+		if (f == DESC_OK) {
+			*out = d;
+			return true;
+		}
+		if (i == 0) {
+			f0 = f;
+			snprintf(first, sizeof(first), "swizzle %s: %s",
+				 mode_names[modes[i]], tmp);
+		}
+	}
+	if (why)
+		*why = f0;
+	if (msg && msgn)
+		snprintf(msg, msgn, "%s", first);
+	return false;
+}
+
+uint64_t
+desc_encode(const SmemDesc *d, int64_t start)
+{
+	uint64_t v = ((uint64_t)start >> 4) & 0x3FFF;
+	v |= (((uint64_t)d->lbo >> 4) & 0x3FFF) << 16;
+	v |= (((uint64_t)d->sbo >> 4) & 0x3FFF) << 32;
+	v |= (uint64_t)1 << 46;
+	v |= (uint64_t)desc_layout_code(d->mode) << 61;
+	return v;
+}
+
+/* ---- instruction descriptor ---- */
+
+uint32_t
+desc_idesc(const Idesc *d)
+{
+	uint32_t v = 0;
+	v |= (uint32_t)d->sat << 3;
+	v |= (uint32_t)(d->d_fmt & 3) << 4;
+	v |= (uint32_t)(d->a_fmt & 7) << 7;
+	v |= (uint32_t)(d->b_fmt & 7) << 10;
+	v |= (uint32_t)d->neg_a << 13;
+	v |= (uint32_t)d->neg_b << 14;
+	v |= (uint32_t)d->a_mn << 15;
+	v |= (uint32_t)d->b_mn << 16;
+	v |= (uint32_t)((d->n >> 3) & 63) << 17;
+	v |= (uint32_t)((d->m >> 4) & 31) << 24;
+	return v;
+}
+
+int
+desc_umma_format(UmmaKind k, const char *s)
+{
+	static const struct {
+		UmmaKind k;
+		const char *name;
+		int code;
+	} rows[] = {
+		{UMMA_F16, "float16", 0}, {UMMA_F16, "bfloat16", 1},
+		{UMMA_TF32, "tf32", 2},
+		{UMMA_F8F6F4, "float8_e4m3fn", 0},
+		{UMMA_F8F6F4, "float8_e5m2", 1},
+		{UMMA_F8F6F4, "float6_e2m3fn", 3},
+		{UMMA_F8F6F4, "float6_e3m2fn", 4},
+		{UMMA_F8F6F4, "float4_e2m1fn", 5},
+		{UMMA_I8, "uint8", 0}, {UMMA_I8, "int8", 1},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (rows[i].k == k && strcmp(rows[i].name, s) == 0)
+			return rows[i].code;
+	return -1;
+}
+
+int
+desc_umma_k(UmmaKind k)
+{
+	static const int kk[UMMA_NKINDS] = {16, 8, 32, 32};
+	return kk[k];
+}
+
+bool
+desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n)
+{
+	if (cta_group == 1) {
+		if (m != 64 && m != 128)
+			return false;
+		if (k == UMMA_I8 && n > 32)
+			return n % 16 == 0 && n <= 256;
+		return n >= 8 && n <= 256 && n % 8 == 0;
+	}
+	if (m != 128 && m != 256)
+		return false;
+	if (k == UMMA_I8)
+		return n >= 32 && n <= 256 && n % 32 == 0;
+	return n >= 16 && n <= 256 && n % 16 == 0;
+}
+
+/* ---- tile operands ---- */
+
+static SwizzleMode const stated_of[] = {SWZ_NONE, SWZ_32B, SWZ_64B, SWZ_128B,
+					SWZ_128B_BASE32B};
+
+static int64_t
+buffer_align(const Buffer *b)
+{
+	int64_t el = (dtype_bits(b->dtype) + 7) / 8;
+	return b->align > el ? b->align : el;
+}
+
+/* The stated mode first (when allowed), then the rest in order. */
+static int
+mode_order(Ctx *c, TileOperand *op, const DescMode *allowed, int n,
+	   DescMode *out)
+{
+	SwizzleMode s = layout_swizzle_mode(op->view->layout, op->bits);
+	if (s == SWZ_OTHER)
+		return diag_error(c, PT_E_DESC_SWIZZLE, op->span,
+				  "operand %d (%s): its ComposeLayout swizzle is "
+				  "none of the descriptor modes (32B, 64B, 128B, "
+				  "128B with 32B atoms) for %d-bit elements",
+				  op->index, op->root->name, op->bits), -1;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (stated_of[allowed[i]] == s)
+			out[k++] = allowed[i];
+	if (k == 0)
+		return diag_error(c, PT_E_DESC_SWIZZLE, op->span,
+				  "operand %d (%s): its layout states a swizzle "
+				  "mode this operand's descriptor cannot use "
+				  "here (allowed: %s%s)", op->index,
+				  op->root->name, mode_names[allowed[0]],
+				  n > 1 ? " and the modes after it" : ""), -1;
+	for (int i = 0; i < n; i++)
+		if (stated_of[allowed[i]] != s)
+			out[k++] = allowed[i];
+	return k;
+}
+
+static int
+fail_code(DescFail f)
+{
+	switch (f) {
+	case DESC_F_ROW_WIDTH: return PT_E_DESC_ROW_WIDTH;
+	case DESC_F_ORIGIN: return PT_E_DESC_ORIGIN;
+	case DESC_F_STRIDE: return PT_E_DESC_STRIDE;
+	case DESC_F_MODE: return PT_E_DESC_SWIZZLE;
+	default: return PT_E_DESC_WALK;
+	}
+}
+
+bool
+tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
+		  bool rows_axis1, const DescMode *allowed, int nallowed,
+		  TileDesc *out)
+{
+	Ctx *c = e->c;
+	if (op->scalar || (op->root->scope != MS_SHARED &&
+			   op->root->scope != MS_SHARED_DYN))
+		return diag_error(c, PT_E_DESC_SPACE, op->span,
+				  "operand %d must be a shared-memory tensor "
+				  "(a matrix descriptor addresses .shared), "
+				  "found %s", op->index,
+				  op->scalar ? "a scalar"
+					     : memscope_name(op->root->scope));
+	if (op->bits % 8 != 0)
+		return diag_error(c, PT_E_DESC_DTYPE, op->span,
+				  "operand %d (%s) has %d-bit elements; "
+				  "descriptor operands need whole bytes",
+				  op->index, op->root->name, op->bits);
+	DescMode order[DESC_NMODES];
+	int norder = mode_order(c, op, allowed, nallowed, order);
+	if (norder < 0)
+		return false;
+	int nr = op->rank - 2;
+	int64_t e0 = op->ext[nr], e1 = op->ext[nr + 1];
+	int rows = (int)(rows_axis1 ? e1 : e0);
+	int64_t cols = rows_axis1 ? e0 : e1;
+	int64_t bytes = op->bits / 8;
+	int64_t nrep = 1;
+	for (int i = 0; i < nr; i++)
+		nrep *= op->ext[i];
+	out->nrep = nrep;
+	out->bits = op->bits;
+	out->hi = NEWN(&c->arena, uint64_t, nrep + 1);
+	out->start = NEWN(&c->arena, int64_t, nrep + 1);
+	int64_t *x = NEWN(&c->arena, int64_t, op->rank + 1);
+	int64_t *img = NEWN(&c->arena, int64_t, rows * cols + 1);
+	Lin ax[AX_COUNT], sym = {0};
+	for (int64_t r = 0; r < nrep; r++) {
+		int64_t q = r;
+		for (int i = nr - 1; i >= 0; i--) {
+			x[i] = q % op->ext[i];
+			q /= op->ext[i];
+		}
+		for (int i = 0; i < rows; i++)
+			for (int64_t k = 0; k < cols; k++) {
+				x[nr] = rows_axis1 ? k : i;
+				x[nr + 1] = rows_axis1 ? i : k;
+				view_phys_lin(&e->st, op->view, x, 0, ax);
+				if (r == 0 && i == 0 && k == 0) {
+					sym = ax[AX_M];
+					sym.c0 = 0;
+				}
+				Lin d = lin_sub(&e->st, ax[AX_M], sym);
+				if (!lin_is_const(d))
+					return diag_error(
+						c, PT_E_DESC_SYMBOLIC, op->span,
+						"operand %d (%s): element %s is "
+						"%s elements from the origin of "
+						"repeat 0; descriptor strides "
+						"must be constants", op->index,
+						op->root->name,
+						tile_coord_str(&c->arena, x,
+							       op->rank),
+						lin_str(&e->st, d));
+				img[i * cols + k] = d.c0 * bytes;
+			}
+		DescImage im = {walk, rows, cols, op->bits, img};
+		SmemDesc d;
+		DescFail why;
+		char msg[256];
+		if (!desc_extract(&im, order, norder, &d, &why, msg,
+				  sizeof(msg)))
+			return diag_error(c, fail_code(why), op->span,
+					  "operand %d (%s) at repeat %s is no "
+					  "%s-major shared matrix descriptor "
+					  "image: %s", op->index,
+					  op->root->name,
+					  tile_coord_str(&c->arena, x, nr),
+					  walk == DESC_WALK_K ? "K" : "MN",
+					  msg);
+		int64_t period = desc_period(d.mode);
+		if (buffer_align(op->root) < period)
+			return diag_error(c, PT_E_DESC_PERIOD, op->span,
+					  "operand %d (%s): the descriptor "
+					  "uses swizzle %s, whose %lld-byte "
+					  "period the allocation must be "
+					  "aligned to, but %s is only known to "
+					  "be %lld-byte aligned (declare "
+					  "align=%lld)", op->index,
+					  op->root->name, mode_names[d.mode],
+					  (long long)period, op->root->name,
+					  (long long)buffer_align(op->root),
+					  (long long)period);
+		if (r == 0) {
+			out->mode = d.mode;
+			out->lbo = d.lbo;
+			out->sbo = d.sbo;
+			const char *why2 = NULL;
+			Lin sb = lin_scale(&e->st, sym, bytes);
+			if (sym.n > 0 &&
+			    !prove_multiple_of(&e->st, sb, period, &why2))
+				return diag_error(
+					c, PT_E_DESC_SYMBOLIC, op->span,
+					"operand %d (%s): cannot prove the "
+					"symbolic origin %s bytes a multiple of "
+					"the %lld-byte swizzle period; %s",
+					op->index, op->root->name,
+					lin_str(&e->st, sb), (long long)period,
+					why2 ? why2 : "unknown");
+			out->sym_x = sym.n > 0 ? tile_lin_expr(e, sym, op->span)
+					       : NULL;
+		}
+		out->hi[r] = desc_encode(&d, 0);
+		out->start[r] = d.start;
+	}
+	return true;
+}
+
+static Expr *
+var_ref(Ctx *c, Var *v, Span sp)
+{
+	Expr *x = ir_new_expr(c, EX_VAR, ET_SCALAR, v->dtype, sp);
+	x->u.var = v;
+	return x;
+}
+
+static Expr *
+cast_to(Ctx *c, Expr *a, DType t, Span sp)
+{
+	Expr *x = ir_new_expr(c, EX_CAST, ET_SCALAR, t, sp);
+	x->u.op.a = a;
+	return x;
+}
+
+Expr *
+tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
+{
+	Span sp = tc->span;
+	const Buffer *b = op->root;
+	Expr *buf = ir_new_expr(c, EX_BUF, ET_TENSOR, b->dtype, sp);
+	buf->u.buf = (Buffer *)b;
+	Expr *p = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64, sp);
+	p->u.access.base = buf;
+	int64_t shape[16] = {0}, zero[16] = {0};
+	for (int d = 0; d < b->ndim && d < 16; d++) {
+		vec_push(&c->arena, &p->u.access.indices, tile_int(c, 0, sp));
+		ir_const_int(b->shape[d], &shape[d]);
+	}
+	/* the pointer names element 0, which a layout may place away from
+	 * the storage start */
+	PhysCoord pc;
+	layout_eval(b->layout, shape, b->ndim, zero, &pc);
+	int64_t lead = pc.v[AX_M] * dtype_bits(b->dtype) / 8;
+	Var *v = tile_lower_var(c, tc, "desc_base", DT_UINT32, out, sp);
+	Expr *mv = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
+	mv->u.ptx.spelling = "mov.u32";
+	vec_push(&c->arena, &mv->u.ptx.args, var_ref(c, v, sp));
+	vec_push(&c->arena, &mv->u.ptx.args, p);
+	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
+	s->u.value = mv;
+	vec_push(&c->arena, out, s);
+	Expr *x = var_ref(c, v, sp);
+	if (lead)
+		x = tile_binop(c, BIN_SUB, x, ir_int(c, lead, DT_UINT32, sp),
+			       DT_UINT32, sp);
+	return x;
+}
+
+Expr *
+tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
+{
+	Span sp = base->span;
+	Expr *a = base;
+	if (d->sym_x)
+		a = tile_binop(c, BIN_ADD, a,
+			       tile_binop(c, BIN_MUL,
+					  cast_to(c, d->sym_x, DT_UINT32, sp),
+					  ir_int(c, d->bits / 8, DT_UINT32,
+						 sp),
+					  DT_UINT32, sp),
+			       DT_UINT32, sp);
+	if (d->start[r])
+		a = tile_binop(c, BIN_ADD, a,
+			       ir_int(c, d->start[r], DT_UINT32, sp),
+			       DT_UINT32, sp);
+	Expr *w = cast_to(c, a, DT_UINT64, sp);
+	w = tile_binop(c, BIN_SHR, w, ir_int(c, 4, DT_UINT64, sp), DT_UINT64,
+		       sp);
+	w = tile_binop(c, BIN_BAND, w, ir_int(c, 0x3FFF, DT_UINT64, sp),
+		       DT_UINT64, sp);
+	return tile_binop(c, BIN_BOR, w, ir_int(c, (int64_t)d->hi[r],
+						DT_UINT64, sp),
+			  DT_UINT64, sp);
+}
+
+Expr *
+tile_tmem_addr(Ctx *c, const TileOperand *op, int64_t lane, Expr *col)
+{
+	Span sp = op->span;
+	Expr *a = cast_to(c, op->root->allocated_addr, DT_UINT32, sp);
+	if (lane)
+		a = tile_binop(c, BIN_ADD, a,
+			       ir_int(c, lane << 16, DT_UINT32, sp), DT_UINT32,
+			       sp);
+	int64_t k;
+	if (col && !(ir_const_int(col, &k) && k == 0))
+		a = tile_binop(c, BIN_ADD, a, cast_to(c, col, DT_UINT32, sp),
+			       DT_UINT32, sp);
+	return a;
+}
