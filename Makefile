@@ -78,7 +78,7 @@ fuzz:
 		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
 			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
-		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes; \
+		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
 			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
