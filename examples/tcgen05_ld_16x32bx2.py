@@ -14,7 +14,6 @@
 # supplies TMEM allocation, the thread-sync fences, tcgen05.wait::st /
 # wait::ld and deallocation ("Completion and producer dependencies").
 # Target: sm_100a; compile-only on an H200.
-# Pending: tcgen05.ld/st tile families (not implemented yet; `check` gives E3101)
 from tvm_tirx.script import tirx as T
 from tvm_tirx.tirx.layout import S, TileLayout, TLane, TCol
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg

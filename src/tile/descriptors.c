@@ -302,7 +302,6 @@ static int
 fail_code(DescFail f)
 {
 	switch (f) {
-	case DESC_F_ROW_WIDTH: return PT_E_DESC_ROW_WIDTH;
 	case DESC_F_ORIGIN: return PT_E_DESC_ORIGIN;
 	case DESC_F_STRIDE: return PT_E_DESC_STRIDE;
 	case DESC_F_MODE: return PT_E_DESC_SWIZZLE;
@@ -325,7 +324,7 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 				  op->scalar ? "a scalar"
 					     : memscope_name(op->root->scope));
 	if (op->bits % 8 != 0)
-		return diag_error(c, PT_E_DESC_DTYPE, op->span,
+		return diag_error(c, PT_E_DESC_WALK, op->span,
 				  "operand %d (%s) has %d-bit elements; "
 				  "descriptor operands need whole bytes",
 				  op->index, op->root->name, op->bits);

@@ -310,6 +310,9 @@ bool tile_check_bulk_copy(TileEnv *e, TileCall *tc);
 bool tile_check_ldmatrix(TileEnv *e, TileCall *tc);
 bool tile_check_mma_sync(TileEnv *e, TileCall *tc);
 bool tile_check_tma(TileEnv *e, TileCall *tc);
+bool tile_check_tcgen05_ld_st(TileEnv *e, TileCall *tc);
+bool tile_check_tcgen05_cp(TileEnv *e, TileCall *tc);
+bool tile_check_tcgen05_mma(TileEnv *e, TileCall *tc);
 /* Drops the tensor-map slots of calls not yet lowered (a re-check
  * records them again); lowered calls keep theirs. */
 void tile_tma_reset_slots(Module *m);

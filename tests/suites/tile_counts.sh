@@ -10,6 +10,9 @@ trap 'rm -rf "$tmp"' EXIT
 
 # file target spelling count
 rows='
+tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.128x256b 2
+tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.32x128b.warpx4 1
 tests/golden/tile_ld_st.py sm_90a ld.global.v4.b32 3
 tests/golden/tile_ld_st.py sm_90a st.shared.v4.b32 3
 tests/golden/tile_ld_st.py sm_90a ld.shared::cta.v4.b32 3
