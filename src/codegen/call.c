@@ -22,6 +22,7 @@
  *   immediate     a compile-time constant
  * Output: "[@p ]spelling operands;" exactly as spelled.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -305,6 +306,24 @@ pred_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 	word(cs, gen_in_reg(g, gen_cond(g, a)).s);
 }
 
+/* "base+off" for an address text that is a register or "sym[+-N]"
+ * (a constant element address): PTX allows one immediate, so a
+ * symbol's own offset is folded into it. */
+static const char *
+addr_offset(Gen *g, const char *base, int64_t off)
+{
+	const char *k = base[0] == '%' ? NULL : strpbrk(base, "+-");
+	if (k) {
+		off += strtoll(k, NULL, 10);
+		base = arena_printf(&g->c->arena, "%.*s", (int)(k - base),
+				    base);
+	}
+	if (!off)
+		return base;
+	return arena_printf(&g->c->arena, "%s%s%lld", base, off < 0 ? "" : "+",
+			    (long long)off);
+}
+
 static void
 addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
@@ -322,9 +341,7 @@ addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 		bool wide;
 		const char *base = gen_ptr_to(g, a->u.op.a,
 					      space_word(op->space), &wide);
-		word(cs, off ? arena_printf(&g->c->arena, "%s+%lld", base,
-					    (long long)off)
-			     : base);
+		word(cs, addr_offset(g, base, off));
 		return;
 	}
 	word(cs, gen_in_reg(g, gen_expr(g, a)).s);

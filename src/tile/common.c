@@ -645,6 +645,41 @@ space_matches(int space, MemScope s)
 	}
 }
 
+static bool
+fits_imm(int64_t elems, int bytes)
+{
+	return elems <= INT32_MAX / bytes && elems >= INT32_MIN / bytes;
+}
+
+/* Splits the atom start of op at repeat r into a base and a constant
+ * byte offset (tile.h: base_x, off, rel).  On the m axis the base is
+ * the symbolic part, the same for every repeat (and for calls that
+ * differ only by constants); a logically indexed operand keeps
+ * codegen's own index at repeat 0 as the base.  A constant address,
+ * or an offset outside the signed 32-bit immediate range, stays
+ * whole. */
+static void
+split_address(TileEnv *e, TileOperand *op, int64_t r, int bytes)
+{
+	Lin l = op->addr[r];
+	if (l.overflow)
+		return;
+	if (tile_plain_chain(op->expr)) {
+		Lin d = lin_sub(&e->st, l, op->addr[0]);
+		if (r > 0 && !d.overflow && lin_is_const(d) &&
+		    fits_imm(d.c0, bytes)) {
+			op->rel[r] = true;
+			op->off[r] = d.c0 * bytes;
+		}
+		return;
+	}
+	if (l.n == 0 || !fits_imm(l.c0, bytes))
+		return;
+	op->off[r] = l.c0 * bytes;
+	l.c0 = 0;
+	op->base_x[r] = tile_lin_expr(e, l, op->span);
+}
+
 static int64_t
 base_align(const Buffer *b)
 {
@@ -707,6 +742,9 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				  (long long)need);
 	op->addr = NEWN(&c->arena, Lin, nrep + 1);
 	op->addr_x = NEWN(&c->arena, Expr *, nrep + 1);
+	op->base_x = NEWN(&c->arena, Expr *, nrep + 1);
+	op->off = NEWN(&c->arena, int64_t, nrep + 1);
+	op->rel = NEWN(&c->arena, bool, nrep + 1);
 	int nr = tc->nrepeat;
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
 	Lin ax[AX_COUNT];
@@ -762,6 +800,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				 lin_str(&e->st, op->addr[r]));
 			return false;
 		}
+		split_address(e, op, r, bytes);
 		if (nr > 0)
 			next_coord(x, tc->repeat, nr);
 	}

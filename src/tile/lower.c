@@ -145,6 +145,35 @@ tile_mem_ptr(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t r,
 	return x;
 }
 
+/* The address operand of op at repeat r: where the checker split the
+ * address (tile.h: base_x, off, rel), `ptr_to(base) + constant bytes`,
+ * which codegen prints [reg+imm]; repeats that differ by constants
+ * then share one base expression, on the m axis also calls that
+ * differ by constants (pipeline stages).  The base is
+ * `storage[symbolic part]` on the m axis, repeat 0's logical pointer
+ * otherwise; either way the byte address is the checker's addr[r]. */
+static Expr *
+mem_addr(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t r,
+	 Span sp)
+{
+	Expr *x;
+	if (op->ptr_x || !op->off) {
+		return tile_mem_ptr(c, tc, op, r, sp);
+	} else if (op->rel[r]) {
+		x = tile_mem_ptr(c, tc, op, 0, sp);
+	} else if (op->base_x[r]) {
+		x = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64, sp);
+		x->u.access.base = storage(c, op, sp);
+		vec_push(&c->arena, &x->u.access.indices, op->base_x[r]);
+	} else {
+		return tile_mem_ptr(c, tc, op, r, sp);
+	}
+	if (!op->off[r])
+		return x;
+	return tile_binop(c, BIN_ADD, x, tile_int(c, op->off[r], sp),
+			  DT_UINT64, sp);
+}
+
 /* ---- apply ---- */
 
 /* A register group (a PTX {..} operand) is passed as one tuple, so that
@@ -156,7 +185,12 @@ push_operand(Ctx *c, ExprVec *args, const TileCall *tc,
 	if (op->scalar) {
 		vec_push(&c->arena, args, op->expr);
 	} else if (op->role == ROLE_MEM) {
-		vec_push(&c->arena, args, tile_mem_ptr(c, tc, op, r, sp));
+		/* only an address operand takes the [reg+imm] form; a
+		 * register operand needs the whole pointer */
+		bool addr = tc->inst.ops[op->ptx_op].kind == PTXOP_ADDR;
+		vec_push(&c->arena, args,
+			 addr ? mem_addr(c, tc, op, r, sp)
+			      : tile_mem_ptr(c, tc, op, r, sp));
 	} else if (tc->inst.ops[op->ptx_op].kind == PTXOP_VEC) {
 		Expr *t = ir_new_expr(c, EX_TUPLE, ET_TUPLE, op->dtype, sp);
 		for (int a = 0; a < op->natom; a++)

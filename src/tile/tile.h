@@ -105,6 +105,17 @@ typedef struct TileOperand {
 	 * over hardware-id and loop symbols. */
 	Lin *addr;
 	Expr **addr_x;      /* the same as IR index expressions */
+	/* The address operand form [reg+imm] (lower.c), so that repeats
+	 * whose addresses differ by constants share one base pointer
+	 * expression (one register after ptxas):
+	 *   m-axis operands: addr[r] less its constant term as IR
+	 *     (base_x[r]) and that constant in bytes (off[r]);
+	 *   logical-index operands (tile_plain_chain): rel[r] when addr[r]
+	 *     lies a constant off[r] bytes after repeat 0's atom.
+	 * base_x[r] NULL and rel[r] false: the whole pointer. */
+	Expr **base_x;
+	int64_t *off;
+	bool *rel;
 	/* Warp-collective atoms (collective.c): atom axes when not 1
 	 * (ldmatrix (count, 8, 4), mma fragments (rows, cols)); registers
 	 * named by storage slot because the logical coordinate of a

@@ -75,9 +75,20 @@ TEST(tile_ld_global_v4_cta_example)
 		CHECK_INT(k, (int64_t)i);
 		ir_const_int(w3->u.access.indices.v[3], &k);
 		CHECK_INT(k, 3);
-		/* the address is A.ptr_to([warp_id(), lane_id(), i, 0]) */
+		/* the address is A.ptr_to([warp_id(), lane_id(), 0, 0]) plus
+		 * 16*i bytes (4 float32 words per repeat), the [reg+imm]
+		 * form sharing repeat 0's pointer */
 		Expr *ad = p->u.ptx.args.v[1];
+		if (i > 0) {
+			CHECK(ad->kind == EX_BINARY &&
+			      ad->u.op.op == BIN_ADD);
+			CHECK(ir_const_int(ad->u.op.b, &k));
+			CHECK_INT(k, 16 * (int64_t)i);
+			ad = ad->u.op.a;
+		}
 		CHECK(ad->kind == EX_PTR_TO);
+		CHECK(ir_const_int(ad->u.access.indices.v[2], &k));
+		CHECK_INT(k, 0);
 		CHECK(ad->u.access.indices.v[0]->kind == EX_BUILTIN &&
 		      ad->u.access.indices.v[0]->u.call.id == BI_WARP_ID);
 		CHECK(ad->u.access.indices.v[1]->u.call.id == BI_LANE_ID);
@@ -103,7 +114,14 @@ TEST(tile_st_shared_v4_permuted_slots)
 	CHECK_INT(tc->count, 3);
 	tile_lower_module(b.c, b.m);
 	Expr *p = b.f->body.v[1]->u.value;
-	CHECK(p->u.ptx.args.v[0]->kind == EX_PTR_TO);
+	/* repeat 1 stores 16 bytes (4 float32 words) after repeat 0:
+	 * repeat 0's pointer plus an immediate */
+	Expr *ad = p->u.ptx.args.v[0];
+	int64_t k = 0;
+	CHECK(ad->kind == EX_BINARY && ad->u.op.op == BIN_ADD);
+	CHECK(ad->u.op.a->kind == EX_PTR_TO);
+	CHECK(ir_const_int(ad->u.op.b, &k));
+	CHECK_INT(k, 16);
 	CHECK(p->u.ptx.args.v[1]->kind == EX_TUPLE);
 	CHECK(p->u.ptx.args.v[1]->u.tuple.v[3]->kind == EX_LOAD);
 	tb_free(&b);
