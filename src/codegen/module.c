@@ -388,6 +388,19 @@ gen_directives(Gen *g, StrBuf *out)
 	if (all)
 		sb_printf(out, ".reqntid %lld, %lld, %lld\n", (long long)d[0],
 			  (long long)d[1], (long long)d[2]);
+	if (l->max_registers)
+		sb_printf(out, ".maxnreg %lld\n", (long long)l->max_registers);
+	if (l->min_blocks_per_sm)
+		sb_printf(out, ".minnctapersm %lld\n",
+			  (long long)l->min_blocks_per_sm);
+	if (l->max_blocks_per_cluster) {
+		if (target_sm(g->c->target) < 90)
+			gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
+				  "max_blocks_per_cluster needs sm_90 or newer");
+		gen_need_ptx(g, 78);
+		sb_printf(out, ".maxclusterrank %lld\n",
+			  (long long)l->max_blocks_per_cluster);
+	}
 	if (l->ncluster == 0)
 		return;
 	if (target_sm(g->c->target) < 90) {

@@ -462,7 +462,10 @@ launch_eq(const Launch *a, const Launch *b)
 {
 	if (a->ngrid != b->ngrid || a->nblock != b->nblock ||
 	    a->grid_tuple != b->grid_tuple || a->block_tuple != b->block_tuple ||
-	    a->ncluster != b->ncluster || a->cluster_tuple != b->cluster_tuple)
+	    a->ncluster != b->ncluster || a->cluster_tuple != b->cluster_tuple ||
+	    a->min_blocks_per_sm != b->min_blocks_per_sm ||
+	    a->max_registers != b->max_registers ||
+	    a->max_blocks_per_cluster != b->max_blocks_per_cluster)
 		return false;
 	for (int i = 0; i < a->ngrid && i < 3; i++)
 		if (!expr_eq(a->grid[i], b->grid[i]))

@@ -340,6 +340,10 @@ typedef struct Launch {
 	int64_t cluster[3];
 	int ncluster;           /* 0: no launch cluster */
 	bool cluster_tuple;
+	/* kernel_attrs=T.cuda.KernelAttributes(...); 0 when not given */
+	int64_t min_blocks_per_sm;      /* .minnctapersm */
+	int64_t max_registers;          /* max_registers_per_thread: .maxnreg */
+	int64_t max_blocks_per_cluster; /* .maxclusterrank */
 } Launch;
 
 struct Func {

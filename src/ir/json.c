@@ -742,6 +742,15 @@ w_launch(Writer *w, const Func *f)
 	}
 	w_close(w, ']');
 	w_bool(w, "cluster_tuple", l->cluster_tuple);
+	if (l->min_blocks_per_sm || l->max_blocks_per_cluster ||
+	    l->max_registers) {
+		w_key(w, "kernel_attrs");
+		w_open(w, '{', false, f->span);
+		w_int(w, "min_blocks_per_sm", l->min_blocks_per_sm);
+		w_int(w, "max_blocks_per_cluster", l->max_blocks_per_cluster);
+		w_int(w, "max_registers_per_thread", l->max_registers);
+		w_close(w, '}');
+	}
 	w_close(w, '}');
 }
 
@@ -1711,6 +1720,25 @@ rd_dims3(Reader *r, const JsonValue *v, const char *key, Expr **out,
 	return true;
 }
 
+/* Optional "kernel_attrs": {min_blocks_per_sm, max_blocks_per_cluster,
+ * max_registers_per_thread}, 0 meaning not set. */
+static bool
+rd_kernel_attrs(Reader *r, const JsonValue *v, Launch *l)
+{
+	const JsonValue *ka = json_get(v, "kernel_attrs");
+	if (!ka)
+		return true;
+	return rd_object(r, ka, "kernel attributes", "",
+			 "min_blocks_per_sm max_blocks_per_cluster "
+			 "max_registers_per_thread") &&
+	       rd_int(r, ka, "min_blocks_per_sm", 0, 1024,
+		      &l->min_blocks_per_sm) &&
+	       rd_int(r, ka, "max_blocks_per_cluster", 0, 1024,
+		      &l->max_blocks_per_cluster) &&
+	       rd_int(r, ka, "max_registers_per_thread", 0, 255,
+		      &l->max_registers);
+}
+
 static bool
 rd_cluster(Reader *r, const JsonValue *v, Launch *l)
 {
@@ -1748,11 +1776,11 @@ rd_launch(Reader *r, const JsonValue *f, Func *fn)
 	Launch *l = &fn->launch;
 	return rd_object(r, v, "a launch", "",
 			 "grid grid_tuple block block_tuple cluster "
-			 "cluster_tuple") &&
+			 "cluster_tuple kernel_attrs") &&
 	       rd_dims3(r, v, "grid", l->grid, &l->ngrid, &l->grid_tuple) &&
 	       rd_dims3(r, v, "block", l->block, &l->nblock,
 			&l->block_tuple) &&
-	       rd_cluster(r, v, l);
+	       rd_cluster(r, v, l) && rd_kernel_attrs(r, v, l);
 }
 
 static bool

@@ -2778,6 +2778,47 @@ launch_dims(Lower *L, Ast *a, Expr **dims, int *n, bool *tuple)
 	return true;
 }
 
+/* kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=,
+ * max_blocks_per_cluster=, max_registers_per_thread=): positive constants
+ * that become the .minnctapersm, .maxclusterrank and .maxnreg
+ * directives. */
+static bool
+lower_kernel_attrs(Lower *L, Ast *ka, Launch *out)
+{
+	if (!path_is(call_path(L, ka), "cuda.KernelAttributes"))
+		return diag_error(L->c, PT_E_BAD_LAUNCH, ka->span,
+				  "expected kernel_attrs=T.cuda.KernelAttributes"
+				  "(...)");
+	Args k;
+	if (!split_args(L, ka, &k))
+		return false;
+	static const char *const kws[] = {"min_blocks_per_sm",
+					  "max_blocks_per_cluster",
+					  "max_registers_per_thread", NULL};
+	if (!check_keywords(L, &k, kws, "T.cuda.KernelAttributes") ||
+	    !check_count(L, &k, 0, 0, ka->span, "T.cuda.KernelAttributes"))
+		return false;
+	int64_t *dst[] = {&out->min_blocks_per_sm, &out->max_blocks_per_cluster,
+			  &out->max_registers};
+	const int64_t hi[] = {1024, 1024, 255};
+	for (int i = 0; i < 3; i++) {
+		Ast *v = kwarg(&k, kws[i]);
+		if (!v)
+			continue;
+		Expr *e = lower_expr(L, v);
+		if (!e)
+			return false;
+		if (!ir_const_int(e, dst[i]))
+			return diag_error(L->c, PT_E_NOT_CONST, v->span,
+					  "%s must be a constant", kws[i]);
+		if (*dst[i] < 1 || *dst[i] > hi[i])
+			return diag_error(L->c, PT_E_BAD_LAUNCH, v->span,
+					  "%s is %lld, outside 1..%lld", kws[i],
+					  (long long)*dst[i], (long long)hi[i]);
+	}
+	return true;
+}
+
 static bool
 lower_launch(Lower *L, Ast *s, Launch *out)
 {
@@ -2785,7 +2826,7 @@ lower_launch(Lower *L, Ast *s, Launch *out)
 	Args a;
 	if (!split_args(L, call, &a))
 		return false;
-	static const char *const kws[] = {"launch", NULL};
+	static const char *const kws[] = {"launch", "kernel_attrs", NULL};
 	if (!check_keywords(L, &a, kws, "T.device_entry") ||
 	    !check_count(L, &a, 0, 0, call->span, "T.device_entry"))
 		return false;
@@ -2801,8 +2842,17 @@ lower_launch(Lower *L, Ast *s, Launch *out)
 	if (!check_keywords(L, &la, lkws, "T.cuda.LaunchConfig") ||
 	    !check_count(L, &la, 0, 0, lc->span, "T.cuda.LaunchConfig"))
 		return false;
+	Ast *ka = kwarg(&a, "kernel_attrs");
+	if (ka && !lower_kernel_attrs(L, ka, out))
+		return false;
 	Ast *g = kwarg(&la, "grid"), *b = kwarg(&la, "block");
 	Ast *cl = kwarg(&la, "cluster");
+	if (cl && out->max_blocks_per_cluster)
+		/* PTX: .reqnctapercluster and .maxclusterrank conflict */
+		return diag_error(L->c, PT_E_BAD_LAUNCH, ka->span,
+				  "max_blocks_per_cluster bounds a cluster "
+				  "chosen at launch; it cannot be combined "
+				  "with cluster=, which fixes the cluster");
 	if (!g || !b)
 		return diag_error(L->c, PT_E_MISSING_ARG, lc->span,
 				  "LaunchConfig needs grid= and block=");

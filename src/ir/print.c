@@ -698,6 +698,30 @@ put_dims(Printer *P, Expr *const *d, int n, bool tuple)
 	sb_puts(&P->b, n == 1 ? ",)" : ")");
 }
 
+/* `, kernel_attrs=T.cuda.KernelAttributes(...)` when any is set. */
+static void
+put_kernel_attrs(Printer *P, const Launch *l)
+{
+	const struct {
+		const char *name;
+		int64_t v;
+	} attrs[] = {
+		{"min_blocks_per_sm", l->min_blocks_per_sm},
+		{"max_blocks_per_cluster", l->max_blocks_per_cluster},
+		{"max_registers_per_thread", l->max_registers},
+	};
+	bool any = false;
+	for (size_t i = 0; i < countof(attrs); i++) {
+		if (!attrs[i].v)
+			continue;
+		sb_puts(&P->b, any ? ", " : ", kernel_attrs=T.cuda.KernelAttributes(");
+		sb_printf(&P->b, "%s=%lld", attrs[i].name, (long long)attrs[i].v);
+		any = true;
+	}
+	if (any)
+		sb_putc(&P->b, ')');
+}
+
 static void
 put_launch(Printer *P, const Launch *l)
 {
@@ -717,7 +741,9 @@ put_launch(Printer *P, const Launch *l)
 			sb_puts(&P->b, l->ncluster == 1 ? ",)" : ")");
 		}
 	}
-	sb_puts(&P->b, "))\n");
+	sb_putc(&P->b, ')');
+	put_kernel_attrs(P, l);
+	sb_puts(&P->b, ")\n");
 }
 
 static void
