@@ -67,12 +67,12 @@ tile_repeat_count(const TileCall *tc)
 /* ---- parameters ---- */
 
 static const char *
-accepted_list(Arena *a, unsigned mask)
+accepted_list(Arena *a, uint64_t mask)
 {
 	StrBuf b;
 	sb_init(&b, a);
 	for (int i = 0; i < TP_COUNT; i++)
-		if (mask & (1u << i))
+		if (mask & (UINT64_C(1) << i))
 			sb_printf(&b, "%s%s", b.n ? ", " : "",
 				  param_rows[i].name);
 	return b.n ? sb_cstr(&b) : "none";
@@ -140,7 +140,7 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 {
 	Ctx *c = e->c;
 	bool ok = true;
-	unsigned seen = 0;
+	uint64_t seen = 0;
 	for (size_t i = 0; i < params->n; i++) {
 		const NamedArg *p = &params->v[i];
 		int id = -1;
@@ -155,7 +155,7 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 						      tc->fam->params));
 			continue;
 		}
-		if (!(tc->fam->params & (1u << id))) {
+		if (!(tc->fam->params & (UINT64_C(1) << id))) {
 			ok = diag_error(c, PT_E_TILE_PARAM_NOT_LISTED, p->span,
 					"'%s' is not a parameter of %s "
 					"(accepted: %s)", p->name,
@@ -164,7 +164,7 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 						      tc->fam->params));
 			continue;
 		}
-		seen |= 1u << id;
+		seen |= UINT64_C(1) << id;
 		int64_t k = 0;
 		if (param_rows[id].is_static && !static_value(p->value)) {
 			ok = diag_error(c, PT_E_TILE_PARAM_NOT_STATIC, p->span,

@@ -42,7 +42,8 @@ typedef enum TileParamId {
 	TP_COUNT
 } TileParamId;
 
-#define TPB(id) (1u << TP_##id)
+_Static_assert(TP_COUNT <= 64, "tile parameter masks are 64-bit");
+#define TPB(id) (UINT64_C(1) << TP_##id)
 
 /* ---- families (families.def) ---- */
 
@@ -53,7 +54,7 @@ typedef struct TileFamily {
 	const char *file;   /* the pattern file, for explain and docs */
 	int ptx_family;     /* PtxFamily, or -1 for ewise */
 	TileCheckFn check;
-	unsigned params;    /* TPB() bits of the accepted parameters */
+	uint64_t params;    /* TPB() bits of the accepted parameters */
 } TileFamily;
 
 const TileFamily *tile_family_of_ptx(int ptx_family);
