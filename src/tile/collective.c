@@ -39,30 +39,6 @@ tile_warp_collective(TileEnv *e, TileCall *tc)
 	return true;
 }
 
-/* Odometer step over a row-major coordinate; false after the last. */
-static bool
-step(int64_t *x, const int64_t *ext, int n)
-{
-	for (int i = n - 1; i >= 0; i--) {
-		if (++x[i] < ext[i])
-			return true;
-		x[i] = 0;
-	}
-	return false;
-}
-
-static const char *
-owner_str(Arena *a, const PhysCoord *p, AxisMask mask)
-{
-	StrBuf b;
-	sb_init(&b, a);
-	for (int ax = 0; ax < AX_COUNT; ax++)
-		if (mask & AXIS_BIT(ax))
-			sb_printf(&b, "%s%s %lld", b.n ? ", " : "",
-				  axis_name((Axis)ax), (long long)p->v[ax]);
-	return sb_cstr(&b);
-}
-
 static bool
 check_prefix(TileEnv *e, TileCall *tc, TileOperand *op, int atom_axes)
 {
@@ -141,7 +117,7 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 				  "operand %d (%s): its layout binds %s, which "
 				  "scope=\"%s\" does not determine",
 				  op->index, op->root->name,
-				  owner_str(&c->arena, &ids, bound & ~known),
+				  tile_owner_str(&c->arena, &ids, bound & ~known),
 				  execscope_name(tc->scope));
 	op->slot = NEWN(&c->arena, int64_t, nrep * nregs + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, rank + 1);
@@ -185,10 +161,10 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 								       x, rank),
 							op->index, op->root->name,
 							a,
-							owner_str(&c->arena, &ids,
+							tile_owner_str(&c->arena, &ids,
 								  bound
 								  | AXIS_BIT(AX_LANEID)),
-							owner_str(&c->arena, &p,
+							tile_owner_str(&c->arena, &p,
 								  bound));
 					}
 					int64_t *s = &op->slot[r * nregs + a];
@@ -209,17 +185,17 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 							a, op->index,
 							op->root->name, (long long)r,
 							(long long)p.v[AX_M],
-							owner_str(&c->arena, &ids,
+							tile_owner_str(&c->arena, &ids,
 								  bound
 								  | AXIS_BIT(AX_LANEID)),
 							(long long)*s);
 					}
 				}
 				r++;
-			} while (step(x + ng, rext, nrdim));
+			} while (tile_next_coord(x + ng, rext, nrdim));
 			first = false;
 		}
-	} while (step(g, gext, ng));
+	} while (tile_next_coord(g, gext, ng));
 	op->natom = nregs;
 	op->by_slot = true;
 	return true;

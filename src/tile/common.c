@@ -140,7 +140,6 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 {
 	Ctx *c = e->c;
 	bool ok = true;
-	uint64_t seen = 0;
 	for (size_t i = 0; i < params->n; i++) {
 		const NamedArg *p = &params->v[i];
 		int id = -1;
@@ -164,7 +163,6 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 						      tc->fam->params));
 			continue;
 		}
-		seen |= UINT64_C(1) << id;
 		int64_t k = 0;
 		if (param_rows[id].is_static && !static_value(p->value)) {
 			ok = diag_error(c, PT_E_TILE_PARAM_NOT_STATIC, p->span,
@@ -190,7 +188,6 @@ tile_check_params(TileEnv *e, TileCall *tc, const NamedArgVec *params)
 		else if (id == TP_CACHE_POLICY)
 			tc->cache_policy = p->value;
 	}
-	(void)seen;
 	return ok;
 }
 
@@ -477,9 +474,8 @@ tile_shape_operand(TileEnv *e, TileCall *tc, TileOperand *op)
 	return true;
 }
 
-/* Odometer step over a row-major coordinate; false after the last. */
-static bool
-next_coord(int64_t *x, const int64_t *ext, int n)
+bool
+tile_next_coord(int64_t *x, const int64_t *ext, int n)
 {
 	for (int i = n - 1; i >= 0; i--) {
 		if (++x[i] < ext[i])
@@ -489,8 +485,8 @@ next_coord(int64_t *x, const int64_t *ext, int n)
 	return false;
 }
 
-static const char *
-owner_str(Arena *a, const PhysCoord *p, AxisMask mask)
+const char *
+tile_owner_str(Arena *a, const PhysCoord *p, AxisMask mask)
 {
 	StrBuf b;
 	sb_init(&b, a);
@@ -527,7 +523,7 @@ tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op)
 				  "operand %d (%s): its layout binds %s, which "
 				  "scope=\"%s\" does not determine (%s)",
 				  op->index, op->root->name,
-				  owner_str(&c->arena, &ids, bound & ~known),
+				  tile_owner_str(&c->arena, &ids, bound & ~known),
 				  execscope_name(tc->scope), scope_axes_hint);
 	int64_t nrep = tile_repeat_count(tc);
 	int64_t ng = 1;
@@ -576,8 +572,8 @@ tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op)
 					"layout places it at %s",
 					tile_coord_str(&c->arena, x, op->rank),
 					op->index, op->root->name,
-					owner_str(&c->arena, &ids, bound),
-					owner_str(&c->arena, &p, bound));
+					tile_owner_str(&c->arena, &ids, bound),
+					tile_owner_str(&c->arena, &p, bound));
 			}
 			int64_t m = p.v[AX_M];
 			if (first)
@@ -597,10 +593,10 @@ tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op)
 						       tc->ngroup),
 					(long long)op->slot[idx]);
 			idx++;
-		} while (next_coord(x + tc->ngroup, op->ext + tc->ngroup,
+		} while (tile_next_coord(x + tc->ngroup, op->ext + tc->ngroup,
 				    op->rank - tc->ngroup));
 		first = false;
-	} while (next_coord(g, gext, tc->ngroup));
+	} while (tile_next_coord(g, gext, tc->ngroup));
 	return true;
 }
 
@@ -802,7 +798,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 		}
 		split_address(e, op, r, bytes);
 		if (nr > 0)
-			next_coord(x, tc->repeat, nr);
+			tile_next_coord(x, tc->repeat, nr);
 	}
 	return true;
 }

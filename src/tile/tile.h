@@ -265,6 +265,11 @@ bool tile_check_overlap(TileEnv *e, TileCall *tc);
 bool tile_check_preserve(TileEnv *e, TileCall *tc);
 /* Marks the root buffers that tc writes as initialised. */
 void tile_mark_written(TileEnv *e, TileCall *tc);
+/* Odometer step over a row-major coordinate x of extents ext; false
+ * after the last coordinate. */
+bool tile_next_coord(int64_t *x, const int64_t *ext, int n);
+/* "laneid 3, warpid 1": the axes of mask in p, for messages. */
+const char *tile_owner_str(Arena *a, const PhysCoord *p, AxisMask mask);
 /* "(1, 3, 2)" */
 const char *tile_coord_str(Arena *a, const int64_t *x, int n);
 /* True when dtype t can carry a PTX register of type p (nominal
