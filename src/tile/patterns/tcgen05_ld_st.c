@@ -243,18 +243,6 @@ check_tmem_shape(TileEnv *e, TileCall *tc, const LdSt *s, TileOperand *op)
 	return tile_shape_operand(e, tc, op);
 }
 
-/* Odometer step over a row-major coordinate; false after the last. */
-static bool
-step(int64_t *x, const int64_t *ext, int n)
-{
-	for (int i = n - 1; i >= 0; i--) {
-		if (++x[i] < ext[i])
-			return true;
-		x[i] = 0;
-	}
-	return false;
-}
-
 /* The warp's lane quarter (w % 4) at static group coordinate g. */
 static int64_t
 quarter(const TileEnv *e, const TileCall *tc, const int64_t *g)
@@ -317,7 +305,7 @@ check_image_at(TileEnv *e, TileCall *tc, const LdSt *s, TileOperand *op,
 					  "4@TCol, half stride 2@TCol)"
 					: " (rows are consecutive lanes, "
 					  "columns consecutive cells)");
-	} while (step(a, aext, na));
+	} while (tile_next_coord(a, aext, na));
 	memset(a, 0, sizeof(int64_t) * na);
 	return true;
 }
@@ -382,8 +370,8 @@ check_tmem_image(TileEnv *e, TileCall *tc, const LdSt *s, TileOperand *op,
 			if (!check_image_at(e, tc, s, op, x, o) ||
 			    !check_origin(e, tc, s, op, x, o, q))
 				return false;
-		} while (step(x + ng, tc->repeat, nr));
-	} while (step(x, gext, ng));
+		} while (tile_next_coord(x + ng, tc->repeat, nr));
+	} while (tile_next_coord(x, gext, ng));
 	return true;
 }
 
@@ -520,7 +508,7 @@ tmem_addresses(TileEnv *e, TileCall *tc, const LdSt *s, TileOperand *op)
 		op->ptr_x[r] = ax_x ? tile_binop(c, BIN_ADD, base, ax_x,
 						 DT_UINT32, sp)
 				    : base;
-		step(x, v->vext, nr);
+		tile_next_coord(x, v->vext, nr);
 	}
 	return true;
 }

@@ -555,9 +555,7 @@ check_origins(TileEnv *e, TileCall *tc, TileOperand *op, int nimg)
 		vec_push(&c->arena, &p->u.access.indices, idx);
 		op->ptr_x[r] = p;
 		if (nr > 0)
-			for (int i = nr - 1; i >= 0 && ++x[i] == tc->repeat[i];
-			     i--)
-				x[i] = 0;
+			tile_next_coord(x, tc->repeat, nr);
 	}
 	return true;
 }
