@@ -529,7 +529,12 @@ ptx_describe_operands(Arena *a, const PtxInst *in)
 		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
 		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
 		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
-		case PTXOP_IMM: sb_printf(&b, "imm%s", op->imm ? op->imm : ""); break;
+		case PTXOP_IMM: /* op->imm points into the row text: "{4,8,16}..." */
+			sb_puts(&b, "imm");
+			if (op->imm)
+				sb_putn(&b, op->imm, strcspn(op->imm, "}") +
+					(op->imm[strcspn(op->imm, "}")] == '}'));
+			break;
 		}
 		if (op->optional)
 			sb_puts(&b, " (optional)");

@@ -372,3 +372,19 @@ TEST(ptx_table_invariants)
 	CHECK_STR(ptx_gate_min_target(PTXG_SM100), "sm_100a");
 	pt_ctx_free(c);
 }
+
+/* The operand description names each operand once, immediates with just
+ * their allowed set (explain and operand-mismatch messages use it). */
+TEST(ptx_describe_operands_text)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	PtxInst in;
+	Span sp = {0, 0, 0};
+	CHECK(ptx_parse(c, "cp.async.ca.shared.global", sp, &in));
+	const char *d = ptx_describe_operands(&c->arena, &in);
+	CHECK(strstr(d, "imm{4,8,16}") != NULL);
+	CHECK(strstr(d, "imm{4,8,16},") == NULL ||
+	      strstr(d, "imm{4,8,16}, ") != NULL);
+	CHECK(strstr(d, ":u32?") == NULL); /* no raw row text */
+	pt_ctx_free(c);
+}
