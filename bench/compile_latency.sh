@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/compile_latency.sh - compile latency of ptxtile vs ptxas vs nvcc.
 #
-# For each kernel with a script (examples/NAME.py or tests/gpu/kernels/
+# For each kernel with a script (examples/NAME.py, bench/NAME.py or tests/gpu/kernels/
 # NAME.py) and a hand-written CUDA C++ equivalent bench/NAME.cu:
 #   t_ptxtile  script -> PTX in-process ($BUILD/compile_latency: pt_load +
 #              pt_compile, mean of 200 runs; process start-up excluded)
@@ -38,6 +38,7 @@ for cu in bench/*.cu; do
 	name=$(basename "$cu" .cu)
 	py=examples/$name.py
 	[ -f "$py" ] || py=tests/gpu/kernels/$name.py
+	[ -f "$py" ] || py=bench/$name.py
 	[ -f "$py" ] || { echo "$name: no script"; continue; }
 	if ! "$PTXTILE" compile "$py" --target "$T" -o "$tmp/$name.ptx" \
 		2>"$tmp/err"; then

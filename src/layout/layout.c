@@ -267,9 +267,12 @@ layout_thread_axes(const Layout *l)
 bool
 layout_owned_by(const PhysCoord *p, const PhysCoord *ids, AxisMask mask)
 {
-	for (int a = 0; a < AX_COUNT; a++)
-		if ((mask & AXIS_BIT(a)) && p->v[a] != ids->v[a])
+	/* visit only the axes in mask: this runs once per coordinate */
+	for (AxisMask m = mask; m; m &= m - 1) {
+		int a = __builtin_ctz((unsigned)m);
+		if (p->v[a] != ids->v[a])
 			return false;
+	}
 	return true;
 }
 
