@@ -34,8 +34,10 @@ mean_ms() {
 
 printf "%-14s %11s %9s %9s %9s %10s %9s\n" kernel ptxtile_ms cli_ms \
 	ptxas_ms nvcc_ms tile/ptxas nvcc/tile
-for cu in bench/*.cu; do
+# bench/NAME.cu twins, and the GEMM's twin bench/gemm/gemm_twin.cu
+for cu in bench/*.cu bench/gemm/gemm_twin.cu; do
 	name=$(basename "$cu" .cu)
+	[ "$name" = gemm_twin ] && name=gemm_bf16
 	py=examples/$name.py
 	[ -f "$py" ] || py=tests/gpu/kernels/$name.py
 	[ -f "$py" ] || py=bench/$name.py
