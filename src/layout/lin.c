@@ -298,6 +298,57 @@ divmod_exact(SymTab *st, Lin a, int64_t k, Lin *quot, Lin *rem)
 	return true;
 }
 
+/* Constants, divisors and bound sums stay within +-LIN_NEAR, so that
+ * no sum or product below can overflow in any order: lin_div_const
+ * then computes exactly what divmod_exact computes on s + c. */
+#define LIN_NEAR ((int64_t)1 << 60)
+
+static bool
+near(int64_t x)
+{
+	return x >= -LIN_NEAR && x <= LIN_NEAR;
+}
+
+void
+lin_div_prepare(SymTab *st, Lin s, int64_t k, LinDiv *d)
+{
+	PT_ASSERT(k > 0);
+	s.c0 = 0;
+	d->k = k;
+	d->ok = false;
+	if (s.overflow || k > LIN_NEAR)
+		return;
+	split_by(st, expand_mults(st, s, k), k, &d->A, &d->B);
+	/* lin_bounds(B + c) adds the term bounds to c one by one */
+	int64_t l = 0, h = 0;
+	for (int i = 0; i < d->B.n; i++) {
+		int64_t tl, th;
+		if (!term_bounds(sym_get(st, d->B.t[i].sym), d->B.t[i].coef,
+				 &tl, &th))
+			return;
+		l += tl;
+		h += th;
+		if (!near(tl) || !near(th) || !near(l) || !near(h))
+			return;
+	}
+	d->lo = l;
+	d->hi = h;
+	d->ok = true;
+}
+
+bool
+lin_div_const(const LinDiv *d, int64_t c, int64_t *q, int64_t *r)
+{
+	if (!d->ok || !near(c))
+		return false;
+	int64_t k = d->k;
+	*q = floordiv64(c + d->lo, k);
+	if (*q != floordiv64(c + d->hi, k))
+		return false;
+	*r = c - *q * k;
+	return true;
+}
+
 Lin
 lin_floordiv(SymTab *st, Lin a, int64_t k)
 {

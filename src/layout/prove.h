@@ -92,6 +92,24 @@ Lin lin_mul(SymTab *st, Lin a, Lin b);
 Lin lin_floordiv(SymTab *st, Lin a, int64_t k);
 Lin lin_mod(SymTab *st, Lin a, int64_t k);
 
+/* Division of many forms s + c that share the symbolic part s (c0 of
+ * s ignored) by one k > 0, as lin_floordiv / lin_mod would do it:
+ * lin_div_prepare splits s once (making the quotient symbols
+ * lin_floordiv would make), then lin_div_const answers for one
+ * constant c whether the division is exact, with
+ *   (s + c) // k == A + *q  and  (s + c) mod k == B + *r,
+ * the same forms lin_floordiv / lin_mod return.  False (use those) when
+ * it is not exact or when the constant could come near overflow. */
+typedef struct LinDiv {
+	int64_t k;
+	Lin A, B;        /* symbolic parts of quotient and remainder */
+	int64_t lo, hi;  /* bounds of B */
+	bool ok;         /* lo/hi hold, far from overflow */
+} LinDiv;
+
+void lin_div_prepare(SymTab *st, Lin s, int64_t k, LinDiv *d);
+bool lin_div_const(const LinDiv *d, int64_t c, int64_t *q, int64_t *r);
+
 bool lin_is_const(Lin a);
 bool lin_equal(Lin a, Lin b);
 /* Interval of the form over all symbol values; false on overflow. */

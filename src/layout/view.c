@@ -8,6 +8,8 @@
  * shape, and its region lies inside the space (both checked when the
  * View is made), so evaluation needs no further checks.
  */
+#include <string.h>
+
 #include "view.h"
 
 /* Copies of n-element arrays (n may be 0). */
@@ -587,6 +589,167 @@ view_phys_lin(SymTab *st, const View *v, const int64_t *coord, int64_t r,
 			st, out[t->offset[k].axis], t->offset[k].value);
 	if (v->layout->kind == LAYOUT_COMPOSE)
 		out[AX_M] = swizzle_lin(st, v->layout, out[AX_M]);
+}
+
+void
+view_eval_init(ViewEval *ev, SymTab *st, const View *v)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->st = st;
+	ev->v = v;
+	ev->t = layout_tile(v->layout);
+	ev->flat = lin_const(0);
+	int64_t rs = 1;
+	for (int d = v->ndim - 1; d >= 0; d--) {
+		Lin o = v->origin[d];
+		o.c0 = 0;
+		ev->flat = lin_add(st, ev->flat, lin_scale(st, o, rs));
+		rs *= v->shape[d];
+	}
+	if (ev->t)
+		ev->step = NEWN(st->arena, LinDiv, ev->t->nshard + 1);
+}
+
+/* The constant part of the flat index of coord, summed as
+ * view_phys_lin sums it; false on overflow. */
+static bool
+flat_const(const View *v, const int64_t *coord, int64_t *out)
+{
+	int64_t sc[VIEW_MAX_DIMS];
+	for (int d = 0; d < v->ndim; d++)
+		sc[d] = v->origin[d].c0;
+	for (int i = 0; i < v->nv; i++)
+		if (v->dim[i] != VIEW_BROADCAST &&
+		    __builtin_add_overflow(sc[v->dim[i]], coord[i],
+					   &sc[v->dim[i]]))
+			return false;
+	int64_t flat = 0, rs = 1, x;
+	for (int d = v->ndim - 1; d >= 0; d--) {
+		if (__builtin_mul_overflow(sc[d], rs, &x) ||
+		    __builtin_add_overflow(flat, x, &flat))
+			return false;
+		rs *= v->shape[d];
+	}
+	*out = flat;
+	return true;
+}
+
+/* The symbolic input of shard iter k's div/mod step (k < nshard - 1:
+ * the quotient of step k + 1). */
+static Lin
+step_input(const ViewEval *ev, int k)
+{
+	return k == ev->t->nshard - 1 ? ev->flat : ev->step[k + 1].A;
+}
+
+static const LinDiv *
+step_at(ViewEval *ev, int k)
+{
+	LinDiv *d = &ev->step[k];
+	if (d->k == 0)
+		lin_div_prepare(ev->st, step_input(ev, k), ev->t->shard[k].extent,
+				d);
+	return d;
+}
+
+/* The symbolic parts of the outputs, summed as view_phys_lin sums
+ * them (every step exact). */
+static void
+prepare_out(ViewEval *ev)
+{
+	SymTab *st = ev->st;
+	const Layout *t = ev->t;
+	ev->out_ready = true;
+	for (int a = 0; a < AX_COUNT; a++)
+		ev->out[a] = lin_const(0);
+	for (int k = t->nshard - 1; k >= 0; k--) {
+		const LayoutIter *it = &t->shard[k];
+		Lin ck = k > 0 ? ev->step[k].B : step_input(ev, 0);
+		ev->out[it->axis] = lin_add(st, ev->out[it->axis],
+					    lin_scale(st, ck, it->stride));
+	}
+	ev->out_ok = true;
+	for (int a = 0; a < AX_COUNT; a++)
+		ev->out_ok = ev->out_ok && !ev->out[a].overflow;
+}
+
+static bool
+add_mul(int64_t *acc, int64_t x, int64_t k)
+{
+	return !__builtin_mul_overflow(x, k, &x) &&
+	       !__builtin_add_overflow(*acc, x, acc);
+}
+
+/* The constant parts c[AX_COUNT] of view_phys_lin(coord, r) when every
+ * step is exact; false otherwise. */
+static bool
+eval_const(ViewEval *ev, const int64_t *coord, int64_t r, int64_t *c)
+{
+	const Layout *t = ev->t;
+	int64_t flat, rem[64], *rk = rem;
+	if (ev->flat.overflow || !flat_const(ev->v, coord, &flat))
+		return false;
+	for (int a = 0; a < AX_COUNT; a++)
+		c[a] = 0;
+	if (!t) {
+		c[AX_M] = flat;
+		return true;
+	}
+	if (t->nshard > 64)
+		rk = NEWN(ev->st->arena, int64_t, t->nshard);
+	for (int k = t->nshard - 1; k > 0; k--)
+		if (!lin_div_const(step_at(ev, k), flat, &flat, &rk[k]))
+			return false;
+	rk[0] = flat;
+	if (!ev->out_ready)
+		prepare_out(ev);
+	if (!ev->out_ok)
+		return false;
+	for (int k = t->nshard - 1; k >= 0; k--)
+		if (!add_mul(&c[t->shard[k].axis], rk[k], t->shard[k].stride))
+			return false;
+	for (int k = t->nreplica - 1; k >= 0; k--) {
+		const LayoutIter *it = &t->replica[k];
+		if (!add_mul(&c[it->axis], r % it->extent, it->stride))
+			return false;
+		r /= it->extent;
+	}
+	for (int k = 0; k < t->noffset; k++)
+		if (!add_mul(&c[t->offset[k].axis], t->offset[k].value, 1))
+			return false;
+	return true;
+}
+
+/* swizzle_lin on a form with a constant remainder mod the period. */
+static bool
+eval_swizzle(ViewEval *ev, int64_t *m)
+{
+	const Layout *l = ev->v->layout;
+	int64_t P = (int64_t)1 << (l->sw_m + l->sw_s + l->sw_b), q, rem;
+	if (ev->swz.k == 0)
+		lin_div_prepare(ev->st, ev->out[AX_M], P, &ev->swz);
+	if (ev->swz.B.n != 0 || !lin_div_const(&ev->swz, *m, &q, &rem))
+		return false;
+	int64_t s = layout_swizzle(l->sw_m, l->sw_b, l->sw_s, rem);
+	return !__builtin_add_overflow(*m, s - rem, m);
+}
+
+void
+view_eval_phys_lin(ViewEval *ev, const int64_t *coord, int64_t r,
+		   Lin out[AX_COUNT])
+{
+	int64_t c[AX_COUNT];
+	if (!eval_const(ev, coord, r, c) ||
+	    (ev->t && ev->v->layout->kind == LAYOUT_COMPOSE &&
+	     !eval_swizzle(ev, &c[AX_M]))) {
+		view_phys_lin(ev->st, ev->v, coord, r, out);
+		return;
+	}
+	for (int a = 0; a < AX_COUNT; a++) {
+		Lin s = ev->t ? ev->out[a] : (a == AX_M ? ev->flat
+							  : lin_const(0));
+		out[a] = (Lin){c[a], s.t, s.n, false};
+	}
 }
 
 bool

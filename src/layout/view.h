@@ -96,6 +96,28 @@ bool view_phys(const View *v, const int64_t *coord, int64_t r,
 void view_phys_lin(SymTab *st, const View *v, const int64_t *coord,
 		   int64_t r, Lin out[AX_COUNT]);
 
+/* view_phys_lin for many coordinates of one view.  The symbolic part
+ * of every result is the same while each div/mod step stays exact, so
+ * it is worked out once (lazily, step by step, making the symbols
+ * view_phys_lin would make in the same order) and each coordinate only
+ * computes constants; any other case takes view_phys_lin itself.  The
+ * results equal view_phys_lin's; their term arrays are shared. */
+typedef struct ViewEval {
+	SymTab *st;
+	const View *v;
+	const Layout *t;   /* the tile layout, or NULL */
+	Lin flat;          /* symbolic part of the flat index */
+	LinDiv *step;      /* per shard iter k >= 1; step[k].k 0: not yet */
+	bool out_ready;
+	bool out_ok;       /* no overflow in the symbolic outputs */
+	Lin out[AX_COUNT]; /* symbolic parts of the outputs */
+	LinDiv swz;        /* the swizzle period step; swz.k 0: not yet */
+} ViewEval;
+
+void view_eval_init(ViewEval *ev, SymTab *st, const View *v);
+void view_eval_phys_lin(ViewEval *ev, const int64_t *coord, int64_t r,
+			Lin out[AX_COUNT]);
+
 /* Tile-engine helpers: m (in elements of elem_bits) is a multiple of
  * align_bytes bytes, and lo <= m <= hi, for every symbol value; report
  * PT_E_PROVE_ALIGN / PT_E_PROVE_BOUNDS naming `what` otherwise. */

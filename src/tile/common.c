@@ -744,10 +744,12 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	int nr = tc->nrepeat;
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
 	Lin ax[AX_COUNT];
+	ViewEval ev;
+	view_eval_init(&ev, &e->st, v);
 	for (int64_t r = 0; r < nrep; r++) {
 		for (int a = 0; a < op->natom; a++) {
 			x[nr] = a;
-			view_phys_lin(&e->st, v, x, 0, ax);
+			view_eval_phys_lin(&ev, x, 0, ax);
 			if (a == 0) {
 				op->addr[r] = ax[AX_M];
 				continue;
