@@ -129,12 +129,16 @@ arena_strdup(Arena *a, const char *s)
 char *
 arena_vprintf(Arena *a, const char *fmt, va_list ap)
 {
+	/* short texts (most) are formatted once, into a stack buffer */
+	char buf[256];
 	va_list ap2;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
 		n = 0;
+	if ((size_t)n < sizeof(buf))
+		return arena_strndup(a, buf, (size_t)n);
 	char *s = arena_alloc(a, (size_t)n + 1);
 	if (s)
 		vsnprintf(s, (size_t)n + 1, fmt, ap);
@@ -212,17 +216,31 @@ sb_puts(StrBuf *b, const char *s)
 void
 sb_printf(StrBuf *b, const char *fmt, ...)
 {
-	va_list ap, ap2;
+	va_list ap;
 	va_start(ap, fmt);
+	sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void
+sb_vprintf(StrBuf *b, const char *fmt, va_list ap)
+{
+	/* format straight into the free space; only a text that does not
+	 * fit is formatted a second time, after growing */
+	va_list ap2;
+	sb_reserve(b, 64);
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap2);
 	va_end(ap2);
-	if (n > 0) {
+	if (n <= 0) {
+		b->s[b->n] = 0;
+		return;
+	}
+	if ((size_t)n >= b->cap - b->n) {
 		sb_reserve(b, (size_t)n);
 		vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-		b->n += (size_t)n;
 	}
-	va_end(ap);
+	b->n += (size_t)n;
 }
 
 const char *

@@ -87,6 +87,8 @@ void sb_puts(StrBuf *b, const char *s);
 void sb_putn(StrBuf *b, const char *s, size_t n);
 void sb_printf(StrBuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* NUL-terminated contents (the buffer stays usable). */
 const char *sb_cstr(StrBuf *b);
 

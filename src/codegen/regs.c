@@ -52,13 +52,39 @@ rc_of(DType t)
 	return bits == 64 ? RC_B64 : RC_B32;
 }
 
+/* prefix, then '-' when neg, then the decimal digits of mag: register
+ * names and integer immediates are the bulk of the operand text, and
+ * this is much cheaper than a printf. */
+static const char *
+int_text(Arena *a, const char *prefix, bool neg, unsigned long long mag)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag);
+	size_t plen = strlen(prefix);
+	char *s = arena_alloc(a, plen + (size_t)n + 2);
+	char *p = s;
+	memcpy(p, prefix, plen);
+	p += plen;
+	if (neg)
+		*p++ = '-';
+	while (n > 0)
+		*p++ = digits[--n];
+	*p = 0;
+	return s;
+}
+
 Val
 gen_reg(Gen *g, DType t)
 {
 	RegClass k = rc_of(t);
 	Val v = {0};
 	v.dt = t;
-	v.s = arena_printf(&g->c->arena, "%s%d", rc_prefix[k], ++g->nreg[k]);
+	v.s = int_text(&g->c->arena, rc_prefix[k], false,
+		       (unsigned long long)++g->nreg[k]);
 	return v;
 }
 
@@ -72,10 +98,11 @@ val_int(Gen *g, int64_t x, DType t)
 	if (t == DT_BOOL)
 		v.s = x ? "1" : "0";
 	else if (dtype_kind(t) == DK_UINT && dtype_bits(t) == 64)
-		v.s = arena_printf(&g->c->arena, "%llu",
-				   (unsigned long long)x);
+		v.s = int_text(&g->c->arena, "", false, (unsigned long long)x);
 	else
-		v.s = arena_printf(&g->c->arena, "%lld", (long long)x);
+		v.s = int_text(&g->c->arena, "", x < 0,
+			       x < 0 ? -(unsigned long long)x
+				     : (unsigned long long)x);
 	return v;
 }
 
@@ -179,11 +206,10 @@ gen_emit(Gen *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = arena_vprintf(&g->c->arena, fmt, ap);
-	va_end(ap);
 	sb_putc(&g->code, '\t');
-	sb_puts(&g->code, s);
+	sb_vprintf(&g->code, fmt, ap);
 	sb_putc(&g->code, '\n');
+	va_end(ap);
 }
 
 int

@@ -29,7 +29,6 @@ prove_multiple_of(const SymTab *st, Lin a, int64_t k, const char **why)
 {
 	PT_ASSERT(k > 0);
 	Arena *ar = st->arena;
-	const char *form = lin_str(st, a);
 	if (a.overflow) {
 		if (why)
 			*why = "cannot prove alignment: integer overflow in "
@@ -54,7 +53,7 @@ prove_multiple_of(const SymTab *st, Lin a, int64_t k, const char **why)
 					ar,
 					"cannot prove %s is a multiple of %lld: "
 					"term %s leaves remainder %lld",
-					form, (long long)k,
+					lin_str(st, a), (long long)k,
 					lin_str(st, (Lin){0, &a.t[i], 1, false}),
 					(long long)mod_pos(g, k));
 			return false;
@@ -65,7 +64,7 @@ prove_multiple_of(const SymTab *st, Lin a, int64_t k, const char **why)
 			*why = arena_printf(ar,
 					    "cannot prove %s is a multiple of "
 					    "%lld: it leaves remainder %lld",
-					    form, (long long)k,
+					    lin_str(st, a), (long long)k,
 					    (long long)mod_pos(c0, k));
 		return false;
 	}
@@ -93,28 +92,29 @@ prove_in_range(const SymTab *st, Lin a, int64_t lo, int64_t hi,
 	       const char **why)
 {
 	int64_t l, h;
-	const char *form = lin_str(st, a);
 	if (!lin_bounds(st, a, &l, &h)) {
 		if (why)
 			*why = arena_printf(st->arena,
 					    "cannot bound %s: integer overflow",
-					    form);
+					    lin_str(st, a));
 		return false;
 	}
 	if (l < lo) {
 		if (why)
 			*why = arena_printf(st->arena,
 					    "cannot prove %s >= %lld: it reaches "
-					    "%lld at %s", form, (long long)lo,
-					    (long long)l, witness(st, a, false));
+					    "%lld at %s", lin_str(st, a),
+					    (long long)lo, (long long)l,
+					    witness(st, a, false));
 		return false;
 	}
 	if (h > hi) {
 		if (why)
 			*why = arena_printf(st->arena,
 					    "cannot prove %s <= %lld: it reaches "
-					    "%lld at %s", form, (long long)hi,
-					    (long long)h, witness(st, a, true));
+					    "%lld at %s", lin_str(st, a),
+					    (long long)hi, (long long)h,
+					    witness(st, a, true));
 		return false;
 	}
 	return true;
