@@ -201,13 +201,63 @@ gen_in_reg(Gen *g, Val v)
 	return r;
 }
 
+/* True when fmt converts only %s, %d and %lld (every instruction
+ * template does): those are copied without a printf. */
+static bool
+simple_format(const char *fmt)
+{
+	for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 1, '%')) {
+		if (p[1] == 's' || p[1] == 'd')
+			p++;
+		else if (p[1] == 'l' && p[2] == 'l' && p[3] == 'd')
+			p += 3;
+		else
+			return false;
+	}
+	return true;
+}
+
+static void
+put_int(StrBuf *b, long long x)
+{
+	char digits[24];
+	int n = 0;
+	unsigned long long mag = x < 0 ? -(unsigned long long)x
+				       : (unsigned long long)x;
+	if (x < 0)
+		sb_putc(b, '-');
+	do {
+		digits[sizeof(digits) - 1 - n++] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag);
+	sb_putn(b, digits + sizeof(digits) - n, (size_t)n);
+}
+
 void
 gen_emit(Gen *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	sb_putc(&g->code, '\t');
-	sb_vprintf(&g->code, fmt, ap);
+	if (!simple_format(fmt)) {
+		sb_vprintf(&g->code, fmt, ap);
+	} else {
+		const char *p = fmt, *q;
+		while ((q = strchr(p, '%'))) {
+			sb_putn(&g->code, p, (size_t)(q - p));
+			if (q[1] == 's') {
+				sb_puts(&g->code, va_arg(ap, const char *));
+				p = q + 2;
+			} else if (q[1] == 'd') {
+				put_int(&g->code, va_arg(ap, int));
+				p = q + 2;
+			} else {
+				put_int(&g->code, va_arg(ap, long long));
+				p = q + 4;
+			}
+		}
+		sb_puts(&g->code, p);
+	}
 	sb_putc(&g->code, '\n');
 	va_end(ap);
 }

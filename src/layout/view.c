@@ -608,6 +608,35 @@ view_eval_init(ViewEval *ev, SymTab *st, const View *v)
 	}
 	if (ev->t)
 		ev->step = NEWN(st->arena, LinDiv, ev->t->nshard + 1);
+	/* view_phys's flatten, term by term (wrapping as it does) */
+	uint64_t *rsd = NEWN(st->arena, uint64_t, v->ndim + 1);
+	uint64_t urs = 1, base = 0;
+	ev->konst = true;
+	for (int d = v->ndim - 1; d >= 0; d--) {
+		ev->konst = ev->konst && lin_is_const(v->origin[d]);
+		rsd[d] = urs;
+		base += (uint64_t)v->origin[d].c0 * urs;
+		urs *= (uint64_t)v->shape[d];
+	}
+	ev->base = (int64_t)base;
+	ev->vstride = NEWN(st->arena, int64_t, v->nv + 1);
+	for (int i = 0; i < v->nv; i++)
+		ev->vstride[i] = v->dim[i] == VIEW_BROADCAST
+					 ? 0
+					 : (int64_t)rsd[v->dim[i]];
+}
+
+bool
+view_eval_phys(const ViewEval *ev, const int64_t *coord, int64_t r,
+	       PhysCoord *out)
+{
+	if (!ev->konst)
+		return false;
+	uint64_t flat = (uint64_t)ev->base;
+	for (int i = 0; i < ev->v->nv; i++)
+		flat += (uint64_t)coord[i] * (uint64_t)ev->vstride[i];
+	layout_eval_flat(ev->v->layout, (int64_t)flat, r, out);
+	return true;
 }
 
 /* The constant part of the flat index of coord, summed as

@@ -112,11 +112,19 @@ typedef struct ViewEval {
 	bool out_ok;       /* no overflow in the symbolic outputs */
 	Lin out[AX_COUNT]; /* symbolic parts of the outputs */
 	LinDiv swz;        /* the swizzle period step; swz.k 0: not yet */
+	/* constant origin: flat index = base + sum coord[i] * vstride[i] */
+	bool konst;
+	int64_t base;
+	int64_t *vstride;
 } ViewEval;
 
 void view_eval_init(ViewEval *ev, SymTab *st, const View *v);
 void view_eval_phys_lin(ViewEval *ev, const int64_t *coord, int64_t r,
 			Lin out[AX_COUNT]);
+/* view_phys (false when the origin is symbolic), with the flat index of
+ * the origin and the view dims' steps worked out once. */
+bool view_eval_phys(const ViewEval *ev, const int64_t *coord, int64_t r,
+		    PhysCoord *out);
 
 /* Tile-engine helpers: m (in elements of elem_bits) is a multiple of
  * align_bytes bytes, and lo <= m <= hi, for every symbol value; report

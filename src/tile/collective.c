@@ -122,6 +122,8 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 	op->slot = NEWN(&c->arena, int64_t, nrep * nregs + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, rank + 1);
 	int64_t nrepl = layout_nreplicas(op->view->layout);
+	ViewEval ev;
+	view_eval_init(&ev, &e->st, op->view);
 	bool first = true;
 	do {
 		for (int lane = 0; lane < 32; lane++) {
@@ -136,7 +138,7 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 					map(arg, lane, a, x + ng + nrdim);
 					PhysCoord p;
 					int64_t rr = 0;
-					if (!view_phys(op->view, x, 0, &p))
+					if (!view_eval_phys(&ev, x, 0, &p))
 						return diag_error(
 							c, PT_E_TILE_SLOT_SYMBOLIC,
 							op->span,
@@ -147,9 +149,9 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 							op->root->name);
 					while (!layout_owned_by(&p, &ids, bound) &&
 					       ++rr < nrepl)
-						view_phys(op->view, x, rr, &p);
+						view_eval_phys(&ev, x, rr, &p);
 					if (!layout_owned_by(&p, &ids, bound)) {
-						view_phys(op->view, x, 0, &p);
+						view_eval_phys(&ev, x, 0, &p);
 						return diag_error(
 							c, owner_code, op->span,
 							"%s: element %s of operand "
