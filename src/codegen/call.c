@@ -89,7 +89,8 @@ select_form(Gen *g, const Expr *e, PtxInst *in, int *take)
 	const char *quals = in->spelling + strlen(in->mnemonic);
 	for (int i = 0; i < ptx_form_count(); i++) {
 		PtxInst cand;
-		if (strcmp(ptx_form(i)->mnemonic, in->mnemonic) != 0 ||
+		const char *mn = ptx_form(i)->mnemonic;
+		if (mn[0] != in->mnemonic[0] || strcmp(mn, in->mnemonic) != 0 ||
 		    !ptx_form_match(i, quals, &cand))
 			continue;
 		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take))

@@ -78,6 +78,21 @@ layout_swizzle_mode(const Layout *l, int dtype_bits)
 	return SWZ_OTHER;
 }
 
+/* flat % e into *ck and flat / e into *flat (C semantics); a mask and
+ * a shift for the usual power-of-two extent of a non-negative index,
+ * as this runs for every coordinate a tile check visits. */
+static void
+split_flat(int64_t *flat, int64_t e, int64_t *ck)
+{
+	if (*flat >= 0 && e > 0 && (e & (e - 1)) == 0) {
+		*ck = *flat & (e - 1);
+		*flat >>= __builtin_ctzll((unsigned long long)e);
+		return;
+	}
+	*ck = *flat % e;
+	*flat /= e;
+}
+
 /* Adds the tile layout's iters for flat index `flat`, its offsets and
  * replica r; then the swizzle of a compose. */
 void
@@ -92,8 +107,9 @@ layout_eval_flat(const Layout *l, int64_t flat, int64_t r, PhysCoord *out)
 	}
 	for (int k = t->nshard - 1; k >= 0; k--) {
 		const LayoutIter *it = &t->shard[k];
-		int64_t ck = k > 0 ? flat % it->extent : flat;
-		flat = k > 0 ? flat / it->extent : 0;
+		int64_t ck = flat;
+		if (k > 0)
+			split_flat(&flat, it->extent, &ck);
 		out->v[it->axis] += ck * it->stride;
 	}
 	for (int k = t->nreplica - 1; k >= 0; k--) {

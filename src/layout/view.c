@@ -781,6 +781,21 @@ view_eval_phys_lin(ViewEval *ev, const int64_t *coord, int64_t r,
 	}
 }
 
+Lin
+view_eval_m_lin(ViewEval *ev, const int64_t *coord, int64_t r)
+{
+	int64_t c[AX_COUNT];
+	if (!eval_const(ev, coord, r, c) ||
+	    (ev->t && ev->v->layout->kind == LAYOUT_COMPOSE &&
+	     !eval_swizzle(ev, &c[AX_M]))) {
+		Lin out[AX_COUNT];
+		view_phys_lin(ev->st, ev->v, coord, r, out);
+		return out[AX_M];
+	}
+	Lin s = ev->t ? ev->out[AX_M] : ev->flat;
+	return (Lin){c[AX_M], s.t, s.n, false};
+}
+
 bool
 view_prove_aligned(Ctx *c, Span sp, SymTab *st, Lin m, int elem_bits,
 		   int64_t align_bytes, const char *what)

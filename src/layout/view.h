@@ -121,6 +121,8 @@ typedef struct ViewEval {
 void view_eval_init(ViewEval *ev, SymTab *st, const View *v);
 void view_eval_phys_lin(ViewEval *ev, const int64_t *coord, int64_t r,
 			Lin out[AX_COUNT]);
+/* Its m axis alone (what memory atoms need). */
+Lin view_eval_m_lin(ViewEval *ev, const int64_t *coord, int64_t r);
 /* view_phys (false when the origin is symbolic), with the flat index of
  * the origin and the view dims' steps worked out once. */
 bool view_eval_phys(const ViewEval *ev, const int64_t *coord, int64_t r,

@@ -127,6 +127,8 @@ spelling_is_clean(const char *s)
 static size_t
 mnemonic_prefix(const char *s, const char *mn)
 {
+	if (s[0] != mn[0]) /* most rows: rejected without strlen */
+		return 0;
 	size_t l = strlen(mn);
 	if (strncmp(s, mn, l) == 0 && (s[l] == 0 || s[l] == '.'))
 		return l;

@@ -743,18 +743,17 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	op->rel = NEWN(&c->arena, bool, nrep + 1);
 	int nr = tc->nrepeat;
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
-	Lin ax[AX_COUNT];
 	ViewEval ev;
 	view_eval_init(&ev, &e->st, v);
 	for (int64_t r = 0; r < nrep; r++) {
 		for (int a = 0; a < op->natom; a++) {
 			x[nr] = a;
-			view_eval_phys_lin(&ev, x, 0, ax);
+			Lin m = view_eval_m_lin(&ev, x, 0);
 			if (a == 0) {
-				op->addr[r] = ax[AX_M];
+				op->addr[r] = m;
 				continue;
 			}
-			Lin d = lin_sub(&e->st, ax[AX_M], op->addr[r]);
+			Lin d = lin_sub(&e->st, m, op->addr[r]);
 			if (!lin_is_const(d) || d.c0 != a)
 				return diag_error(
 					c, PT_E_TILE_ATOM_CONTIG, op->span,
