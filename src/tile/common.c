@@ -629,6 +629,32 @@ tile_plain_chain(const Expr *x)
 
 /* ---- memory atoms ---- */
 
+View *
+tile_thread_view(TileEnv *e, TileCall *tc, TileOperand *op)
+{
+	Ctx *c = e->c;
+	View *v = op->view;
+	if (tc->ngroup == 0)
+		return v;
+	int n = v->nv;
+	Lin *start = NEWN(&c->arena, Lin, n + 1);
+	int64_t *ext = NEWN(&c->arena, int64_t, n + 1);
+	bool *drop = NEWN(&c->arena, bool, n + 1);
+	for (int i = 0; i < n; i++) {
+		start[i] = lin_const(0);
+		ext[i] = v->vext[i];
+	}
+	/* group coordinate g of axis i is hardware id lo + g */
+	for (int i = 0; i < tc->ngroup; i++) {
+		start[i] = lin_add_const(&e->st,
+					 lin_sym(&e->st, tc->group[i].sym),
+					 -tc->group[i].lo);
+		ext[i] = 1;
+		drop[i] = true;
+	}
+	return view_slice(c, op->span, &e->st, v, start, ext, drop);
+}
+
 static bool
 space_matches(int space, MemScope s)
 {
@@ -698,27 +724,9 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				  "addresses .%s", op->index, op->root->name,
 				  memscope_name(op->root->scope),
 				  ptx_space_name((PtxSpace)space));
-	const View *v = op->view;
-	if (tc->ngroup > 0) {
-		int n = v->nv;
-		Lin *start = NEWN(&c->arena, Lin, n + 1);
-		int64_t *ext = NEWN(&c->arena, int64_t, n + 1);
-		bool *drop = NEWN(&c->arena, bool, n + 1);
-		for (int i = 0; i < n; i++) {
-			start[i] = lin_const(0);
-			ext[i] = v->vext[i];
-		}
-		for (int i = 0; i < tc->ngroup; i++) {
-			start[i] = lin_add_const(
-				&e->st, lin_sym(&e->st, tc->group[i].sym),
-				-tc->group[i].lo);
-			ext[i] = 1;
-			drop[i] = true;
-		}
-		v = view_slice(c, op->span, &e->st, v, start, ext, drop);
-		if (!v)
-			return false;
-	}
+	const View *v = tile_thread_view(e, tc, op);
+	if (!v)
+		return false;
 	int64_t nrep = tile_repeat_count(tc);
 	int bytes = op->bits / 8;
 	int64_t size = (int64_t)op->natom * bytes;

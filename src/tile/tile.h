@@ -251,6 +251,9 @@ bool tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op);
 /* True when codegen indexes x's elements logically (buffer, regions,
  * same-width dtype views); lower.c then uses x itself. */
 bool tile_plain_chain(const Expr *x);
+/* The executing thread's part of op's view: the group axes sliced at the
+ * hardware-id symbols (op->view itself without groups); NULL on error. */
+View *tile_thread_view(TileEnv *e, TileCall *tc, TileOperand *op);
 /* Memory operand: address space, atom contiguity and alignment. */
 bool tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op,
 		       int space);

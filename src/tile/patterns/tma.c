@@ -411,27 +411,9 @@ static View *
 unswizzled_view(TileEnv *e, TileCall *tc, TileOperand *op)
 {
 	Ctx *c = e->c;
-	View *v = op->view;
-	if (tc->ngroup > 0) {
-		int n = v->nv;
-		Lin *start = NEWN(&c->arena, Lin, n + 1);
-		int64_t *ext = NEWN(&c->arena, int64_t, n + 1);
-		bool *drop = NEWN(&c->arena, bool, n + 1);
-		for (int i = 0; i < n; i++) {
-			start[i] = lin_const(0);
-			ext[i] = v->vext[i];
-		}
-		for (int i = 0; i < tc->ngroup; i++) {
-			start[i] = lin_add_const(
-				&e->st, lin_sym(&e->st, tc->group[i].sym),
-				-tc->group[i].lo);
-			ext[i] = 1;
-			drop[i] = true;
-		}
-		v = view_slice(c, op->span, &e->st, v, start, ext, drop);
-		if (!v)
-			return NULL;
-	}
+	View *v = tile_thread_view(e, tc, op);
+	if (!v)
+		return NULL;
 	View *u = NEW(&c->arena, View);
 	*u = *v;
 	u->layout = layout_tile(v->layout);
