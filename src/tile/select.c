@@ -106,3 +106,19 @@ tile_select_form(TileEnv *e, TileCall *tc, int from_params)
 				ptx_describe_operands(&c->arena, &tc->inst));
 	return true;
 }
+
+bool
+tile_select_form_args(TileEnv *e, TileCall *tc, const PtxArg *args, int n)
+{
+	Ctx *c = e->c;
+	PtxInst sel = tc->inst;
+	if (!ptx_check_args(c, &sel, args, n, tc->span))
+		return false;
+	/* keep the spelling as written; take the matched row's operands */
+	sel.spelling = tc->inst.spelling;
+	sel.mnemonic = tc->inst.mnemonic;
+	tc->inst = sel;
+	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
+				ptx_describe_operands(&c->arena, &tc->inst));
+	return ptx_check_target(c, &tc->inst, tc->span);
+}

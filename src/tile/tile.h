@@ -286,6 +286,11 @@ int64_t tile_repeat_count(const TileCall *tc);
  * operand list matches tc's operands; from_params trailing PTX operands
  * come from parameters (cache-policy). */
 bool tile_select_form(TileEnv *e, TileCall *tc, int from_params);
+/* Selects the row accepting tc's spelling whose operands fit the kinds
+ * in args (a family that builds its PTX operand list itself), records
+ * the form for explain, and checks the target. */
+bool tile_select_form_args(TileEnv *e, TileCall *tc, const PtxArg *args,
+			   int n);
 /* Checks operand i against PTX operand o: dtype, atom length (groups),
  * scalar only for reads; register slots for tensors. */
 bool tile_register_operand(TileEnv *e, TileCall *tc, TileOperand *op,

@@ -143,7 +143,6 @@ check_spaces(TileEnv *e, TileCall *tc)
 static bool
 select_form(TileEnv *e, TileCall *tc, int64_t chunk)
 {
-	Ctx *c = e->c;
 	PtxArg a[4];
 	memset(a, 0, sizeof(a));
 	a[0].kind = PTXOP_ADDR;
@@ -151,15 +150,7 @@ select_form(TileEnv *e, TileCall *tc, int64_t chunk)
 	a[2] = (PtxArg){.kind = PTXOP_IMM, .bits = 32, .has_value = true,
 			.value = chunk};
 	a[3].kind = PTXOP_ADDR;
-	PtxInst sel = tc->inst;
-	if (!ptx_check_args(c, &sel, a, 4, tc->span))
-		return false;
-	sel.spelling = tc->inst.spelling;
-	sel.mnemonic = tc->inst.mnemonic;
-	tc->inst = sel;
-	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
-				ptx_describe_operands(&c->arena, &tc->inst));
-	return ptx_check_target(c, &tc->inst, tc->span);
+	return tile_select_form_args(e, tc, a, 4);
 }
 
 /* Each chunk must be one run of consecutive storage elements: report

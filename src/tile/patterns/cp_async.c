@@ -129,7 +129,6 @@ check_spaces(TileEnv *e, TileCall *tc)
 static bool
 select_form(TileEnv *e, TileCall *tc, int64_t chunk)
 {
-	Ctx *c = e->c;
 	PtxArg a[5];
 	int n = 0;
 	int64_t k;
@@ -151,15 +150,7 @@ select_form(TileEnv *e, TileCall *tc, int64_t chunk)
 	}
 	if (tc->cache_policy)
 		a[n++] = (PtxArg){.kind = PTXOP_REG, .bits = 64};
-	PtxInst sel = tc->inst;
-	if (!ptx_check_args(c, &sel, a, n, tc->span))
-		return false;
-	sel.spelling = tc->inst.spelling;
-	sel.mnemonic = tc->inst.mnemonic;
-	tc->inst = sel;
-	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
-				ptx_describe_operands(&c->arena, &tc->inst));
-	return ptx_check_target(c, &tc->inst, tc->span);
+	return tile_select_form_args(e, tc, a, n);
 }
 
 /* Shape and memory image of one side: the final axis is the chunk in
