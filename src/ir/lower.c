@@ -113,6 +113,7 @@
 
 #include "api.h"
 #include "ir.h"
+#include "ptx/ptx.h"
 #include "script/ast.h"
 
 #define MAX_SEQ 4096
@@ -1251,34 +1252,6 @@ check_spelling(Lower *L, const char *s, Span sp)
 	return true;
 }
 
-/* "ptx.fence.proxy.async_.shared__cta" -> "fence.proxy.async.shared::cta" */
-static const char *
-chain_spelling(Lower *L, const char *path)
-{
-	StrBuf b;
-	sb_init(&b, &L->c->arena);
-	const char *p = path + 4;
-	while (*p) {
-		const char *end = strchr(p, '.');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		if (n > 1 && p[n - 1] == '_')
-			n--;
-		for (size_t i = 0; i < n; i++) {
-			if (p[i] == '_' && i + 1 < n && p[i + 1] == '_') {
-				sb_puts(&b, "::");
-				i++;
-			} else {
-				sb_putc(&b, p[i]);
-			}
-		}
-		if (!end)
-			break;
-		sb_putc(&b, '.');
-		p = end + 1;
-	}
-	return sb_cstr(&b);
-}
-
 /* The spelling of an instruction reference: T.ptx["..."] or T.ptx.chain.
  * NULL (no diagnostic) when a is neither. */
 static const char *
@@ -1302,7 +1275,14 @@ ptx_ref(Lower *L, Ast *a, bool *err)
 	const char *p = ast_path(L, a);
 	if (!p || strncmp(p, "ptx.", 4))
 		return NULL;
-	const char *s = chain_spelling(L, p);
+	/* "ptx.fence.proxy.async_.shared__cta" -> "fence.proxy.async.shared::cta" */
+	const char *s = ptx_chain_to_spelling(&L->c->arena, p + 4);
+	if (!s) {
+		diag_error(L->c, PT_E_PTX_SPELLING, a->span,
+			   "empty part in the PTX chain \"%s\"", p + 4);
+		*err = true;
+		return NULL;
+	}
 	if (!check_spelling(L, s, a->span)) {
 		*err = true;
 		return NULL;
