@@ -702,6 +702,24 @@ split_address(TileEnv *e, TileOperand *op, int64_t r, int bytes)
 	op->base_x[r] = tile_lin_expr(e, l, op->span);
 }
 
+/* Writes op's atom start at repeat r back as IR (addr_x, then base_x,
+ * off, rel); an own_ptr operand, whose family builds its pointers, only
+ * learns whether that is possible.  False when it is not: every prover
+ * symbol records how to write it back as IR, so that is an internal
+ * limit, not a script error. */
+static bool
+write_back_address(TileEnv *e, TileOperand *op, int64_t r, int bytes)
+{
+	bool plain = tile_plain_chain(op->expr);
+	if (op->own_ptr)
+		return plain || tile_lin_expressible(e, op->addr[r]);
+	op->addr_x[r] = tile_lin_expr(e, op->addr[r], op->span);
+	if (!op->addr_x[r] && !plain)
+		return false;
+	split_address(e, op, r, bytes);
+	return true;
+}
+
 static int64_t
 base_align(const Buffer *b)
 {
@@ -745,10 +763,12 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				  op->root->name, (long long)have,
 				  (long long)need);
 	op->addr = NEWN(&c->arena, Lin, nrep + 1);
-	op->addr_x = NEWN(&c->arena, Expr *, nrep + 1);
-	op->base_x = NEWN(&c->arena, Expr *, nrep + 1);
-	op->off = NEWN(&c->arena, int64_t, nrep + 1);
-	op->rel = NEWN(&c->arena, bool, nrep + 1);
+	if (!op->own_ptr) {
+		op->addr_x = NEWN(&c->arena, Expr *, nrep + 1);
+		op->base_x = NEWN(&c->arena, Expr *, nrep + 1);
+		op->off = NEWN(&c->arena, int64_t, nrep + 1);
+		op->rel = NEWN(&c->arena, bool, nrep + 1);
+	}
 	int nr = tc->nrepeat;
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
 	ViewEval ev;
@@ -793,10 +813,7 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				tile_coord_str(&c->arena, x, nr),
 				(long long)need, lin_str(&e->st, off),
 				why ? why : "unknown");
-		op->addr_x[r] = tile_lin_expr(e, op->addr[r], op->span);
-		/* Every prover symbol records how to write it back as IR, so
-		 * this is an internal limit, not a script error. */
-		if (!op->addr_x[r] && !tile_plain_chain(op->expr)) {
+		if (!write_back_address(e, op, r, bytes)) {
 			ctx_fail(c, PT_E_INTERNAL,
 				 "the address of operand %d (%s) at repeat %s, "
 				 "element offset %s, cannot be written back as IR",
@@ -805,7 +822,6 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				 lin_str(&e->st, op->addr[r]));
 			return false;
 		}
-		split_address(e, op, r, bytes);
 		if (nr > 0)
 			tile_next_coord(x, tc->repeat, nr);
 	}

@@ -575,3 +575,28 @@ tile_lin_expr(TileEnv *e, Lin l, Span sp)
 		acc = tile_binop(e->c, BIN_ADD, acc, k, t, sp);
 	return acc;
 }
+
+static bool
+sym_expressible(const TileEnv *e, int s)
+{
+	if (s < (int)e->sym_expr.n && e->sym_expr.v[s])
+		return true;
+	const Sym *y = sym_get(&e->st, s);
+	if (y->quot_of >= 0)
+		return sym_expressible(e, y->quot_of);
+	return y->op && tile_lin_expressible(e, y->of);
+}
+
+/* Whether tile_lin_expr(e, l) would succeed, without building the
+ * expression (the same recursion as sym_expr/derived_expr). */
+bool
+tile_lin_expressible(const TileEnv *e, Lin l)
+{
+	int64_t lo, hi;
+	if (l.overflow || !lin_bounds(&e->st, l, &lo, &hi))
+		return false;
+	for (int i = 0; i < l.n; i++)
+		if (!sym_expressible(e, l.t[i].sym))
+			return false;
+	return true;
+}

@@ -125,6 +125,10 @@ typedef struct TileOperand {
 	int atom_axes;
 	bool by_slot;
 	Expr **ptr_x;
+	/* Set by a family that builds ptr_x itself before it calls
+	 * tile_memory_atoms: that then only checks that each atom start
+	 * can be written back as IR, leaving addr_x and base_x NULL. */
+	bool own_ptr;
 	int64_t align;      /* ROLE_MEM: required atom alignment in bytes;
 			     * 0 = the atom's size */
 } TileOperand;
@@ -224,6 +228,8 @@ Lin tile_lin(TileEnv *e, const Expr *x);
 /* An int32 (int64 when needed) IR expression of l; NULL when l uses a
  * symbol without an expression. */
 Expr *tile_lin_expr(TileEnv *e, Lin l, Span sp);
+/* Whether tile_lin_expr(e, l, ...) would return an expression. */
+bool tile_lin_expressible(const TileEnv *e, Lin l);
 int tile_new_sym(TileEnv *e, const char *name, int64_t lo, int64_t hi,
 		 Expr *x);
 

@@ -279,6 +279,7 @@ check_rows(TileEnv *e, TileCall *tc, TileOperand *mem, int count)
 	rows.repeat[tc->nrepeat + 1] = 8;
 	mem->natom = 4;
 	mem->atom_axes = 1;
+	mem->own_ptr = true;
 	if (!tile_memory_atoms(e, &rows, mem, tc->inst.space))
 		return false;
 	mem->atom_axes = 3;
