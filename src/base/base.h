@@ -143,6 +143,7 @@ struct pt_ctx {
 	jmp_buf *oom;            /* active OOM boundary */
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
+	void *ptx_parsed;        /* ptx.c: spellings parsed this compile */
 };
 
 typedef struct pt_ctx Ctx;

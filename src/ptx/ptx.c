@@ -217,6 +217,67 @@ fill_gate(PtxInst *in)
 	in->needs_arch_specific = gates[in->gate].specific;
 }
 
+/* Spellings already parsed in this compile (Ctx.ptx_parsed, in the
+ * arena, so ctx_reset drops it): the checker and codegen parse the same
+ * few spellings hundreds of times, each a walk over the form table.
+ * Open addressing on the spelling text, at most half full; only
+ * successful parses are kept (a failure records its diagnostic anew). */
+typedef struct ParseCache {
+	const PtxInst **slot; /* cap entries, NULL = empty */
+	size_t cap, n;
+} ParseCache;
+
+static size_t
+spelling_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* The slot of spelling s in the table: its entry or an empty one. */
+static const PtxInst **
+cache_slot(const ParseCache *pc, const char *s)
+{
+	size_t i = spelling_hash(s) & (pc->cap - 1);
+	while (pc->slot[i] && strcmp(pc->slot[i]->spelling, s) != 0)
+		i = (i + 1) & (pc->cap - 1);
+	return &pc->slot[i];
+}
+
+static const PtxInst *
+cache_find(const Ctx *c, const char *s)
+{
+	const ParseCache *pc = c->ptx_parsed;
+	return pc ? *cache_slot(pc, s) : NULL;
+}
+
+static void
+cache_grow(Ctx *c, ParseCache *pc)
+{
+	ParseCache old = *pc;
+	pc->cap = old.cap ? 2 * old.cap : 64;
+	pc->slot = NEWN(&c->arena, const PtxInst *, pc->cap);
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slot[i])
+			*cache_slot(pc, old.slot[i]->spelling) = old.slot[i];
+}
+
+static void
+cache_add(Ctx *c, const PtxInst *in)
+{
+	ParseCache *pc = c->ptx_parsed;
+	if (!pc)
+		c->ptx_parsed = pc = NEW(&c->arena, ParseCache);
+	if (2 * (pc->n + 1) > pc->cap)
+		cache_grow(c, pc);
+	PtxInst *keep = NEW(&c->arena, PtxInst);
+	*keep = *in;
+	*cache_slot(pc, keep->spelling) = keep;
+	pc->n++;
+}
+
 bool
 ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 {
@@ -225,6 +286,11 @@ ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 				  "`%s` is not a PTX instruction spelling "
 				  "(only a dotted qualifier chain is allowed)",
 				  spelling ? spelling : "");
+	const PtxInst *seen = cache_find(c, spelling);
+	if (seen) {
+		*out = *seen;
+		return true;
+	}
 	const char *best = NULL;
 	size_t bestlen = 0;
 	for (int i = 0; i < ptx_form_count(); i++) {
@@ -235,6 +301,7 @@ ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 		if (ptx_form_match(i, spelling + l, out)) {
 			out->spelling = arena_strdup(&c->arena, spelling);
 			fill_gate(out);
+			cache_add(c, out);
 			return true;
 		}
 		if (l > bestlen) {
