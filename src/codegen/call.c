@@ -86,13 +86,10 @@ select_form(Gen *g, const Expr *e, PtxInst *in, int *take)
 {
 	if (!ptx_parse(g->c, e->u.ptx.spelling, e->span, in))
 		return false;
-	const char *quals = in->spelling + strlen(in->mnemonic);
-	for (int i = 0; i < ptx_form_count(); i++) {
-		PtxInst cand;
-		const char *mn = ptx_form(i)->mnemonic;
-		if (mn[0] != in->mnemonic[0] || strcmp(mn, in->mnemonic) != 0 ||
-		    !ptx_form_match(i, quals, &cand))
-			continue;
+	const PtxInst *rows;
+	int nrows = ptx_rows(g->c, in, &rows);
+	for (int i = 0; i < nrows; i++) {
+		PtxInst cand = rows[i];
 		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take))
 			continue;
 		int ver = in->min_ptx;

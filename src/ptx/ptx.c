@@ -222,8 +222,14 @@ fill_gate(PtxInst *in)
  * few spellings hundreds of times, each a walk over the form table.
  * Open addressing on the spelling text, at most half full; only
  * successful parses are kept (a failure records its diagnostic anew). */
+typedef struct ParseEntry {
+	PtxInst inst;          /* ptx_parse's answer; key inst.spelling */
+	VEC(PtxInst) rows;     /* ptx_rows's answer, once asked */
+	bool rows_ready;
+} ParseEntry;
+
 typedef struct ParseCache {
-	const PtxInst **slot; /* cap entries, NULL = empty */
+	ParseEntry **slot; /* cap entries, NULL = empty */
 	size_t cap, n;
 } ParseCache;
 
@@ -237,16 +243,16 @@ spelling_hash(const char *s)
 }
 
 /* The slot of spelling s in the table: its entry or an empty one. */
-static const PtxInst **
+static ParseEntry **
 cache_slot(const ParseCache *pc, const char *s)
 {
 	size_t i = spelling_hash(s) & (pc->cap - 1);
-	while (pc->slot[i] && strcmp(pc->slot[i]->spelling, s) != 0)
+	while (pc->slot[i] && strcmp(pc->slot[i]->inst.spelling, s) != 0)
 		i = (i + 1) & (pc->cap - 1);
 	return &pc->slot[i];
 }
 
-static const PtxInst *
+static ParseEntry *
 cache_find(const Ctx *c, const char *s)
 {
 	const ParseCache *pc = c->ptx_parsed;
@@ -258,10 +264,11 @@ cache_grow(Ctx *c, ParseCache *pc)
 {
 	ParseCache old = *pc;
 	pc->cap = old.cap ? 2 * old.cap : 64;
-	pc->slot = NEWN(&c->arena, const PtxInst *, pc->cap);
+	pc->slot = NEWN(&c->arena, ParseEntry *, pc->cap);
 	for (size_t i = 0; i < old.cap; i++)
 		if (old.slot[i])
-			*cache_slot(pc, old.slot[i]->spelling) = old.slot[i];
+			*cache_slot(pc, old.slot[i]->inst.spelling) =
+				old.slot[i];
 }
 
 static void
@@ -272,9 +279,9 @@ cache_add(Ctx *c, const PtxInst *in)
 		c->ptx_parsed = pc = NEW(&c->arena, ParseCache);
 	if (2 * (pc->n + 1) > pc->cap)
 		cache_grow(c, pc);
-	PtxInst *keep = NEW(&c->arena, PtxInst);
-	*keep = *in;
-	*cache_slot(pc, keep->spelling) = keep;
+	ParseEntry *keep = NEW(&c->arena, ParseEntry);
+	keep->inst = *in;
+	*cache_slot(pc, in->spelling) = keep;
 	pc->n++;
 }
 
@@ -286,9 +293,9 @@ ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 				  "`%s` is not a PTX instruction spelling "
 				  "(only a dotted qualifier chain is allowed)",
 				  spelling ? spelling : "");
-	const PtxInst *seen = cache_find(c, spelling);
+	const ParseEntry *seen = cache_find(c, spelling);
 	if (seen) {
-		*out = *seen;
+		*out = seen->inst;
 		return true;
 	}
 	const char *best = NULL;
@@ -316,6 +323,37 @@ ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 				  (int)l, spelling, spelling);
 	}
 	return diagnose_quals(c, spelling, best, spelling + bestlen, sp);
+}
+
+/* Every row of in's mnemonic accepting its qualifiers, in table order
+ * (each filled by ptx_form_match only); kept with the spelling's
+ * parse when in came from ptx_parse. */
+int
+ptx_rows(Ctx *c, const PtxInst *in, const PtxInst **rows)
+{
+	ParseEntry *pe = cache_find(c, in->spelling);
+	bool mine = pe && strcmp(pe->inst.mnemonic, in->mnemonic) == 0;
+	if (mine && pe->rows_ready) {
+		*rows = pe->rows.v;
+		return (int)pe->rows.n;
+	}
+	VEC(PtxInst) found = {0};
+	const char *quals = in->spelling + strlen(in->mnemonic);
+	for (int i = 0; i < ptx_form_count(); i++) {
+		PtxInst cand;
+		const char *mn = ptx_form(i)->mnemonic;
+		if (mn[0] != in->mnemonic[0] || strcmp(mn, in->mnemonic) != 0 ||
+		    !ptx_form_match(i, quals, &cand))
+			continue;
+		vec_push(&c->arena, &found, cand);
+	}
+	if (mine) {
+		pe->rows.v = found.v;
+		pe->rows.n = found.n;
+		pe->rows_ready = true;
+	}
+	*rows = found.v;
+	return (int)found.n;
 }
 
 /* ---- target gating and versions ---- */
@@ -445,15 +483,13 @@ count_range(const PtxInst *in, int *lo, int *hi)
 bool
 ptx_check_args(Ctx *c, PtxInst *in, const PtxArg *args, int nargs, Span sp)
 {
-	const char *quals = in->spelling + strlen(in->mnemonic);
 	bool count_ok = false, imm_seen = false;
 	int lo0, hi0;
 	count_range(in, &lo0, &hi0);
-	for (int i = 0; i < ptx_form_count(); i++) {
-		PtxInst cand;
-		if (strcmp(ptx_form(i)->mnemonic, in->mnemonic) != 0 ||
-		    !ptx_form_match(i, quals, &cand))
-			continue;
+	const PtxInst *rows;
+	int nrows = ptx_rows(c, in, &rows);
+	for (int i = 0; i < nrows; i++) {
+		PtxInst cand = rows[i];
 		int lo, hi;
 		count_range(&cand, &lo, &hi);
 		count_ok |= nargs >= lo && nargs <= hi;

@@ -148,6 +148,11 @@ typedef struct PtxArg {
 /* Parses and validates a spelling; on failure records a diagnostic
  * (PT_E_PTX_*) at sp and returns false. */
 bool ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out);
+/* Sets *rows to every form row accepting inst's spelling (its mnemonic
+ * and qualifiers), in table order, as ptx_form_match fills them
+ * (spelling NULL); returns their count.  Rows differ in operand lists,
+ * so callers pick one by their arguments. */
+int ptx_rows(Ctx *c, const PtxInst *inst, const PtxInst **rows);
 /* Checks that c->target supports inst; the diagnostic names the
  * instruction and the minimum target. */
 bool ptx_check_target(Ctx *c, const PtxInst *inst, Span sp);
