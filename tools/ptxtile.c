@@ -260,6 +260,23 @@ find_ptxas(void)
 	return NULL;
 }
 
+/* Runs `ptxas -arch=target src -o out`; true when it succeeds. */
+static bool
+run_ptxas(const char *ptxas, const char *target, const char *src,
+	  const char *out)
+{
+	char arch[32];
+	snprintf(arch, sizeof(arch), "-arch=%s", target);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(ptxas, ptxas, arch, src, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* Assembles ptx into a cubin at path (through a temporary file). */
 static int
 assemble_cubin(const char *ptx, const char *target, const char *path)
@@ -276,33 +293,36 @@ assemble_cubin(const char *ptx, const char *target, const char *path)
 					"to PATH)\n");
 		return EXIT_USAGE;
 	}
-	char src[] = "/tmp/ptxtile-XXXXXX";
+	/* ptxas reads and writes temporary files; the cubin then goes to
+	 * path like every other output (atomic for a regular file, in place
+	 * for a device or pipe). */
+	char src[] = "/tmp/ptxtile-XXXXXX", out[] = "/tmp/ptxtile-cubin-XXXXXX";
 	int fd = mkstemp(src);
 	if (fd < 0)
 		return EXIT_USAGE;
 	close(fd);
-	char tmp_out[4200];
-	snprintf(tmp_out, sizeof(tmp_out), "%s.cubin.%ld", path,
-		 (long)getpid());
+	fd = mkstemp(out);
+	if (fd < 0) {
+		remove(src);
+		return EXIT_USAGE;
+	}
+	close(fd);
 	int rc = EXIT_USAGE;
-	if (write_file_atomic(src, ptx, strlen(ptx))) {
-		char arch[32];
-		snprintf(arch, sizeof(arch), "-arch=%s", target);
-		pid_t pid = fork();
-		if (pid == 0) {
-			execl(ptxas, ptxas, arch, src, "-o", tmp_out,
-			      (char *)NULL);
-			_exit(127);
-		}
-		int status = 0;
-		if (pid > 0 && waitpid(pid, &status, 0) == pid &&
-		    WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-		    rename(tmp_out, path) == 0)
+	if (write_file_atomic(src, ptx, strlen(ptx)) && run_ptxas(ptxas, target,
+								 src, out)) {
+		Arena a;
+		arena_init(&a, NULL);
+		size_t len = 0;
+		char *cubin = read_file(&a, out, &len);
+		if (cubin && len > 0 && write_file_atomic(path, cubin, len))
 			rc = 0;
 		else
-			fprintf(stderr, "ptxtile: ptxas (%s) failed\n", ptxas);
+			fprintf(stderr, "ptxtile: cannot write %s\n", path);
+		arena_free(&a);
+	} else {
+		fprintf(stderr, "ptxtile: ptxas (%s) failed\n", ptxas);
 	}
-	remove(tmp_out);
+	remove(out);
 	remove(src);
 	return rc;
 }

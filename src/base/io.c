@@ -3,11 +3,13 @@
  *
  * Output files are written to a temporary name beside the target and
  * renamed into place, so an error never leaves a partial or truncated file.
+ * Devices and pipes (not regular files) are written in place.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -34,11 +36,26 @@ read_file(Arena *a, const char *path, size_t *len)
 	return (char *)sb_cstr(&b);
 }
 
+static bool
+write_in_place(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return false;
+	bool ok = fwrite(data, 1, len, f) == len;
+	return (fclose(f) == 0) && ok;
+}
+
 bool
 write_file_atomic(const char *path, const char *data, size_t len)
 {
 	if (strcmp(path, "-") == 0)
 		return fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
+	/* A device or pipe (say /dev/null) is written in place: renaming a
+	 * temporary file over it would replace the device node. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_in_place(path, data, len);
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 32);
 	if (!tmp)

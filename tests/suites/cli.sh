@@ -87,3 +87,19 @@ if [ -x /usr/local/cuda/bin/ptxas ] || command -v ptxas >/dev/null 2>&1; then
 else
 	echo "SKIP cli/cubin_ok: ptxas not found"
 fi
+
+# a device or pipe as output is written in place, never replaced by a file
+# (renaming a temporary over /dev/null would destroy the device node)
+mkfifo "$t/fifo" 2>/dev/null
+if [ -p "$t/fifo" ]; then
+	timeout 10 cat "$t/fifo" >"$t/from_fifo" &
+	reader=$!
+	"$P" print "$good" -o "$t/fifo" >/dev/null 2>&1
+	rc=$?
+	wait $reader
+	if [ $rc -eq 0 ] && [ -p "$t/fifo" ] && [ -s "$t/from_fifo" ] &&
+	   cmp -s "$t/from_fifo" "$t/a.py"; then ok output_to_pipe
+	else bad output_to_pipe "exit $rc; the pipe was replaced or got other text"; fi
+else
+	echo "SKIP cli/output_to_pipe: mkfifo unavailable"
+fi
