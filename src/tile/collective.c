@@ -12,7 +12,8 @@
  * held by that lane under the layout, and names the same storage slot
  * in every lane and warp, because one instruction text serves the whole
  * warp.  Cost: warps x 32 lanes x repeats x registers, each evaluated
- * once.
+ * once, as a sum of per-dim table entries when the layout allows
+ * (SlotEval) and by view_eval_phys otherwise.
  */
 #include <string.h>
 
@@ -72,6 +73,176 @@ check_prefix(TileEnv *e, TileCall *tc, TileOperand *op, int atom_axes)
 	return true;
 }
 
+/* Replica-0 physical coordinates of a register view by table lookup.
+ * With a constant origin the flat index is base + sum x[i] * vstride[i];
+ * when every view dim's multiples x * vstride[i] fill their own run of
+ * the tile layout's shard digits (vstride[i] is a digit weight) and the
+ * base's nonzero digits fall outside all those runs, adding the terms
+ * never carries, so the unswizzled coordinate is the base's plus each
+ * dim's own contribution.  Any other case (symbolic origin, no tile
+ * layout, a stride that is not a digit weight, overlapping runs) keeps
+ * view_eval_phys. */
+typedef struct SlotEval {
+	bool fast;
+	int nv;
+	const int64_t *ext; /* view dim extents (table sizes) */
+	const Layout *l;
+	int nax;            /* the axes filled: the owner axes and m */
+	int ax[AX_COUNT];
+	int64_t base[AX_COUNT]; /* base's coordinate, offsets included */
+	int64_t **dimtab;   /* per view dim: [x * nax + j] contribution,
+			     * NULL when the dim contributes nothing */
+} SlotEval;
+
+/* Marks digits lo..hi (lo most significant) as taken; false if any was. */
+static bool
+take_digits(bool *taken, int lo, int hi)
+{
+	for (int k = lo; k <= hi; k++) {
+		if (taken[k])
+			return false;
+		taken[k] = true;
+	}
+	return true;
+}
+
+/* The run of digits x * s covers for x < e, s == w[hi]; -1 when s is no
+ * digit weight. */
+static int
+digit_run(const int64_t *w, int n, int64_t s, int64_t e, int *hi)
+{
+	int k = n - 1;
+	while (k >= 0 && w[k] < s)
+		k--;
+	if (k < 0 || w[k] != s)
+		return -1;
+	*hi = k;
+	int64_t top = (e - 1) * s;
+	int lo = k;
+	while (lo > 0 && w[lo - 1] <= top)
+		lo--;
+	return lo;
+}
+
+static void
+slot_eval_init(SlotEval *se, Arena *a, const ViewEval *ev,
+	       const int64_t *ext, AxisMask want)
+{
+	const View *v = ev->v;
+	const Layout *t = ev->t;
+	se->fast = false;
+	if (!ev->konst || !t || ev->base < 0 || t->nshard < 1)
+		return;
+	int n = t->nshard;
+	int64_t *w = NEWN(a, int64_t, n);
+	bool *taken = NEWN(a, bool, n);
+	w[n - 1] = 1;
+	for (int k = n - 2; k >= 0; k--) {
+		if (t->shard[k + 1].extent <= 0 ||
+		    __builtin_mul_overflow(w[k + 1], t->shard[k + 1].extent,
+					   &w[k]))
+			return;
+	}
+	/* keep every flat index far from wrapping */
+	int64_t hi_flat = ev->base, x;
+	for (int i = 0; i < v->nv; i++) {
+		int64_t s = ev->vstride[i];
+		if (ext[i] < 1 || s < 0)
+			return;
+		if (ext[i] == 1 || s == 0)
+			continue;
+		int hi, lo = digit_run(w, n, s, ext[i], &hi);
+		if (lo < 0 || !take_digits(taken, lo, hi) ||
+		    __builtin_mul_overflow(ext[i] - 1, s, &x) ||
+		    __builtin_add_overflow(hi_flat, x, &hi_flat) ||
+		    hi_flat > ((int64_t)1 << 60))
+			return;
+	}
+	/* the base's digits, most significant (unbounded) digit included */
+	int64_t b = ev->base;
+	for (int k = n - 1; k >= 0; k--) {
+		int64_t d = k > 0 ? b % t->shard[k].extent : b;
+		if (d != 0 && taken[k])
+			return;
+		if (k > 0)
+			b /= t->shard[k].extent;
+	}
+	PhysCoord zero, p;
+	for (AxisMask m = want | AXIS_BIT(AX_M); m; m &= m - 1)
+		se->ax[se->nax++] = __builtin_ctz((unsigned)m);
+	layout_eval_flat(t, 0, 0, &zero);
+	layout_eval_flat(t, ev->base, 0, &p);
+	for (int j = 0; j < se->nax; j++)
+		se->base[j] = p.v[se->ax[j]];
+	se->dimtab = NEWN(a, int64_t *, v->nv + 1);
+	for (int i = 0; i < v->nv; i++) {
+		if (ext[i] == 1 || ev->vstride[i] == 0)
+			continue;
+		int64_t *tab = NEWN(a, int64_t, ext[i] * se->nax);
+		for (int64_t xi = 0; xi < ext[i]; xi++) {
+			layout_eval_flat(t, xi * ev->vstride[i], 0, &p);
+			for (int j = 0; j < se->nax; j++)
+				tab[xi * se->nax + j] =
+					p.v[se->ax[j]] - zero.v[se->ax[j]];
+		}
+		se->dimtab[i] = tab;
+	}
+	se->nv = v->nv;
+	se->ext = ext;
+	se->l = v->layout;
+	se->fast = true;
+}
+
+/* acc += the contributions of view dims lo..hi-1 at x[lo..hi-1];
+ * false when a coordinate is outside its dim. */
+static bool
+slot_add(const SlotEval *se, int lo, int hi, const int64_t *x,
+	 int64_t *acc)
+{
+	for (int i = lo; i < hi; i++) {
+		if (x[i] < 0 || x[i] >= se->ext[i])
+			return false;
+		if (!se->dimtab[i])
+			continue;
+		const int64_t *d = se->dimtab[i] + x[i] * se->nax;
+		for (int j = 0; j < se->nax; j++)
+			acc[j] += d[j];
+	}
+	return true;
+}
+
+/* The atom dims' part for every (lane, register): at[(lane * nregs +
+ * reg) * nax + j]; turns the tables off when a map leaves the shape. */
+static int64_t *
+slot_atoms(SlotEval *se, Arena *a, int first, int nregs, TileLaneMap map,
+	   const void *arg)
+{
+	int64_t *at = NEWN(a, int64_t, 32 * nregs * se->nax + 1);
+	int64_t *x = NEWN(a, int64_t, se->nv + 1);
+	for (int lane = 0; lane < 32; lane++)
+		for (int r = 0; r < nregs; r++) {
+			map(arg, lane, r, x + first);
+			if (!slot_add(se, first, se->nv, x,
+				      at + (lane * nregs + r) * se->nax))
+				se->fast = false;
+		}
+	return at;
+}
+
+/* Replica 0's coordinate from the three parts; only the axes in se->ax
+ * are filled (all the caller reads: it re-evaluates with view_eval_phys
+ * before reporting a coordinate). */
+static void
+slot_sum(const SlotEval *se, const int64_t *g, const int64_t *rep,
+	 const int64_t *atom, PhysCoord *p)
+{
+	for (int j = 0; j < se->nax; j++)
+		p->v[se->ax[j]] = g[j] + rep[j] + atom[j];
+	if (se->l->kind == LAYOUT_COMPOSE)
+		p->v[AX_M] = layout_swizzle(se->l->sw_m, se->l->sw_b,
+					    se->l->sw_s, p->v[AX_M]);
+}
+
 /* The call's groups with the lane axis put back, for hardware ids. */
 static TileCall
 with_lane(const TileEnv *e, const TileCall *tc)
@@ -124,8 +295,16 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 	int64_t nrepl = layout_nreplicas(op->view->layout);
 	ViewEval ev;
 	view_eval_init(&ev, &e->st, op->view);
+	SlotEval se = {0};
+	if (op->view->nv == rank)
+		slot_eval_init(&se, &c->arena, &ev, op->ext, bound);
+	int64_t *atom = NULL, gsum[AX_COUNT], rsum[AX_COUNT];
+	if (se.fast)
+		atom = slot_atoms(&se, &c->arena, ng + nrdim, nregs, map, arg);
 	bool first = true;
 	do {
+		memcpy(gsum, se.base, sizeof(gsum));
+		bool gfast = se.fast && slot_add(&se, 0, ng, g, gsum);
 		for (int lane = 0; lane < 32; lane++) {
 			g[ng] = lane;
 			tile_group_ids(e, &full, g, &ids);
@@ -134,11 +313,18 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 				x[k] = 0;
 			int64_t r = 0;
 			do {
+				memset(rsum, 0, sizeof(rsum));
+				bool fast = gfast &&
+					    slot_add(&se, ng, ng + nrdim, x, rsum);
 				for (int a = 0; a < nregs; a++) {
 					map(arg, lane, a, x + ng + nrdim);
 					PhysCoord p;
 					int64_t rr = 0;
-					if (!view_eval_phys(&ev, x, 0, &p))
+					if (fast)
+						slot_sum(&se, gsum, rsum,
+							 atom + (lane * nregs + a)
+								* se.nax, &p);
+					else if (!view_eval_phys(&ev, x, 0, &p))
 						return diag_error(
 							c, PT_E_TILE_SLOT_SYMBOLIC,
 							op->span,
