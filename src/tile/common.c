@@ -720,6 +720,26 @@ write_back_address(TileEnv *e, TileOperand *op, int64_t r, int bytes)
 	return true;
 }
 
+/* True when m - m0 is the constant a: the same terms (the evaluator
+ * shares one term array) and constant parts a apart.  Only answers
+ * when lin_sub would give exactly that constant, so the caller may
+ * skip it (and its arena copies); false means "ask lin_sub". */
+static bool
+offset_is(Lin m, Lin m0, int64_t a)
+{
+	int64_t d;
+	if (m.overflow || m0.overflow || m.n != m0.n || m0.c0 == INT64_MIN ||
+	    __builtin_sub_overflow(m.c0, m0.c0, &d) || d != a)
+		return false;
+	for (int i = 0; i < m.n && m.t != m0.t; i++)
+		if (m.t[i].sym != m0.t[i].sym || m.t[i].coef != m0.t[i].coef)
+			return false;
+	for (int i = 0; i < m0.n; i++)
+		if (m0.t[i].coef == INT64_MIN)
+			return false;
+	return true;
+}
+
 static int64_t
 base_align(const Buffer *b)
 {
@@ -781,6 +801,8 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 				op->addr[r] = m;
 				continue;
 			}
+			if (offset_is(m, op->addr[r], a))
+				continue;
 			Lin d = lin_sub(&e->st, m, op->addr[r]);
 			if (!lin_is_const(d) || d.c0 != a)
 				return diag_error(
