@@ -62,13 +62,13 @@ dtype_parse(const char *s, DType *out)
 
 /* ---- scopes ---- */
 
-static const char *const memscope_names[] = {
+const char *const memscope_names[MS_TMEM + 1] = {
 	[MS_GLOBAL] = "global", [MS_SHARED] = "shared",
 	[MS_SHARED_DYN] = "shared.dyn", [MS_LOCAL] = "local",
 	[MS_TMEM] = "tmem",
 };
 
-static const char *const execscope_names[] = {
+const char *const execscope_names[ES_CLUSTER + 1] = {
 	[ES_THREAD] = "thread", [ES_WARP] = "warp",
 	[ES_WARPGROUP] = "warpgroup", [ES_CTA] = "cta",
 	[ES_CLUSTER] = "cluster",

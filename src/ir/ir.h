@@ -69,6 +69,11 @@ typedef enum ExecScope {
 	ES_CLUSTER,   /* "cluster" */
 } ExecScope;
 
+/* Script spellings of the scopes, indexed by MemScope / ExecScope
+ * (shared by the printer, lowering and the IR JSON format). */
+extern const char *const memscope_names[MS_TMEM + 1];
+extern const char *const execscope_names[ES_CLUSTER + 1];
+
 const char *memscope_name(MemScope s);
 bool memscope_parse(const char *s, MemScope *out);
 const char *execscope_name(ExecScope s);

@@ -135,25 +135,12 @@ enum_name(const char *const *names, int n, int i)
 
 #define ENUM_NAME(tab, i) enum_name((tab), (int)countof(tab), (int)(i))
 
-/* dtype, scope and builtin names come from the same tables as the
- * script's; they are spelled out here (from the .def files) so that the
- * file format stays self-contained. */
+/* dtype and builtin names are the script's, expanded from the same .def
+ * files; scope names are the IR's own tables (ir.h). */
 static const char *const dtype_names[] = {
 #define DTYPE(id, name, bits, kind, ptx) [DT_##id] = name,
 #include "dtypes.def"
 #undef DTYPE
-};
-
-static const char *const memscope_names[] = {
-	[MS_GLOBAL] = "global", [MS_SHARED] = "shared",
-	[MS_SHARED_DYN] = "shared.dyn", [MS_LOCAL] = "local",
-	[MS_TMEM] = "tmem",
-};
-
-static const char *const execscope_names[] = {
-	[ES_THREAD] = "thread", [ES_WARP] = "warp",
-	[ES_WARPGROUP] = "warpgroup", [ES_CTA] = "cta",
-	[ES_CLUSTER] = "cluster",
 };
 
 static const char *const builtin_names[] = {
