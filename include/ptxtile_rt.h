@@ -120,6 +120,9 @@ PT_API ptrt_arg ptrt_arg_tensormap(const void *map128);
  * ran out) so that ptrt_errmsg can tell why; close it either way. */
 PT_API int ptrt_open(ptrt_ctx **out);
 PT_API void ptrt_close(ptrt_ctx *rt);
+/* ptrt_open on device `ordinal` (0-based, as cuDeviceGet counts) and its
+ * primary context - the one the CUDA runtime (and so torch) uses there. */
+PT_API int ptrt_open_device(int ordinal, ptrt_ctx **out);
 
 /* The last failure on rt: a message naming what failed and why. */
 PT_API const char *ptrt_errmsg(const ptrt_ctx *rt);
@@ -168,6 +171,15 @@ PT_API size_t ptrt_kernel_nargs(const ptrt_kernel *k);
  * launch dimensions, encodes the tensor maps and launches on stream. */
 PT_API int ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 		       ptrt_stream *stream);
+/* Checks args against kernel `name` of meta_json exactly as ptrt_launch
+ * does (count, kinds, dtypes, null pointers, shapes, symbolic sizes,
+ * alignment, strides, tensor map limits, launch expressions), without a
+ * driver or device; the device limits are not known here.  Returns PT_OK
+ * or the status ptrt_launch would return, with its message written to
+ * msg (msg_size bytes, always NUL-terminated when msg_size > 0). */
+PT_API int ptrt_check_launch(const char *meta_json, size_t meta_len,
+			     const char *name, const ptrt_arg *args,
+			     size_t nargs, char *msg, size_t msg_size);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,

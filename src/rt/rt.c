@@ -194,7 +194,7 @@ rt_read_limits(ptrt_ctx *rt)
 }
 
 static int
-rt_init(ptrt_ctx *rt)
+rt_init(ptrt_ctx *rt, int ordinal)
 {
 	int count = 0, rc;
 	CUresult r = rt->drv.init(0);
@@ -208,7 +208,11 @@ rt_init(ptrt_ctx *rt)
 	if (count < 1)
 		return rt_fail(&rt->st, PT_E_RT_NO_DEVICE,
 			       "the CUDA driver sees no device");
-	if ((rc = CU(rt, NULL, device_get, &rt->dev, 0)) != PT_OK ||
+	if (ordinal < 0 || ordinal >= count)
+		return rt_fail(&rt->st, PT_E_RT_NO_DEVICE,
+			       "no CUDA device %d: the driver sees %d", ordinal,
+			       count);
+	if ((rc = CU(rt, NULL, device_get, &rt->dev, ordinal)) != PT_OK ||
 	    (rc = CU(rt, NULL, device_get_name, rt->dev_name,
 		     (int)sizeof(rt->dev_name) - 1, rt->dev)) != PT_OK ||
 	    (rc = rt_read_limits(rt)) != PT_OK ||
@@ -228,24 +232,37 @@ rt_new(void)
 }
 
 int
-rt_open_driver(const CuDriver *drv, void *dl, ptrt_ctx **out)
+rt_open_driver_device(const CuDriver *drv, void *dl, int ordinal,
+		      ptrt_ctx **out)
 {
 	ptrt_ctx *rt = *out = rt_new();
 	if (!rt)
 		return PT_E_NOMEM;
 	rt->drv = *drv;
 	rt->dl = dl;
-	return rt_init(rt);
+	return rt_init(rt, ordinal);
 }
 
 int
-ptrt_open(ptrt_ctx **out)
+rt_open_driver(const CuDriver *drv, void *dl, ptrt_ctx **out)
+{
+	return rt_open_driver_device(drv, dl, 0, out);
+}
+
+int
+ptrt_open_device(int ordinal, ptrt_ctx **out)
 {
 	ptrt_ctx *rt = *out = rt_new();
 	if (!rt)
 		return PT_E_NOMEM;
 	int rc = cuda_load(&rt->drv, &rt->dl, &rt->st);
-	return rc != PT_OK ? rc : rt_init(rt);
+	return rc != PT_OK ? rc : rt_init(rt, ordinal);
+}
+
+int
+ptrt_open(ptrt_ctx **out)
+{
+	return ptrt_open_device(0, out);
 }
 
 void

@@ -152,6 +152,9 @@ struct ptrt_module {
 /* Opens a context over an already resolved driver table (tests pass
  * fakes); the same contract as ptrt_open. */
 int rt_open_driver(const CuDriver *drv, void *dl, ptrt_ctx **out);
+/* The same on device `ordinal` (ptrt_open_device). */
+int rt_open_driver_device(const CuDriver *drv, void *dl, int ordinal,
+			  ptrt_ctx **out);
 
 /* Checks a driver result: on failure records "<call> failed: NAME (n):
  * description" prefixed by what (may be NULL) and returns PT_E_RT_DRIVER

@@ -582,3 +582,26 @@ TEST(rt_driver_meta_checked_first)
 	CHECK(rt->modules == NULL);
 	ptrt_close(rt);
 }
+
+/* ptrt_open_device: the ordinal reaches cuDeviceGet; one the driver does
+ * not have is RT_NO_DEVICE naming both numbers, before any context. */
+TEST(rt_driver_open_device_ordinal)
+{
+	CuDriver d = fake_driver();
+	fk.device_count = 2;
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver_device(&d, NULL, 1, &rt), PT_OK);
+	CHECK_INT(rt->dev, 1);
+	ptrt_close(rt);
+
+	d = fake_driver();
+	fk.device_count = 2;
+	CHECK_INT(rt_open_driver_device(&d, NULL, 2, &rt), PT_E_RT_NO_DEVICE);
+	CHECK_STR(ptrt_errmsg(rt), "no CUDA device 2: the driver sees 2");
+	CHECK(rt->cuctx == NULL);
+	ptrt_close(rt);
+
+	d = fake_driver();
+	CHECK_INT(rt_open_driver_device(&d, NULL, -1, &rt), PT_E_RT_NO_DEVICE);
+	ptrt_close(rt);
+}
