@@ -1,0 +1,53 @@
+"""The exceptions of the package."""
+
+
+class Diagnostic(object):
+    """One compiler diagnostic: code ('E2001'), number (2001), file, line
+    and column (1-based; 0 when it has no location) and message."""
+
+    __slots__ = ("code", "number", "file", "line", "column", "message")
+
+    def __init__(self, number, code, file, line, column, message):
+        self.number = number
+        self.code = code
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+
+    def __repr__(self):
+        return "%s:%d:%d: error[%s]: %s" % (self.file, self.line,
+                                             self.column, self.code,
+                                             self.message)
+
+
+class CompileError(Exception):
+    """A kernel did not compile.  .diagnostics holds every diagnostic;
+    .text (and str()) the rendered report, each with its source line."""
+
+    def __init__(self, text, diagnostics=()):
+        Exception.__init__(self, text)
+        self.text = text
+        self.diagnostics = list(diagnostics)
+
+    @property
+    def codes(self):
+        return [d.code for d in self.diagnostics]
+
+
+class LaunchError(Exception):
+    """A launch was refused or failed.  .code is the runtime status
+    (5010, named .code_name 'E5010' in codes/runtime.def) or 0 for an
+    argument Python could not convert; .argument the 0-based argument at
+    fault when known; the message names the argument and what the kernel
+    expected."""
+
+    def __init__(self, message, code=0, argument=None):
+        Exception.__init__(self, message)
+        self.message = message
+        self.code = code
+        self.argument = argument
+
+    @property
+    def code_name(self):
+        return "E%04d" % self.code if self.code else None

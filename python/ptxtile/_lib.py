@@ -1,0 +1,112 @@
+"""Loading libptxtile (the compiler) and libptxtile_rt (the runtime) with
+ctypes, and the C prototypes of include/ptxtile.h and include/ptxtile_rt.h
+that the package calls.
+
+The libraries are looked up in $PTXTILE_LIB_DIR, then in the package's own
+_lib folder (where `pip install .` puts them), then in the build folder of
+a source checkout (python/ptxtile/../../build), so the package runs from
+the repository after `make` without being installed.  Each library is
+loaded once, on first use: `import ptxtile` needs neither.
+"""
+import ctypes
+import os
+import threading
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_lock = threading.Lock()
+_loaded = {}
+
+
+class LibraryNotFound(ImportError):
+    """libptxtile.so or libptxtile_rt.so is not where the package looks."""
+
+
+def lib_dirs():
+    """The folders searched for the libraries, in order."""
+    env = os.environ.get("PTXTILE_LIB_DIR")
+    if env:
+        return [env]
+    return [os.path.join(_HERE, "_lib"),
+            os.path.normpath(os.path.join(_HERE, "..", "..", "build"))]
+
+
+def lib_path(name):
+    for d in lib_dirs():
+        p = os.path.join(d, name)
+        if os.path.isfile(p):
+            return p
+    raise LibraryNotFound(
+        "%s not found in %s; install the package with `pip install .` from "
+        "the repository root, or run `make` there (or set PTXTILE_LIB_DIR)"
+        % (name, ", ".join(lib_dirs())))
+
+
+c_int, c_size_t, c_char_p, c_void_p = (ctypes.c_int, ctypes.c_size_t,
+                                       ctypes.c_char_p, ctypes.c_void_p)
+P = ctypes.POINTER
+
+_COMPILER_PROTOS = {
+    "pt_ctx_new": (c_void_p, [c_void_p]),
+    "pt_ctx_free": (None, [c_void_p]),
+    "pt_code_name": (c_char_p, [c_int, c_char_p]),
+    "pt_diag_count": (c_size_t, [c_void_p]),
+    "pt_diag_code": (c_int, [c_void_p, c_size_t]),
+    "pt_diag_message": (c_char_p, [c_void_p, c_size_t]),
+    "pt_diag_position": (None, [c_void_p, c_size_t, P(c_int), P(c_int)]),
+    "pt_diag_render": (c_char_p, [c_void_p, c_int]),
+    "pt_load": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t,
+                        P(c_void_p)]),
+    "pt_compile": (c_int, [c_void_p, c_void_p, c_char_p, P(c_char_p),
+                           P(c_char_p)]),
+    "pt_explain": (c_int, [c_void_p, c_void_p, c_char_p, P(c_char_p)]),
+    "pt_default_target": (c_char_p, []),
+    "pt_ctx_errmsg": (c_char_p, [c_void_p]),
+}
+
+_RUNTIME_PROTOS = {
+    "ptrt_open_device": (c_int, [c_int, P(c_void_p)]),
+    "ptrt_close": (None, [c_void_p]),
+    "ptrt_errmsg": (c_char_p, [c_void_p]),
+    "ptrt_status": (c_int, [c_void_p]),
+    "ptrt_jit_log": (c_char_p, [c_void_p]),
+    "ptrt_device_info": (c_int, [c_void_p, P(c_int), P(c_int),
+                                 P(c_char_p)]),
+    "ptrt_dtype_name": (c_char_p, [c_int]),
+    "ptrt_module_load": (c_int, [c_void_p, c_void_p, c_size_t, c_char_p,
+                                 c_size_t, P(c_void_p)]),
+    "ptrt_kernel_get": (c_int, [c_void_p, c_char_p, P(c_void_p)]),
+    "ptrt_launch": (c_int, [c_void_p, c_void_p, c_size_t, c_void_p]),
+    "ptrt_check_launch": (c_int, [c_char_p, c_size_t, c_char_p, c_void_p,
+                                  c_size_t, c_char_p, c_size_t]),
+    "ptrt_sync": (c_int, [c_void_p]),
+}
+
+
+def _load(name, protos):
+    with _lock:
+        lib = _loaded.get(name)
+        if lib is None:
+            lib = ctypes.CDLL(lib_path(name))
+            for fn, (res, args) in protos.items():
+                f = getattr(lib, fn)
+                f.restype = res
+                f.argtypes = args
+            _loaded[name] = lib
+        return lib
+
+
+def compiler():
+    """libptxtile.so with its prototypes declared."""
+    return _load("libptxtile.so", _COMPILER_PROTOS)
+
+
+def runtime():
+    """libptxtile_rt.so with its prototypes declared."""
+    return _load("libptxtile_rt.so", _RUNTIME_PROTOS)
+
+
+def code_name(code):
+    """'E5010' for 5010 (the stable code names of codes/*.def)."""
+    buf = ctypes.create_string_buffer(8)
+    r = compiler().pt_code_name(code, buf)
+    return r.decode() if r else "E%04d" % code

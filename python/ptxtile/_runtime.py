@@ -1,0 +1,80 @@
+"""One libptxtile_rt context per CUDA device, opened on first use.
+
+ptrt_open_device makes the device's primary context current: the context
+the CUDA runtime, and so torch, uses on that device.  Memory, streams and
+CUDA graphs of torch and launches of ptxtile therefore share one context.
+Contexts stay open for the life of the process (loaded kernels may be
+captured in CUDA graphs that outlive any Kernel object).
+"""
+import ctypes
+import sys
+import threading
+
+from . import _lib
+from ._errors import LaunchError
+
+_lock = threading.Lock()
+_contexts = {}  # device ordinal -> Runtime, or the LaunchError it gave
+
+
+class Runtime(object):
+    """An open ptrt_ctx on one device.  .lock serialises its use: ctypes
+    releases the GIL during calls, and a ptrt_ctx is one thread's at a
+    time."""
+
+    def __init__(self, device, handle):
+        self.device = device
+        self.handle = handle
+        self.lock = threading.Lock()
+        rt = _lib.runtime()
+        ver, sm, name = ctypes.c_int(), ctypes.c_int(), ctypes.c_char_p()
+        rt.ptrt_device_info(handle, ctypes.byref(ver), ctypes.byref(sm),
+                            ctypes.byref(name))
+        self.driver_version = ver.value
+        self.sm = sm.value
+        self.name = name.value.decode(errors="replace")
+
+    def error(self, what=None):
+        rt = _lib.runtime()
+        msg = rt.ptrt_errmsg(self.handle).decode(errors="replace")
+        return LaunchError(("%s: %s" % (what, msg)) if what else msg,
+                           rt.ptrt_status(self.handle))
+
+
+def get(device):
+    """The Runtime of device ordinal `device`; LaunchError when there is
+    no driver or no such device (remembered: asked once per process)."""
+    r = _contexts.get(device)
+    if r is None:
+        with _lock:
+            r = _contexts.get(device)
+            if r is None:
+                r = _open(device)
+                _contexts[device] = r
+    if isinstance(r, LaunchError):
+        raise r
+    return r
+
+
+def _open(device):
+    rt = _lib.runtime()
+    h = ctypes.c_void_p()
+    rc = rt.ptrt_open_device(device, ctypes.byref(h))
+    if rc != 0:
+        msg = rt.ptrt_errmsg(h).decode(errors="replace")
+        rt.ptrt_close(h)
+        return LaunchError("no CUDA device %d for ptxtile: %s"
+                           % (device, msg), rc)
+    return Runtime(device, h)
+
+
+def default_device():
+    """torch's current device when torch is in use, else 0."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_initialized():
+                return torch.cuda.current_device()
+        except Exception:
+            pass
+    return 0

@@ -1,0 +1,1 @@
+__version__ = "0.1.0"  # = PT_VERSION of include/ptxtile.h (tested)
