@@ -115,3 +115,10 @@ clean:
 
 .PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+
+# The Python package (python/ptxtile, issue 13): the shared libraries it
+# ships (setup.py runs this), and its CPU tests alone.
+pylib: $(O)/libptxtile.so $(O)/libptxtile_rt.so
+test-python: pylib
+	@BUILD=$(O) sh tests/suites/python.sh
+.PHONY: pylib test-python

@@ -22,5 +22,13 @@ def private_cache(tmp_path, monkeypatch):
     return d
 
 
+def cli():
+    """The ptxtile CLI of the build under test."""
+    d = os.environ.get("PTXTILE_LIB_DIR")
+    if d and os.path.isfile(os.path.join(d, "ptxtile")):
+        return os.path.join(d, "ptxtile")
+    return os.path.join(ROOT, "build", "ptxtile")
+
+
 def example(name):
     return os.path.join(ROOT, "examples", name)

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 import ptxtile
-from conftest import ROOT, example
+from conftest import ROOT, cli, example
 
 SAXPY = example("saxpy_relu.py")
 
@@ -48,7 +48,7 @@ def test_compile_path():
 
 
 def test_compile_pathlike_and_json_ir(tmp_path):
-    ir = subprocess.run([os.path.join(ROOT, "build", "ptxtile"), "json",
+    ir = subprocess.run([cli(), "json",
                          SAXPY], capture_output=True, text=True,
                         check=True).stdout
     p = tmp_path / "saxpy.json"
@@ -63,10 +63,9 @@ def test_compile_string_matches_the_cli():
     with open(SAXPY) as f:
         text = f.read()
     k = ptxtile.compile(text, target="sm_80")
-    cli = subprocess.run([os.path.join(ROOT, "build", "ptxtile"), "compile",
-                          SAXPY, "--target", "sm_80"], capture_output=True,
-                         text=True, check=True).stdout
-    assert k.ptx == cli
+    out = subprocess.run([cli(), "compile", SAXPY, "--target", "sm_80"],
+                         capture_output=True, text=True, check=True).stdout
+    assert k.ptx == out
     assert k.source_name == "<string>"
 
 
