@@ -124,7 +124,7 @@ def _bad(i, p, what, code=0):
 
 
 def _from_torch(t, i, p):
-    if t.device.type != "cuda":
+    if not t.is_cuda:
         raise _bad(i, p, "a tensor on %s; the kernel reads device memory "
                    "(move it with .cuda())" % t.device)
     name = _torch_dtype_name(sys.modules["torch"], t.dtype)
@@ -133,7 +133,7 @@ def _from_torch(t, i, p):
                    "the kernel needs %s" % (t.dtype, p.dtype), 5010)
     es = t.element_size()
     return TensorView(t.data_ptr(), name, tuple(t.shape),
-                      tuple(s * es for s in t.stride()), t.device.index)
+                      tuple(s * es for s in t.stride()), t.get_device())
 
 
 def _from_cai(obj, i, p):

@@ -5,6 +5,7 @@
 #
 # Exit: 0 all passed; 1 a failure; 77 (skip) when there is no CUDA driver
 # (libcuda.so.1 cannot be opened) or no device - with a message saying so.
+# Then the Python package's GPU tests (tests/python_gpu/run.sh).
 # Run from anywhere: `make test-gpu` or `BUILD=build sh tests/gpu/run.sh`.
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -52,6 +53,18 @@ for src in tests/gpu/*.c; do
 		echo "FAIL gpu/$name: exited with status $rc" | tee -a "$log"
 	fi
 done
+# the Python package with torch (tests/python_gpu): its lines count here
+if [ -f tests/python_gpu/run.sh ]; then
+	BUILD="$BUILD" sh tests/python_gpu/run.sh >"$out/python_gpu.out" 2>&1
+	rc=$?
+	cat "$out/python_gpu.out"
+	cat "$out/python_gpu.out" >>"$log"
+	if [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1))
+	else
+		ran=$((ran + 1))
+	fi
+fi
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 if [ $ran -eq 0 ] && [ $failed -eq 0 ] && [ $skipped -gt 0 ]; then

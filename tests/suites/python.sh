@@ -7,22 +7,33 @@
 # ASan/UBSan runtimes are preloaded into python3, so the ctypes calls run
 # the instrumented libraries; leak detection is off there (the
 # interpreter's own allocations at exit are not ours).
+# PY_TESTS / PY_PREFIX name another test folder and line prefix
+# (tests/python_gpu/run.sh); PTXTILE_TEST_INSTALLED=1 tests the installed
+# package instead of python/ with $BUILD's libraries.
 BUILD=${BUILD:-build}
+PY_TESTS=${PY_TESTS:-python/tests}
+PY_PREFIX=${PY_PREFIX:-python}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
-	echo "SKIP python: pytest is not installed (pip install pytest, or apt-get install python3-pytest)"
+	echo "SKIP $PY_PREFIX: pytest is not installed (pip install pytest, or apt-get install python3-pytest)"
 	exit 0
 fi
 case "$BUILD" in
 /*) libdir=$BUILD ;;
 *) libdir=$root/$BUILD ;;
 esac
-if [ ! -f "$libdir/libptxtile.so" ] || [ ! -f "$libdir/libptxtile_rt.so" ]; then
-	echo "FAIL python: $libdir/libptxtile.so or libptxtile_rt.so is missing (make pylib)"
+export PYTHONDONTWRITEBYTECODE=1
+if [ "${PTXTILE_TEST_INSTALLED:-0}" = 1 ]; then
+	unset PTXTILE_LIB_DIR
+	libdir=$(python3 -c 'import ptxtile._lib as l; import os; print(os.path.dirname(l.lib_path("libptxtile.so")))') || {
+		echo "FAIL $PY_PREFIX: the installed package has no libraries"; exit 0; }
+elif [ ! -f "$libdir/libptxtile.so" ] || [ ! -f "$libdir/libptxtile_rt.so" ]; then
+	echo "FAIL $PY_PREFIX: $libdir/libptxtile.so or libptxtile_rt.so is missing (make pylib)"
 	exit 0
+else
+	export PTXTILE_LIB_DIR="$libdir" PYTHONPATH="$root/python"
 fi
-export PTXTILE_LIB_DIR="$libdir" PYTHONPATH="$root/python" PYTHONDONTWRITEBYTECODE=1
 if nm -D "$libdir/libptxtile.so" 2>/dev/null | grep -q __asan_init; then
 	cc=${CC:-gcc}
 	LD_PRELOAD="$($cc -print-file-name=libasan.so) $($cc -print-file-name=libubsan.so)"
@@ -31,11 +42,11 @@ if nm -D "$libdir/libptxtile.so" 2>/dev/null | grep -q __asan_init; then
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-python3 -m pytest -v -p no:cacheprovider python/tests >"$out" 2>&1
+python3 -m pytest -v -p no:cacheprovider "$PY_TESTS" >"$out" 2>&1
 rc=$?
-awk '
-/^python\/tests\/[^ ]*::[^ ]* (PASSED|FAILED|ERROR|SKIPPED)/ {
-	name = $1; sub(/^python\/tests\//, "python/", name); sub(/\.py::/, "::", name)
+awk -v dir="$PY_TESTS/" -v prefix="$PY_PREFIX/" '
+index($1, dir) == 1 && $1 ~ /::/ && $2 ~ /^(PASSED|FAILED|ERROR|SKIPPED)$/ {
+	name = prefix substr($1, length(dir) + 1); sub(/\.py::/, "::", name)
 	if ($2 == "PASSED") print "PASS " name
 	else if ($2 == "SKIPPED") {
 		reason = $0; sub(/^[^(]*\(?/, "", reason); sub(/\)? *(\[ *[0-9]+%\])? *$/, "", reason)
@@ -43,8 +54,8 @@ awk '
 	} else print "FAIL " name
 }' "$out"
 if [ $rc -ne 0 ]; then
-	grep -q '^python/tests/.* \(FAILED\|ERROR\)' "$out" ||
-		echo "FAIL python: pytest exited with status $rc"
+	grep -q " \(FAILED\|ERROR\)" "$out" ||
+		echo "FAIL $PY_PREFIX: pytest exited with status $rc"
 	sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$out" | head -150 | sed 's/^/    /'
 	[ -s "$out" ] && ! grep -q '^=* \(FAILURES\|ERRORS\)' "$out" && tail -30 "$out" | sed 's/^/    /'
 fi

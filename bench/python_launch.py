@@ -1,0 +1,114 @@
+"""bench/python_launch.py - per-launch overhead from Python, on a GPU host
+with torch (and Triton, when installed).
+
+The same tiny operation, y += a * x over 1024 floats (one CTA), launched
+back to back from Python by:
+  ptxtile             k(x, y, 1.0): ptxtile.compile()'d kernel, torch
+                      tensors converted and checked on every call
+  ptxtile (prepacked) the same ptrt_launch through ctypes with the
+                      argument array built once (the C runtime's share)
+  torch               y.add_(x, alpha=1.0): one torch elementwise kernel
+  triton              the same kernel as a @triton.jit function
+Two numbers per launcher, each the median of 5 rounds:
+  host us/launch   wall-clock time of 2000 back-to-back calls (no sync
+                   inside), divided by 2000: the Python-side cost
+  events us/launch ptxtile.testing.bench: CUDA events around 2000 calls;
+                   for a launch-bound op, the launch rate the GPU sees
+Usage: python3 bench/python_launch.py [markdown-output-file]
+"""
+import ctypes
+import statistics
+import sys
+import time
+
+import torch
+
+import ptxtile
+from ptxtile import _lib
+from ptxtile.testing import bench
+
+SRC = '''
+from tvm_tirx.script import tirx as T
+n = T.dynamic("n")
+
+@T.function
+def axpy(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32"), a: T.float32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(n, 1024), block=1024))
+    i = T.cuda.block_idx("x") * 1024 + T.cuda.thread_idx("x")
+    if i < n:
+        Y[i] = Y[i] + a * X[i]
+'''
+N, CALLS, ROUNDS = 1024, 2000, 5
+
+
+def host_us(fn):
+    rounds = []
+    for _ in range(ROUNDS):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(CALLS):
+            fn()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        rounds.append((t1 - t0) / CALLS * 1e6)
+    return statistics.median(rounds)
+
+
+def launchers(x, y):
+    k = ptxtile.compile(SRC)
+    out = {"ptxtile": lambda: k(x, y, 1.0)}
+    buf, dev, keep, _ = k._pack((x, y, 1.0), None)
+    from ptxtile import _runtime
+    rt = _runtime.get(dev)
+    handle = k._handle(rt)
+    launch = _lib.runtime().ptrt_launch
+    addr = ctypes.addressof(buf)
+    stream = torch.cuda.current_stream().cuda_stream
+    out["ptxtile (prepacked)"] = lambda: launch(handle, addr, 3, stream)
+    out["torch y.add_(x)"] = lambda: y.add_(x, alpha=1.0)
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def axpy(X, Y, a, n, BLOCK: tl.constexpr):
+            i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = i < n
+            tl.store(Y + i, tl.load(Y + i, mask=m) + a * tl.load(X + i, mask=m),
+                     mask=m)
+        out["triton %s" % triton.__version__] = (
+            lambda: axpy[(1,)](x, y, 1.0, N, BLOCK=1024))
+    except Exception as e:  # not installed, or cannot compile here
+        print("# triton skipped: %s" % e)
+    return out
+
+
+def main():
+    x = torch.ones(N, device="cuda")
+    y = torch.zeros(N, device="cuda")
+    rows = []
+    runs = launchers(x, y)
+    for name, fn in runs.items():
+        for _ in range(20):
+            fn()
+    torch.cuda.synchronize()
+    for name, fn in runs.items():
+        h = host_us(fn)
+        ev = bench(fn, warmup=100, iters=CALLS, rounds=ROUNDS).median * 1e3
+        rows.append((name, h, ev))
+    # y was incremented by every ptxtile / torch / triton call alike
+    lines = ["# %s, torch %s, Python %s; median of %d rounds of %d launches"
+             % (torch.cuda.get_device_name(0), torch.__version__,
+                sys.version.split()[0], ROUNDS, CALLS),
+             "| launcher | host us/launch | events us/launch |",
+             "|---|---:|---:|"]
+    lines += ["| %s | %.2f | %.2f |" % r for r in rows]
+    text = "\n".join(lines)
+    print(text)
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
