@@ -57,14 +57,20 @@ def host_us(fn):
 def launchers(x, y):
     k = ptxtile.compile(SRC)
     out = {"ptxtile": lambda: k(x, y, 1.0)}
-    buf, dev, keep, _ = k._pack((x, y, 1.0), None)
+    buf = k._new_buffer()
+    dev, keep, _ = k._pack((x, y, 1.0), None, buf)
     from ptxtile import _runtime
     rt = _runtime.get(dev)
     handle = k._handle(rt)
     launch = _lib.runtime().ptrt_launch
     addr = ctypes.addressof(buf)
     stream = torch.cuda.current_stream().cuda_stream
-    out["ptxtile (prepacked)"] = lambda: launch(handle, addr, 3, stream)
+    if launch(handle, addr, 3, stream) != 0:
+        raise RuntimeError("prepacked launch failed: " + str(rt.error()))
+
+    def prepacked(buf=buf):  # buf must outlive the launches
+        launch(handle, addr, 3, stream)
+    out["ptxtile (prepacked)"] = prepacked
     out["torch y.add_(x)"] = lambda: y.add_(x, alpha=1.0)
     try:
         import triton
@@ -96,7 +102,12 @@ def main():
         h = host_us(fn)
         ev = bench(fn, warmup=100, iters=CALLS, rounds=ROUNDS).median * 1e3
         rows.append((name, h, ev))
-    # y was incremented by every ptxtile / torch / triton call alike
+    # every launcher adds x (ones) to y: y counts the launches
+    torch.cuda.synchronize()
+    launches = len(runs) * (20 + ROUNDS * CALLS + 100 + ROUNDS * CALLS) + 1
+    if not torch.equal(y, torch.full_like(y, float(launches))):
+        raise SystemExit("FAIL: y = %s, expected %d launches"
+                         % (y[:4].tolist(), launches))
     lines = ["# %s, torch %s, Python %s; median of %d rounds of %d launches"
              % (torch.cuda.get_device_name(0), torch.__version__,
                 sys.version.split()[0], ROUNDS, CALLS),

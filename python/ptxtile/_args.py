@@ -31,7 +31,6 @@ _SCALAR = {"int32": struct.Struct("=iii"), "uint32": struct.Struct("=iiI"),
 _RANGE = {"int32": (-2 ** 31, 2 ** 31 - 1), "uint32": (0, 2 ** 32 - 1),
           "int64": (-2 ** 63, 2 ** 63 - 1), "uint64": (0, 2 ** 64 - 1)}
 _MAP = struct.Struct("=iiQ")
-_ZEROS = (0,) * MAX_DIMS
 
 _dtype_enum = {}
 
@@ -205,14 +204,50 @@ def tensor_view(obj, i, p, stream=None):
                % type(obj).__name__, 5009)
 
 
+# the tensor part for each rank n: shape[n], the unused shape entries
+# skipped, strides[n] (the entries past ndim are never read)
+_TENSOR_N = [struct.Struct("=iiQi4x%dq%dx%dq" % (n, 8 * (MAX_DIMS - n), n))
+             for n in range(MAX_DIMS + 1)]
+
+
+def _rank_error(i, p, n):
+    return _bad(i, p, "rank %d; the kernel needs rank %d"
+                % (n, len(p.shape or ())), 5012)
+
+
 def pack_tensor(buf, i, p, v):
     n = len(v.shape)
     if n > MAX_DIMS:
-        raise _bad(i, p, "rank %d; the kernel needs rank %d"
-                   % (n, len(p.shape)), 5012)
-    pad = _ZEROS[:MAX_DIMS - n]
-    _TENSOR.pack_into(buf, i * ARG_SIZE, ARG_TENSOR, dtype_enum(v.dtype),
-                      v.ptr, n, *(v.shape + pad + v.strides + pad))
+        raise _rank_error(i, p, n)
+    _TENSOR_N[n].pack_into(buf, i * ARG_SIZE, ARG_TENSOR,
+                           dtype_enum(v.dtype), v.ptr, n,
+                           *(v.shape + v.strides))
+
+
+_torch_enum = {}
+
+
+def pack_torch(buf, i, p, t):
+    """The fast path for a torch tensor (the common case): packs it and
+    returns its CUDA device ordinal."""
+    if not t.is_cuda:
+        raise _bad(i, p, "a tensor on %s; the kernel reads device memory "
+                   "(move it with .cuda())" % t.device)
+    dt = _torch_enum.get(t.dtype)
+    if dt is None:
+        name = _torch_dtype_name(sys.modules["torch"], t.dtype)
+        if name is None:
+            raise _bad(i, p, "tensor of %s, which ptxtile has no dtype for; "
+                       "the kernel needs %s" % (t.dtype, p.dtype), 5010)
+        dt = _torch_enum[t.dtype] = dtype_enum(name)
+    shape = t.shape
+    n = len(shape)
+    if n > MAX_DIMS:
+        raise _rank_error(i, p, n)
+    es = t.element_size()
+    _TENSOR_N[n].pack_into(buf, i * ARG_SIZE, ARG_TENSOR, dt, t.data_ptr(),
+                           n, *shape, *[s * es for s in t.stride()])
+    return t.get_device()
 
 
 def pack_scalar(buf, i, p, value):

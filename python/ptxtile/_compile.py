@@ -161,6 +161,8 @@ class Kernel(object):
         self.name = entry
         self._cubin = None
         self._handles = {}
+        self._buf = None
+        self._lock = threading.Lock()
         self._params = None
         self._user = None
         if entry is not None:
@@ -239,48 +241,55 @@ class Kernel(object):
                             % (self.source_name,
                                ", ".join(self.kernel_names)))
 
-    def _pack(self, args, stream):
-        """The ptrt_arg array for args, the launch device, what must stay
-        alive, and whether a torch tensor was among them."""
-        self._need_entry()
+    def _pack(self, args, stream, buf):
+        """Fills buf with the ptrt_arg array for args; returns the launch
+        device (None when no argument tells), what must stay alive until
+        the launch, and whether a torch tensor was among them."""
         user = self._user
         if len(args) != len(user):
             raise LaunchError('kernel "%s" takes %d arguments, got %d'
                               % (self.name, len(user), len(args)), 5008)
-        buf = ctypes.create_string_buffer(max(1, len(args)) *
-                                          _args.ARG_SIZE)
-        keep, device = [], None
+        keep, device, torch_seen = [], None, False
         torch = sys.modules.get("torch")
-        torch_seen = torch is not None and any(
-            isinstance(a, torch.Tensor) for a in args)
-        for i, (p, a) in enumerate(zip(user, args)):
+        tensor_type = torch.Tensor if torch is not None else ()
+        for i, p in enumerate(user):
+            a = args[i]
             try:
                 if p.kind == "tensor":
-                    v = _args.tensor_view(a, i, p, stream)
-                    if v.device is not None:
-                        if device is None:
-                            device = v.device
-                        elif v.device != device:
+                    if isinstance(a, tensor_type):
+                        d = _args.pack_torch(buf, i, p, a)
+                        torch_seen = True
+                    else:
+                        v = _args.tensor_view(a, i, p, stream)
+                        keep.append(v.keep)
+                        _args.pack_tensor(buf, i, p, v)
+                        d = v.device
+                    if d is not None and d != device:
+                        if device is not None:
                             raise _args._bad(
                                 i, p, "on CUDA device %d, but an earlier "
-                                "tensor is on device %d" % (v.device,
-                                                            device))
-                    keep.append(v.keep)
-                    _args.pack_tensor(buf, i, p, v)
+                                "tensor is on device %d" % (d, device))
+                        device = d
                 elif p.kind == "scalar":
                     _args.pack_scalar(buf, i, p, a)
                 else:
                     _args.pack_tensormap(buf, i, p, a, keep)
             except _args.struct.error as e:
                 raise _args._bad(i, p, "a value out of range (%s)" % e)
-        return buf, device, keep, torch_seen
+        return device, keep, torch_seen
+
+    def _new_buffer(self):
+        self._need_entry()
+        return ctypes.create_string_buffer(max(1, len(self._user)) *
+                                           _args.ARG_SIZE)
 
     def check(self, *args):
         """Checks args as a launch would (argument count, kinds, dtypes,
         shapes, symbolic sizes, strides, alignment, tensor map limits,
         launch dimensions) without launching or needing a GPU; raises
         LaunchError."""
-        buf, _, keep, _ = self._pack(args, None)
+        buf = self._new_buffer()
+        self._pack(args, None, buf)
         self._check_packed(buf, len(args))
 
     def _check_packed(self, buf, n):
@@ -330,21 +339,30 @@ class Kernel(object):
         default torch's current stream of the tensors' device, in that
         device's primary context (torch's)."""
         s = _stream_handle(stream)
-        buf, device, keep, torch_seen = self._pack(args, s)
-        if device is None:
-            device = _runtime.default_device()
-        try:
-            rt = _runtime.get(device)
-        except LaunchError:
-            self._check_packed(buf, len(args))  # argument errors first
-            raise
-        k = self._handle(rt)
-        if stream is None:
-            s = _current_stream(device, torch_seen)
-        lib = _lib.runtime()
-        with rt.lock:
-            if lib.ptrt_launch(k, ctypes.addressof(buf), len(args), s):
-                raise rt.error()
+        if self._buf is None:
+            self._buf = self._new_buffer()
+        with self._lock:  # the argument buffer is the kernel's
+            buf = self._buf
+            device, keep, torch_seen = self._pack(args, s, buf)
+            if device is None:
+                device = _runtime.default_device()
+            try:
+                rt = _runtime.get(device)
+            except LaunchError:
+                self._check_packed(buf, len(args))  # argument errors first
+                raise
+            k = self._handles.get(device) or self._handle(rt)
+            if stream is None:
+                s = _current_stream(device, torch_seen)
+            with rt.lock:
+                if _launch(k, ctypes.addressof(buf), len(args), s):
+                    raise rt.error()
+
+
+def _launch(*a):
+    global _launch
+    _launch = _lib.runtime().ptrt_launch
+    return _launch(*a)
 
 
 def _stream_handle(stream):
@@ -363,6 +381,9 @@ def _stream_handle(stream):
                     % type(stream).__name__)
 
 
+_raw_stream = []
+
+
 def _current_stream(device, torch_seen):
     """torch's current stream on device when torch is in use, else the
     default stream (NULL)."""
@@ -371,7 +392,8 @@ def _current_stream(device, torch_seen):
         return None
     if not torch_seen and not torch.cuda.is_initialized():
         return None
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device) or None
-    return torch.cuda.current_stream(device).cuda_stream or None
+    if not _raw_stream:
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _raw_stream.append(raw or (
+            lambda d: torch.cuda.current_stream(d).cuda_stream))
+    return _raw_stream[0](device) or None

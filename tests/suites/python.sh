@@ -41,22 +41,36 @@ if nm -D "$libdir/libptxtile.so" 2>/dev/null | grep -q __asan_init; then
 	export LD_PRELOAD ASAN_OPTIONS
 fi
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-python3 -m pytest -v -p no:cacheprovider "$PY_TESTS" >"$out" 2>&1
+xml=$(mktemp)
+trap 'rm -f "$out" "$xml"' EXIT
+python3 -m pytest -v -p no:cacheprovider --junitxml="$xml" "$PY_TESTS" \
+	>"$out" 2>&1
 rc=$?
-awk -v dir="$PY_TESTS/" -v prefix="$PY_PREFIX/" '
-index($1, dir) == 1 && $1 ~ /::/ && $2 ~ /^(PASSED|FAILED|ERROR|SKIPPED)$/ {
-	name = prefix substr($1, length(dir) + 1); sub(/\.py::/, "::", name)
-	if ($2 == "PASSED") print "PASS " name
-	else if ($2 == "SKIPPED") {
-		reason = $0; sub(/^[^(]*\(?/, "", reason); sub(/\)? *(\[ *[0-9]+%\])? *$/, "", reason)
-		print "SKIP " name ": " reason
-	} else print "FAIL " name
-}' "$out"
+# one line per test case of the JUnit report (the standard library reads it)
+env -u LD_PRELOAD python3 - "$xml" "$PY_PREFIX" <<'PY' || echo "FAIL $PY_PREFIX: no pytest report"
+import sys
+import xml.etree.ElementTree as ET
+path, prefix = sys.argv[1], sys.argv[2]
+for case in ET.parse(path).getroot().iter("testcase"):
+    name = "%s/%s::%s" % (prefix, case.get("classname", "").split(".")[-1],
+                          case.get("name"))
+    bad = case.find("failure") if case.find("failure") is not None \
+        else case.find("error")
+    skip = case.find("skipped")
+    if bad is not None:
+        print("FAIL %s: %s" % (name, (bad.get("message") or "")
+                               .splitlines()[0][:200] if bad.get("message")
+                               else "failed"))
+    elif skip is not None:
+        print("SKIP %s: %s" % (name, (skip.get("message") or "skipped")
+                               .replace("\n", " ")[:200]))
+    else:
+        print("PASS " + name)
+PY
 if [ $rc -ne 0 ]; then
 	grep -q " \(FAILED\|ERROR\)" "$out" ||
 		echo "FAIL $PY_PREFIX: pytest exited with status $rc"
 	sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$out" | head -150 | sed 's/^/    /'
-	[ -s "$out" ] && ! grep -q '^=* \(FAILURES\|ERRORS\)' "$out" && tail -30 "$out" | sed 's/^/    /'
+	grep -q '^=* \(FAILURES\|ERRORS\)' "$out" || tail -30 "$out" | sed 's/^/    /'
 fi
 exit 0
