@@ -9,6 +9,7 @@ back to back from Python by:
                       argument array built once (the C runtime's share)
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel
   triton              the same kernel as a @triton.jit function
+and, host time only, ptxtile's argument conversion without the launch.
 Two numbers per launcher, each the median of 5 rounds:
   host us/launch   wall-clock time of 2000 back-to-back calls (no sync
                    inside), divided by 2000: the Python-side cost
@@ -114,6 +115,11 @@ def main():
              "| launcher | host us/launch | events us/launch |",
              "|---|---:|---:|"]
     lines += ["| %s | %.2f | %.2f |" % r for r in rows]
+    # the Python share: converting and checking the arguments alone
+    k = ptxtile.compile(SRC)
+    buf = k._new_buffer()
+    lines.append("| ptxtile: argument conversion alone (no launch) | %.2f "
+                 "| - |" % host_us(lambda: k._pack((x, y, 1.0), None, buf)))
     text = "\n".join(lines)
     print(text)
     if len(sys.argv) > 1:
