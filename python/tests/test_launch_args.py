@@ -315,3 +315,14 @@ def test_call_without_driver_says_so(add_one):
 def test_stream_argument_type(add_one):
     with pytest.raises(TypeError, match="stream="):
         add_one(CAI((8,)), CAI((8,)), 1, stream="fast")
+
+
+def test_hostile_shapes_raise(add_one, scale2):
+    e = launch_error(add_one.check, CAI((2 ** 70,)), CAI((8,)), 1)
+    assert 'argument 1 ("X"): a value out of range' in str(e)
+    e = launch_error(add_one.check, CAI((1,) * 9), CAI((8,)), 1)
+    assert e.code == 5012 and "rank 9; the kernel needs rank 1" in str(e)
+    e = launch_error(add_one.check, CAI((-4,)), CAI((-4,)), 1)
+    assert e.code == 5012 and "negative size" in str(e)
+    e = launch_error(scale2.check, CAI((128, 4), ptr=2 ** 64), CAI((128, 4)))
+    assert "out of range" in str(e)
