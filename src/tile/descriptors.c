@@ -191,6 +191,13 @@ desc_encode(const SmemDesc *d, int64_t start)
 	return v;
 }
 
+uint64_t
+desc_encode_sm90(const SmemDesc *d, int64_t start)
+{
+	PT_ASSERT(d->mode != DESC_SW128_32B);
+	return desc_encode(d, start) & ~((uint64_t)1 << 46);
+}
+
 /* ---- instruction descriptor ---- */
 
 uint32_t
@@ -503,6 +510,13 @@ tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 	return tile_binop(c, BIN_BOR, w, ir_int(c, (int64_t)d->hi[r],
 						DT_UINT64, sp),
 			  DT_UINT64, sp);
+}
+
+void
+tile_desc_to_sm90(TileDesc *d)
+{
+	for (int64_t r = 0; r < d->nrep; r++)
+		d->hi[r] &= ~((uint64_t)1 << 46);
 }
 
 Expr *

@@ -84,6 +84,8 @@ explain_module(Ctx *c, Module *m)
 		if (tc->pred)
 			sb_printf(&b, "  pred: yes%s\n",
 				  tc->preserve_dst ? ", preserve_dst" : "");
+		if (tc->note)
+			sb_puts(&b, tc->note);
 		sb_printf(&b, "  expands to %lld %s per issuing thread\n",
 			  (long long)tc->count,
 			  tc->fn ? "scalar evaluations" : "instructions");
