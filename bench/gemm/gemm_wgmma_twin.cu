@@ -2,7 +2,9 @@
  * gemm_wgmma_twin.cu - the hand-written CUDA C++ twin of
  * examples/gemm_wgmma.py, the same algorithm in inline PTX: C = A @ B.T,
  * bf16 A (M, K), B (N, K) K-contiguous, f32 accumulation, bf16 C.
- * One 384-thread CTA per 128 x 256 tile; warpgroup 0 produces (one
+ * Persistent: gridDim.x CTAs of 384 threads take the 128 x 256 tiles in
+ * turn (tile = blockIdx.x, + gridDim.x, ...), one ring across tiles;
+ * warpgroup 0 produces (one
  * thread: empty-wait, expect_tx, two TMA loads of 128B-swizzled 128 x 64
  * and 256 x 64 boxes into a 4-stage ring), warpgroups 1 and 2 consume
  * (full-wait, wgmma.fence, 4 x wgmma m64n256k16 per 64-wide k-tile,
@@ -75,7 +77,7 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 				    ~(uintptr_t)1023);
 	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
 	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-	int bn = blockIdx.x, bm = blockIdx.y, KT = K / 64;
+	int KT = K / 64, NT = N / 256, ntile = (M / 128) * NT;
 	if (tid == 0) {
 		for (int j = 0; j < 4; j++) {
 			asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(
@@ -88,22 +90,27 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 	__syncthreads();
 	if (warp < 4) {
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-		if (tid == 0)
-			for (int kt = 0; kt < KT; kt++) {
-				int s = kt % 4;
-				if (kt >= 4)
-					wait_parity(smem_u32(&empty[s]),
-						    (kt / 4 - 1) % 2);
-				uint32_t fb = smem_u32(&full[s]);
-				asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], 49152;"
-					     ::"r"(fb) : "memory");
-				asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-					     ::"r"(sa + s * 16384), "l"(&ta), "r"(kt * 64),
-					     "r"(bm * 128), "r"(fb) : "memory");
-				asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-					     ::"r"(sb + s * 32768), "l"(&tb), "r"(kt * 64),
-					     "r"(bn * 256), "r"(fb) : "memory");
+		if (tid == 0) {
+			int it = 0;
+			for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
+				int bm = tile / NT, bn = tile % NT;
+				for (int kt = 0; kt < KT; kt++, it++) {
+					int s = it % 4;
+					if (it >= 4)
+						wait_parity(smem_u32(&empty[s]),
+							    (it / 4 - 1) % 2);
+					uint32_t fb = smem_u32(&full[s]);
+					asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], 49152;"
+						     ::"r"(fb) : "memory");
+					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+						     ::"r"(sa + s * 16384), "l"(&ta), "r"(kt * 64),
+						     "r"(bm * 128), "r"(fb) : "memory");
+					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+						     ::"r"(sb + s * 32768), "l"(&tb), "r"(kt * 64),
+						     "r"(bn * 256), "r"(fb) : "memory");
+				}
 			}
+		}
 	} else {
 		asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 		int wg = warp / 8;  /* warps 4-7 -> 0, 8-11 -> 1 */
@@ -111,33 +118,40 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 #pragma unroll
 		for (int i = 0; i < 128; i++)
 			d[i] = 0.0f;
-		for (int kt = 0; kt < KT; kt++) {
-			int s = kt % 4;
-			wait_parity(smem_u32(&full[s]), (kt / 4) % 2);
-			asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-			uint32_t a0 = sa + s * 16384 + wg * 8192;
-			uint32_t b0 = sb + s * 32768;
+		int w = warp % 4, g = lane / 4, t = lane % 4, it = 0;
+		for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
+			int bm = tile / NT, bn = tile % NT;
+			for (int kt = 0; kt < KT; kt++, it++) {
+				int s = it % 4;
+				wait_parity(smem_u32(&full[s]), (it / 4) % 2);
+				asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+				uint32_t a0 = sa + s * 16384 + wg * 8192;
+				uint32_t b0 = sb + s * 32768;
 #pragma unroll
-			for (int j = 0; j < 4; j++)
-				wgmma_256(d, desc_128b(a0 + 32 * j),
-					  desc_128b(b0 + 32 * j), kt > 0 || j > 0);
-			asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-			asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-			if (kt > 0 && tid % 128 == 0)
+				for (int j = 0; j < 4; j++)
+					wgmma_256(d, desc_128b(a0 + 32 * j),
+						  desc_128b(b0 + 32 * j),
+						  kt > 0 || j > 0);
+				asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+				asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+				if (kt > 0 && tid % 128 == 0)
+					asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
+						smem_u32(&empty[(it + 3) % 4])) : "memory");
+			}
+			asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+			if (tid % 128 == 0)
 				asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
-					smem_u32(&empty[(kt + 3) % 4])) : "memory");
-		}
-		asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-		int w = warp % 4, g = lane / 4, t = lane % 4;
-		int row0 = bm * 128 + wg * 64 + 16 * w + g;
-		int col0 = bn * 256 + 2 * t;
+					smem_u32(&empty[(it + 3) % 4])) : "memory");
+			int row0 = bm * 128 + wg * 64 + 16 * w + g;
+			int col0 = bn * 256 + 2 * t;
 #pragma unroll
-		for (int i = 0; i < 64; i++) {
-			uint32_t packed;
-			asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
-			    : "=r"(packed) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
-			int row = row0 + 8 * (i % 2), col = col0 + 8 * (i / 2);
-			C[((size_t)row * N + col) / 2] = packed;
+			for (int i = 0; i < 64; i++) {
+				uint32_t packed;
+				asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+				    : "=r"(packed) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
+				int row = row0 + 8 * (i % 2), col = col0 + 8 * (i / 2);
+				C[((size_t)row * N + col) / 2] = packed;
+			}
 		}
 	}
 }
