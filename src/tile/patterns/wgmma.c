@@ -239,6 +239,17 @@ check_shared(TileEnv *e, TileCall *tc, WgCall *w, int i)
 				  tc->inst.spelling,
 				  i == OP_A ? "M_rep, K_rep" : "N_rep, K_rep",
 				  (long long)rows, w->k);
+	/* the descriptor walk visits every element of every repeat */
+	int64_t n = 0;
+	if (__builtin_mul_overflow(op->ext[0], op->ext[1], &n) ||
+	    __builtin_mul_overflow(n, rows * w->k, &n) ||
+	    n > TILE_MAX_COORDS)
+		return diag_error(c, PT_E_TILE_TOO_LARGE, op->span,
+				  "operand %s (%s) has shape %s: more than %d "
+				  "elements to check", op_names[i],
+				  op->root->name,
+				  tile_coord_str(&c->arena, op->ext, op->rank),
+				  TILE_MAX_COORDS);
 	if (op->dtype != in_types[t].dt && op->dtype != in_types[t].alt)
 		return diag_error(c, PT_E_WGMMA_AB_DTYPE, op->span,
 				  "operand %s (%s) is %s; %s reads .%s "
