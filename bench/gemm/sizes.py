@@ -29,20 +29,16 @@ import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import check, time_ms  # noqa: E402 (bench/gemm/bench.py)
+
 SIZES = [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 2048, 2048),
          (16384, 4096, 4096), (8192, 7168, 2048)]
 if os.environ.get("GEMM_SIZES"):  # e.g. "4096x4096x4096,2048x2048x2048"
     SIZES = [tuple(int(v) for v in s.split("x"))
              for s in os.environ["GEMM_SIZES"].split(",")]
 PTXAS = os.environ.get("PTXAS", "ptxas")
-cu = ctypes.CDLL("libcuda.so.1")
-
-
-def check(rc, what):
-    if rc != 0:
-        name = ctypes.c_char_p()
-        cu.cuGetErrorName(rc, ctypes.byref(name))
-        raise RuntimeError("%s: %s" % (what, name.value.decode()))
+cu = ctypes.CDLL("libcuda.so.1")  # the same library bench.py loads
 
 
 def compile_example(build, src, m, n, k, tag):
@@ -105,19 +101,6 @@ def launcher(fn, grid, block, vals, smem):
                                 stream, ptrs, None), "launch")
     go.keep = (vals, ptrs)
     return go
-
-
-def time_ms(fn, iters):
-    for _ in range(3):
-        fn()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / iters
 
 
 def rel_err(got, ref):
