@@ -323,8 +323,7 @@ static bool
 same_terms(Lin m, Lin base, int64_t *d)
 {
 	if (m.overflow || base.overflow || m.n != base.n ||
-	    __builtin_sub_overflow(m.c0, base.c0, d) ||
-	    __builtin_mul_overflow(*d, (int64_t)1, d))
+	    __builtin_sub_overflow(m.c0, base.c0, d))
 		return false;
 	for (int i = 0; i < m.n && m.t != base.t; i++)
 		if (m.t[i].sym != base.t[i].sym ||
