@@ -129,6 +129,7 @@ typedef struct TileOperand {
 	 * tile_memory_atoms: that then only checks that each atom start
 	 * can be written back as IR, leaving addr_x and base_x NULL. */
 	bool own_ptr;
+	bool no_group;      /* no group prefix (wgmma's shared operands) */
 	int64_t align;      /* ROLE_MEM: required atom alignment in bytes;
 			     * 0 = the atom's size */
 } TileOperand;

@@ -275,6 +275,7 @@ check_shared(TileEnv *e, TileCall *tc, WgCall *w, int i)
 		w->b_mn = mn;
 	op->role = ROLE_MEM;
 	op->atom_axes = 2;
+	op->no_group = true;
 	return true;
 }
 
