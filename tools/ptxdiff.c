@@ -77,12 +77,13 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 		const PtxOperand *op = &in->ops[i];
 		if (op->optional && ptx_rng_next(rng) % 2) {
 			/* A left-out written register still takes its PTX
-			 * position, as the sink `_` (codegen uses a scratch
-			 * register there). */
+			 * position: a scratch register, as codegen writes it
+			 * (the sink `_` would need PTX 7.1 for mbarrier.arrive
+			 * under ptxas 13.0, a requirement codegen never meets). */
 			bool sink = op->out && op->kind == PTXOP_REG;
 			k->present[i] = sink;
 			if (sink)
-				k->words[k->nw++] = "_";
+				k->words[k->nw++] = reg(a, k, op->type);
 			continue;
 		}
 		k->present[i] = true;

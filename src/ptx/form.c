@@ -22,6 +22,7 @@ static const PtxForm forms[] = {
 #include "forms_async.def"
 #include "forms_sync.def"
 #include "forms_tcgen05.def"
+#include "forms_wgmma.def"
 #undef FORM
 };
 
@@ -55,7 +56,8 @@ ptx_form(int i)
 static bool
 is_tag(char ch)
 {
-	return ch == 't' || ch == 'u' || ch == 'v' || ch == 'n' || ch == 's';
+	return ch == 't' || ch == 'u' || ch == 'v' || ch == 'n' || ch == 's' ||
+	       ch == 'w';
 }
 
 /* Splits a template into groups; returns the count. */
@@ -168,6 +170,14 @@ digits_of(const char *p, int len)
 	return 0;
 }
 
+/* N of an .mMnNkK shape (the digits after 'n'). */
+static int
+shape_n(const char *p, int len)
+{
+	const char *n = memchr(p, 'n', (size_t)len);
+	return n ? digits_of(n, len - (int)(n - p)) : 0;
+}
+
 /* Records the tagged groups' values into inst. */
 static void
 take_tags(const Group *g, int ng, const Match *m, PtxInst *in)
@@ -182,6 +192,7 @@ take_tags(const Group *g, int ng, const Match *m, PtxInst *in)
 		case 'u': in->type2 = type_named(p, l); break;
 		case 'v': in->vec = digits_of(p, l); break;
 		case 'n': in->num = digits_of(p, l); break;
+		case 'w': in->num = shape_n(p, l); break;
 		case 's': in->space = space_named(p, l); break;
 		}
 	}

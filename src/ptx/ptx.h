@@ -23,6 +23,7 @@
  *                         (the alternative's name), v/n give the numbers
  *                         $v/$n (the digits in the alternative, e.g. .v4,
  *                         .x16, .2d), s gives the state space $s.
+ *   w{...}                a shape .mMnNkK: $n is its N (wgmma).
  *
  * Operands, comma-separated, in PTX order:
  *   [>]KIND[:ARG][*COUNT][@[!]QUAL][?]

@@ -191,6 +191,13 @@ desc_encode(const SmemDesc *d, int64_t start)
 	return v;
 }
 
+uint64_t
+desc_encode_sm90(const SmemDesc *d, int64_t start)
+{
+	PT_ASSERT(d->mode != DESC_SW128_32B);
+	return desc_encode(d, start) & ~((uint64_t)1 << 46);
+}
+
 /* ---- instruction descriptor ---- */
 
 uint32_t
@@ -309,6 +316,22 @@ fail_code(DescFail f)
 	}
 }
 
+/* m - base when both share their symbolic terms (view_eval_m_lin's
+ * results share term arrays), the common case that needs no lin_sub;
+ * false otherwise (also on overflow). */
+static bool
+same_terms(Lin m, Lin base, int64_t *d)
+{
+	if (m.overflow || base.overflow || m.n != base.n ||
+	    __builtin_sub_overflow(m.c0, base.c0, d))
+		return false;
+	for (int i = 0; i < m.n && m.t != base.t; i++)
+		if (m.t[i].sym != base.t[i].sym ||
+		    m.t[i].coef != base.t[i].coef)
+			return false;
+	return true;
+}
+
 bool
 tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 		  bool rows_axis1, const DescMode *allowed, int nallowed,
@@ -346,7 +369,9 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 	out->start = NEWN(&c->arena, int64_t, nrep + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, op->rank + 1);
 	int64_t *img = NEWN(&c->arena, int64_t, rows * cols + 1);
-	Lin ax[AX_COUNT], sym = {0};
+	Lin sym = {0};
+	ViewEval ev;
+	view_eval_init(&ev, &e->st, op->view);
 	for (int64_t r = 0; r < nrep; r++) {
 		int64_t q = r;
 		for (int i = nr - 1; i >= 0; i--) {
@@ -357,12 +382,17 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 			for (int64_t k = 0; k < cols; k++) {
 				x[nr] = rows_axis1 ? k : i;
 				x[nr + 1] = rows_axis1 ? i : k;
-				view_phys_lin(&e->st, op->view, x, 0, ax);
+				Lin m = view_eval_m_lin(&ev, x, 0);
 				if (r == 0 && i == 0 && k == 0) {
-					sym = ax[AX_M];
+					sym = m;
 					sym.c0 = 0;
 				}
-				Lin d = lin_sub(&e->st, ax[AX_M], sym);
+				int64_t dc;
+				if (same_terms(m, sym, &dc)) {
+					img[i * cols + k] = dc * bytes;
+					continue;
+				}
+				Lin d = lin_sub(&e->st, m, sym);
 				if (!lin_is_const(d))
 					return diag_error(
 						c, PT_E_DESC_SYMBOLIC, op->span,
@@ -503,6 +533,13 @@ tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 	return tile_binop(c, BIN_BOR, w, ir_int(c, (int64_t)d->hi[r],
 						DT_UINT64, sp),
 			  DT_UINT64, sp);
+}
+
+void
+tile_desc_to_sm90(TileDesc *d)
+{
+	for (int64_t r = 0; r < d->nrep; r++)
+		d->hi[r] &= ~((uint64_t)1 << 46);
 }
 
 Expr *

@@ -82,6 +82,12 @@ bool desc_extract(const DescImage *im, const DescMode *modes, int nmodes,
  * shared-window byte address. */
 uint64_t desc_encode(const SmemDesc *d, int64_t start);
 
+/* The sm_90 wgmma descriptor (ptx_facts §1.1): the same start/LBO/SBO
+ * fields, base offset 0, no fixed bit 46, and the 2-bit layout type at
+ * [62,64) (1 128B, 2 64B, 3 32B), whose bits coincide with the sm_100
+ * code at [61,64) for these modes; mode 4 does not exist there. */
+uint64_t desc_encode_sm90(const SmemDesc *d, int64_t start);
+
 /* ---- UMMA instruction descriptor (ptx_facts §2.1) ---- */
 
 typedef enum UmmaKind {
@@ -140,6 +146,9 @@ Expr *tile_desc_base(Ctx *c, const TileCall *tc,
 			    Block *out);
 Expr *tile_desc_value(Ctx *c, const TileDesc *d, int64_t r,
 			     Expr *base);
+
+/* Re-encodes an extracted operand's descriptors for sm_90 (wgmma). */
+void tile_desc_to_sm90(TileDesc *d);
 
 /* TMEM address of an operand origin: allocated_addr + (lane << 16) +
  * column (32-bit cells), as a u32 expression. */

@@ -43,11 +43,11 @@ put_operand(StrBuf *b, const TileCall *tc, const TileOperand *op)
 			  ? arena_printf(b->arena, " (%s memory)",
 					 memscope_name(op->root->scope))
 			  : " (registers)");
-	put_dims(b, op->ext, tc->ngroup);
+	int ng = op->no_group ? 0 : tc->ngroup;
+	put_dims(b, op->ext, ng);
 	/* the operand's own repeat axes (mma.sync A/B repeat over K) */
 	sb_puts(b, " repeat ");
-	put_dims(b, op->ext + tc->ngroup,
-		 op->rank - tc->ngroup - tile_atom_axes(op));
+	put_dims(b, op->ext + ng, op->rank - ng - tile_atom_axes(op));
 	sb_puts(b, " atom ");
 	put_dims(b, op->ext + op->rank - tile_atom_axes(op),
 		 tile_atom_axes(op));
@@ -84,6 +84,8 @@ explain_module(Ctx *c, Module *m)
 		if (tc->pred)
 			sb_printf(&b, "  pred: yes%s\n",
 				  tc->preserve_dst ? ", preserve_dst" : "");
+		if (tc->note)
+			sb_puts(&b, tc->note);
 		sb_printf(&b, "  expands to %lld %s per issuing thread\n",
 			  (long long)tc->count,
 			  tc->fn ? "scalar evaluations" : "instructions");

@@ -129,6 +129,7 @@ typedef struct TileOperand {
 	 * tile_memory_atoms: that then only checks that each atom start
 	 * can be written back as IR, leaving addr_x and base_x NULL. */
 	bool own_ptr;
+	bool no_group;      /* no group prefix (wgmma's shared operands) */
 	int64_t align;      /* ROLE_MEM: required atom alignment in bytes;
 			     * 0 = the atom's size */
 } TileOperand;
@@ -177,6 +178,7 @@ struct TileCall {
 	Expr *fixed[PTX_MAX_OPS];
 	int *next_var;      /* lower.c's Var.id cursor while lower runs */
 	void *fam_data;     /* the family's own record (tma.c: TmaCall) */
+	const char *note;   /* family lines for explain (wgmma descriptors) */
 };
 
 /* ---- env.c: the walk state, symbols and their IR expressions ---- */
@@ -344,6 +346,7 @@ bool tile_check_tma(TileEnv *e, TileCall *tc);
 bool tile_check_tcgen05_ld_st(TileEnv *e, TileCall *tc);
 bool tile_check_tcgen05_cp(TileEnv *e, TileCall *tc);
 bool tile_check_tcgen05_mma(TileEnv *e, TileCall *tc);
+bool tile_check_wgmma(TileEnv *e, TileCall *tc);
 /* Drops the tensor-map slots of calls not yet lowered (a re-check
  * records them again); lowered calls keep theirs. */
 void tile_tma_reset_slots(Module *m);

@@ -11,6 +11,10 @@ trap 'rm -rf "$tmp"' EXIT
 # file target spelling count
 rows='
 tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 4
+tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 2
+tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 1
+examples/gemm_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 4
 tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.128x256b 2
 tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.32x128b.warpx4 1
 tests/golden/tile_ld_st.py sm_90a ld.global.v4.b32 3

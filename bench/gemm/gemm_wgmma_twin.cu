@@ -1,0 +1,157 @@
+/*
+ * gemm_wgmma_twin.cu - the hand-written CUDA C++ twin of
+ * examples/gemm_wgmma.py, the same algorithm in inline PTX: C = A @ B.T,
+ * bf16 A (M, K), B (N, K) K-contiguous, f32 accumulation, bf16 C.
+ * Persistent: gridDim.x CTAs of 384 threads take the 128 x 256 tiles in
+ * turn (tile = blockIdx.x, + gridDim.x, ...), one ring across tiles;
+ * warpgroup 0 produces (one
+ * thread: empty-wait, expect_tx, two TMA loads of 128B-swizzled 128 x 64
+ * and 256 x 64 boxes into a 4-stage ring), warpgroups 1 and 2 consume
+ * (full-wait, wgmma.fence, 4 x wgmma m64n256k16 per 64-wide k-tile,
+ * commit, wait_group 1, release the previous stage), setmaxnreg 40/232,
+ * direct bf16x2 stores.  Sizes are runtime arguments (M % 128, N % 256,
+ * K % 64 == 0, K >= 256).  Built with
+ *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3
+ */
+#include <cuda.h>
+#include <stdint.h>
+
+static __device__ __forceinline__ uint32_t
+smem_u32(const void *p)
+{
+	return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void
+wait_parity(uint32_t bar, uint32_t parity)
+{
+	asm volatile("{\n\t.reg .pred p;\n"
+		     "WAIT_%=:\n\t"
+		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+		     "@!p bra WAIT_%=;\n}" :: "r"(bar), "r"(parity) : "memory");
+}
+
+static __device__ __forceinline__ uint64_t
+desc_128b(uint32_t addr)
+{
+	/* sm_90 descriptor: start >> 4, LBO 16 B (unused, K-major
+	 * swizzled), SBO 1024 B (8 rows of 128 B), layout type 1 = 128B */
+	return (uint64_t)((addr >> 4) & 0x3FFF) | (1ull << 16) |
+	       (64ull << 32) | (1ull << 62);
+}
+
+static __device__ __forceinline__ void
+wgmma_256(float *d, uint64_t da, uint64_t db, int scale_d)
+{
+	asm volatile("{\n\t.reg .pred p;\n\t"
+		     "setp.ne.b32 p, %130, 0;\n\t"
+		     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+		     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}"
+		  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+		  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+		  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+		  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+		  "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+		  "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+		  "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+		  "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+		  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+		  "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+		  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+		  "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+		  "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+		  "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+		  "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+		  "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+		  : "l"(da), "l"(db), "r"(scale_d));
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1)
+gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
+		const __grid_constant__ CUtensorMap tb, uint32_t *C, int M,
+		int N, int K)
+{
+	extern __shared__ uint8_t smem_raw[];
+	__shared__ __align__(8) uint64_t full[4], empty[4];
+	uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) &
+				    ~(uintptr_t)1023);
+	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
+	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+	int KT = K / 64, NT = N / 256, ntile = (M / 128) * NT;
+	if (tid == 0) {
+		for (int j = 0; j < 4; j++) {
+			asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(
+				smem_u32(&full[j])));
+			asm volatile("mbarrier.init.shared.b64 [%0], 2;" ::"r"(
+				smem_u32(&empty[j])));
+		}
+		asm volatile("fence.mbarrier_init.release.cluster;");
+	}
+	__syncthreads();
+	if (warp < 4) {
+		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+		if (tid == 0) {
+			int it = 0;
+			for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
+				int bm = tile / NT, bn = tile % NT;
+				for (int kt = 0; kt < KT; kt++, it++) {
+					int s = it % 4;
+					if (it >= 4)
+						wait_parity(smem_u32(&empty[s]),
+							    (it / 4 - 1) % 2);
+					uint32_t fb = smem_u32(&full[s]);
+					asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], 49152;"
+						     ::"r"(fb) : "memory");
+					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+						     ::"r"(sa + s * 16384), "l"(&ta), "r"(kt * 64),
+						     "r"(bm * 128), "r"(fb) : "memory");
+					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+						     ::"r"(sb + s * 32768), "l"(&tb), "r"(kt * 64),
+						     "r"(bn * 256), "r"(fb) : "memory");
+				}
+			}
+		}
+	} else {
+		asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+		int wg = warp / 8;  /* warps 4-7 -> 0, 8-11 -> 1 */
+		float d[128];
+#pragma unroll
+		for (int i = 0; i < 128; i++)
+			d[i] = 0.0f;
+		int w = warp % 4, g = lane / 4, t = lane % 4, it = 0;
+		for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
+			int bm = tile / NT, bn = tile % NT;
+			for (int kt = 0; kt < KT; kt++, it++) {
+				int s = it % 4;
+				wait_parity(smem_u32(&full[s]), (it / 4) % 2);
+				asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+				uint32_t a0 = sa + s * 16384 + wg * 8192;
+				uint32_t b0 = sb + s * 32768;
+#pragma unroll
+				for (int j = 0; j < 4; j++)
+					wgmma_256(d, desc_128b(a0 + 32 * j),
+						  desc_128b(b0 + 32 * j),
+						  kt > 0 || j > 0);
+				asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+				asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+				if (kt > 0 && tid % 128 == 0)
+					asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
+						smem_u32(&empty[(it + 3) % 4])) : "memory");
+			}
+			asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+			if (tid % 128 == 0)
+				asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
+					smem_u32(&empty[(it + 3) % 4])) : "memory");
+			int row0 = bm * 128 + wg * 64 + 16 * w + g;
+			int col0 = bn * 256 + 2 * t;
+#pragma unroll
+			for (int i = 0; i < 64; i++) {
+				uint32_t packed;
+				asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+				    : "=r"(packed) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
+				int row = row0 + 8 * (i % 2), col = col0 + 8 * (i / 2);
+				C[((size_t)row * N + col) / 2] = packed;
+			}
+		}
+	}
+}
