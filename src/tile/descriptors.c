@@ -236,25 +236,40 @@ desc_umma_format(UmmaKind k, const char *s)
 int
 desc_umma_k(UmmaKind k)
 {
-	static const int kk[UMMA_NKINDS] = {16, 8, 32, 32};
+	static const int kk[UMMA_NKINDS] = {16, 8, 32, 32, 32, 64, 64};
 	return kk[k];
 }
 
+/* PTX Table 39 (dense, no .ws) with the M=128 single-CTA rule: M=64
+ * steps N by 8, M=128 by 16 (the N=8/24/... shapes of M=128 are not
+ * issued; CUTLASS's SM100 shape lists agree).  A CTA pair (M=128/256
+ * total) steps N by 16, i8 by 32.  Block-scaled kinds have no M=64. */
 bool
 desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n)
 {
+	bool mx = k == UMMA_MXF8F6F4 || k == UMMA_MXF4 || k == UMMA_MXF4NVF4;
+	if (n < 8 || n > 256)
+		return false;
 	if (cta_group == 1) {
-		if (m != 64 && m != 128)
-			return false;
-		if (k == UMMA_I8 && n > 32)
-			return n % 16 == 0 && n <= 256;
-		return n >= 8 && n <= 256 && n % 8 == 0;
+		if (m == 64 && !mx)
+			return k == UMMA_I8 && n > 32 ? n % 16 == 0
+						      : n % 8 == 0;
+		return m == 128 && n % 16 == 0;
 	}
 	if (m != 128 && m != 256)
 		return false;
-	if (k == UMMA_I8)
-		return n >= 32 && n <= 256 && n % 32 == 0;
-	return n >= 16 && n <= 256 && n % 16 == 0;
+	return k == UMMA_I8 ? n % 32 == 0 : n % 16 == 0;
+}
+
+/* PTX Table 39, .ws: one CTA, M 32/64/128, N 64/128/256, no
+ * block-scaled kind. */
+bool
+desc_umma_ws_shape_ok(UmmaKind k, int m, int n)
+{
+	if (k == UMMA_MXF8F6F4 || k == UMMA_MXF4 || k == UMMA_MXF4NVF4)
+		return false;
+	return (m == 32 || m == 64 || m == 128) &&
+	       (n == 64 || n == 128 || n == 256);
 }
 
 /* ---- tile operands ---- */

@@ -85,7 +85,9 @@ uint64_t desc_encode(const SmemDesc *d, int64_t start);
 /* ---- UMMA instruction descriptor (ptx_facts §2.1) ---- */
 
 typedef enum UmmaKind {
-	UMMA_F16, UMMA_TF32, UMMA_F8F6F4, UMMA_I8, UMMA_NKINDS
+	UMMA_F16, UMMA_TF32, UMMA_F8F6F4, UMMA_I8,
+	UMMA_MXF8F6F4, UMMA_MXF4, UMMA_MXF4NVF4, /* .block_scale */
+	UMMA_NKINDS
 } UmmaKind;
 
 typedef struct Idesc {
@@ -101,10 +103,14 @@ uint32_t desc_idesc(const Idesc *d);
 /* Format code of a dtype name ("float16", "tf32", "float8_e4m3fn",
  * "int8", ...) for a kind; -1 when the kind has no such format. */
 int desc_umma_format(UmmaKind k, const char *name);
-/* K of one instruction for a kind (dense): 16, 8, 32, 32. */
+/* K of one instruction for a kind (dense): 16, 8, 32, 32, and 32, 64,
+ * 64 for mxf8f6f4, mxf4, mxf4nvf4 (K=96 is sm_103a only). */
 int desc_umma_k(UmmaKind k);
-/* PTX Table 39, dense, non-.ws: is (M, N) legal for kind and group? */
+/* PTX Table 39, non-.ws: is (M, N) legal for kind and group?  M and N
+ * are the CTA group's totals. */
 bool desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n);
+/* PTX Table 39, .ws (cta_group::1 only). */
+bool desc_umma_ws_shape_ok(UmmaKind k, int m, int n);
 
 #endif
 

@@ -286,9 +286,33 @@ TEST(desc_umma_shapes)
 	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 64, 8));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 256, 128));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 12));
-	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 128, 24));
+	/* M=128 on one CTA steps N by 16; M=64 by 8 */
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 8));
+	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 128, 16));
+	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 64, 24));
+	CHECK(desc_umma_shape_ok(UMMA_TF32, 1, 64, 248));
+	CHECK(!desc_umma_shape_ok(UMMA_TF32, 1, 128, 248));
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 64, 264));
+	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 64, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 128, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 64, 40));
 	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 128, 40));
 	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 128, 48));
+	/* block-scaled kinds: no M=64 */
+	CHECK(!desc_umma_shape_ok(UMMA_MXF8F6F4, 1, 64, 128));
+	CHECK(desc_umma_shape_ok(UMMA_MXF8F6F4, 1, 128, 128));
+	CHECK(desc_umma_shape_ok(UMMA_MXF4, 2, 256, 256));
+	CHECK(!desc_umma_shape_ok(UMMA_MXF4NVF4, 2, 256, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_MXF8F6F4, 2, 64, 128));
+	/* .ws */
+	CHECK(desc_umma_ws_shape_ok(UMMA_F16, 32, 64));
+	CHECK(desc_umma_ws_shape_ok(UMMA_I8, 128, 256));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_TF32, 128, 192));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_F8F6F4, 256, 128));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_MXF8F6F4, 128, 128));
+	CHECK_INT(desc_umma_k(UMMA_MXF8F6F4), 32);
+	CHECK_INT(desc_umma_k(UMMA_MXF4NVF4), 64);
 	CHECK(desc_umma_shape_ok(UMMA_F16, 2, 256, 16));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 2, 256, 8));
 	CHECK(!desc_umma_shape_ok(UMMA_I8, 2, 128, 48));

@@ -111,13 +111,13 @@ check_instr_shape(TileEnv *e, TileCall *tc, MmaCall *mc)
 		return diag_error(c, PT_E_MMA_SHAPE, s->span.file ? s->span
 								  : tc->span,
 				  "instruction_shape (%lld, %lld, %lld) is not "
-				  "a legal dense .cta_group::1 %s shape (M 64 "
-				  "or 128, N a multiple of %s up to 256, K %d; "
-				  "PTX Table 39)", (long long)v[0],
-				  (long long)v[1], (long long)v[2],
-				  kinds[mc->kind].qual + 1,
-				  k == UMMA_I8 ? "8 up to 32, then of 16"
-					       : "8 from 8", want_k);
+				  "a legal dense .cta_group::1 %s shape (M=64: "
+				  "N a multiple of 8%s up to 256; M=128: N a "
+				  "multiple of 16 up to 256; K %d; PTX Table 39)",
+				  (long long)v[0], (long long)v[1],
+				  (long long)v[2], kinds[mc->kind].qual + 1,
+				  k == UMMA_I8 ? " up to 32, then of 16" : "",
+				  want_k);
 	mc->m = (int)v[0];
 	mc->n = (int)v[1];
 	mc->k = (int)v[2];
