@@ -324,6 +324,81 @@ fail_code(DescFail f)
 	}
 }
 
+/* The image of repeat r (x holds its repeat coordinate) as byte
+ * offsets from the symbolic origin *sym (set at repeat 0's first
+ * element).  With sw (a ComposeLayout) the walk is evaluated before the
+ * swizzle, which then permutes the constant offsets as if the origin
+ * sat at phase 0; the caller allows only the layout's own mode then.
+ * False when an offset is not constant: x then holds that element and
+ * *bad its offset. */
+static bool
+image_of(TileEnv *e, const View *v, const Layout *sw, int64_t *x, int nr,
+	 int rows, int64_t cols, bool rows_axis1, int64_t bytes, bool first,
+	 Lin *sym, int64_t *img, Lin *bad)
+{
+	Lin ax[AX_COUNT];
+	for (int i = 0; i < rows; i++)
+		for (int64_t k = 0; k < cols; k++) {
+			x[nr] = rows_axis1 ? k : i;
+			x[nr + 1] = rows_axis1 ? i : k;
+			view_phys_lin(&e->st, v, x, 0, ax);
+			if (first && i == 0 && k == 0) {
+				*sym = ax[AX_M];
+				sym->c0 = 0;
+			}
+			Lin d = lin_sub(&e->st, ax[AX_M], *sym);
+			if (!lin_is_const(d)) {
+				*bad = d;
+				return false;
+			}
+			int64_t m = d.c0;
+			if (sw)
+				m = layout_swizzle(sw->sw_m, sw->sw_b, sw->sw_s,
+						   m);
+			img[i * cols + k] = m * bytes;
+		}
+	return true;
+}
+
+/* A symbolic origin inside the swizzle period (a loop-variable K step
+ * within a 128B row) stays an address expression: the walk is taken
+ * before the swizzle, which hardware applies to the absolute address.
+ * That needs a ComposeLayout whose stated mode is allowed here. */
+static const Layout *
+phase_layout(const TileOperand *op, const DescMode *order, int norder)
+{
+	const Layout *l = op->view->layout;
+	if (!l || l->kind != LAYOUT_COMPOSE || norder < 1 ||
+	    stated_of[order[0]] != layout_swizzle_mode(l, op->bits))
+		return NULL;
+	return l;
+}
+
+/* A symbolic phase must keep the atom's rows inside the first swizzled
+ * row of the period: hardware swizzles start + walk with base offset 0,
+ * which is the layout's swizzle only while the pattern starts in that
+ * row (a K step inside a 128-byte row; ptx_facts §1.4). */
+static bool
+phase_in_row(TileEnv *e, const TileOperand *op, Lin sb, const SmemDesc *d,
+	     int64_t row_bytes)
+{
+	int64_t span = row_span(d->mode), lo = 0, hi = -1;
+	int64_t used = row_bytes < span ? row_bytes : span;
+	Lin ph = lin_mod(&e->st, sb, desc_period(d->mode));
+	if (lin_bounds(&e->st, ph, &lo, &hi) && lo >= 0 && hi + used <= span)
+		return true;
+	return diag_error(e->c, PT_E_DESC_SYMBOLIC, op->span,
+			  "operand %d (%s): the symbolic origin %s bytes "
+			  "lies at phase %s of the %lld-byte swizzle period; "
+			  "an origin off the period boundary must keep the "
+			  "atom's %lld-byte rows inside the first %lld-byte "
+			  "row (phase + %lld <= %lld)", op->index,
+			  op->root->name, lin_str(&e->st, sb),
+			  lin_str(&e->st, ph),
+			  (long long)desc_period(d->mode), (long long)used,
+			  (long long)span, (long long)used, (long long)span);
+}
+
 bool
 tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 		  bool rows_axis1, const DescMode *allowed, int nallowed,
@@ -361,36 +436,37 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 	out->start = NEWN(&c->arena, int64_t, nrep + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, op->rank + 1);
 	int64_t *img = NEWN(&c->arena, int64_t, rows * cols + 1);
-	Lin ax[AX_COUNT], sym = {0};
+	Lin sym = {0}, bad = {0};
+	/* the pre-swizzle evaluation, used when the origin's phase inside
+	 * the swizzle period is not constant */
+	const Layout *sw = NULL;
+	View unswz;
 	for (int64_t r = 0; r < nrep; r++) {
 		int64_t q = r;
 		for (int i = nr - 1; i >= 0; i--) {
 			x[i] = q % op->ext[i];
 			q /= op->ext[i];
 		}
-		for (int i = 0; i < rows; i++)
-			for (int64_t k = 0; k < cols; k++) {
-				x[nr] = rows_axis1 ? k : i;
-				x[nr + 1] = rows_axis1 ? i : k;
-				view_phys_lin(&e->st, op->view, x, 0, ax);
-				if (r == 0 && i == 0 && k == 0) {
-					sym = ax[AX_M];
-					sym.c0 = 0;
-				}
-				Lin d = lin_sub(&e->st, ax[AX_M], sym);
-				if (!lin_is_const(d))
-					return diag_error(
-						c, PT_E_DESC_SYMBOLIC, op->span,
-						"operand %d (%s): element %s is "
-						"%s elements from the origin of "
-						"repeat 0; descriptor strides "
-						"must be constants", op->index,
-						op->root->name,
-						tile_coord_str(&c->arena, x,
-							       op->rank),
-						lin_str(&e->st, d));
-				img[i * cols + k] = d.c0 * bytes;
-			}
+		const View *v = sw ? &unswz : op->view;
+		bool ok = image_of(e, v, sw, x, nr, rows, cols, rows_axis1,
+				   bytes, r == 0, &sym, img, &bad);
+		if (!ok && r == 0 && !sw &&
+		    (sw = phase_layout(op, order, norder)) != NULL) {
+			unswz = *op->view;
+			unswz.layout = layout_tile(sw);
+			norder = 1;
+			ok = image_of(e, &unswz, sw, x, nr, rows, cols,
+				      rows_axis1, bytes, true, &sym, img, &bad);
+		}
+		if (!ok)
+			return diag_error(
+				c, PT_E_DESC_SYMBOLIC, op->span,
+				"operand %d (%s): element %s is %s elements "
+				"from the origin of repeat 0; descriptor "
+				"strides must be constants", op->index,
+				op->root->name,
+				tile_coord_str(&c->arena, x, op->rank),
+				lin_str(&e->st, bad));
 		DescImage im = {walk, rows, cols, op->bits, img};
 		SmemDesc d;
 		DescFail why;
@@ -424,16 +500,23 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 			out->sbo = d.sbo;
 			const char *why2 = NULL;
 			Lin sb = lin_scale(&e->st, sym, bytes);
+			/* before the swizzle the origin need only be a
+			 * 16-byte multiple (the start field's unit) */
+			int64_t unit = sw ? 16 : period;
 			if (sym.n > 0 &&
-			    !prove_multiple_of(&e->st, sb, period, &why2))
+			    !prove_multiple_of(&e->st, sb, unit, &why2))
 				return diag_error(
-					c, PT_E_DESC_SYMBOLIC, op->span,
+					c, sw ? PT_E_DESC_ORIGIN
+					      : PT_E_DESC_SYMBOLIC, op->span,
 					"operand %d (%s): cannot prove the "
 					"symbolic origin %s bytes a multiple of "
-					"the %lld-byte swizzle period; %s",
-					op->index, op->root->name,
-					lin_str(&e->st, sb), (long long)period,
+					"%s%lld bytes; %s", op->index,
+					op->root->name, lin_str(&e->st, sb),
+					sw ? "" : "the swizzle period, ",
+					(long long)unit,
 					why2 ? why2 : "unknown");
+			if (sw && !phase_in_row(e, op, sb, &d, cols * bytes))
+				return false;
 			out->sym_x = sym.n > 0 ? tile_lin_expr(e, sym, op->span)
 					       : NULL;
 		}
