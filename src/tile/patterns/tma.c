@@ -465,9 +465,11 @@ flat_storage(Ctx *c, const TileOperand *op, int64_t n, Span sp)
 	Expr *r = ir_new_expr(c, EX_VIEW_RESHAPE, ET_TENSOR, b->dtype, sp);
 	r->u.view.base = x;
 	vec_push(&c->arena, &r->u.view.shape, tile_int(c, n, sp));
-	if (op->dtype == b->dtype)
+	/* sub-byte images (packed FP4) are addressed in bytes */
+	DType t = op->bits % 8 ? DT_UINT8 : op->dtype;
+	if (t == b->dtype)
 		return r;
-	Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, op->dtype, sp);
+	Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, t, sp);
 	v->u.view.base = r;
 	return v;
 }
@@ -523,7 +525,10 @@ check_origins(TileEnv *e, TileCall *tc, TileOperand *op, int nimg)
 				op->index, op->root->name,
 				tile_coord_str(&c->arena, x, nr),
 				lin_str(&e->st, bits), why ? why : "unknown");
-		Expr *idx = tile_lin_expr(e, m0, op->span);
+		/* 128-byte aligned, so a whole byte offset for sub-byte
+		 * elements */
+		Expr *idx = tile_lin_expr(e, op->bits % 8
+			? lin_floordiv(&e->st, bits, 8) : m0, op->span);
 		if (!idx) { /* internal limit; see tile_memory_atoms */
 			ctx_fail(c, PT_E_INTERNAL,
 				 "the image origin of operand %d (%s), element "
