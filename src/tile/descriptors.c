@@ -519,6 +519,9 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 				return false;
 			out->sym_x = sym.n > 0 ? tile_lin_expr(e, sym, op->span)
 					       : NULL;
+			int64_t slo = 0, shi = 0;
+			out->sym_hi = sym.n == 0 ? 0
+				: lin_bounds(&e->st, sb, &slo, &shi) ? shi : -1;
 		}
 		out->hi[r] = desc_encode(&d, 0);
 		out->start[r] = d.start;

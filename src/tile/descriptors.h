@@ -128,6 +128,7 @@ typedef struct TileDesc {
 	DescMode mode;      /* of repeat 0 (explain) */
 	int64_t lbo, sbo;   /* of repeat 0 */
 	Expr *sym_x; /* symbolic origin in elements, or NULL */
+	int64_t sym_hi;     /* its largest value in bytes; -1 unbounded */
 	int bits;
 } TileDesc;
 
