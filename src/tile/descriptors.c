@@ -197,6 +197,22 @@ uint32_t
 desc_idesc(const Idesc *d)
 {
 	uint32_t v = 0;
+	bool bs = d->kind == UMMA_MXF8F6F4 || d->kind == UMMA_MXF4 ||
+		  d->kind == UMMA_MXF4NVF4;
+	if (bs) {
+		v |= (uint32_t)(d->b_sf & 3) << 4;
+		v |= (uint32_t)(d->a_fmt & 7) << 7;
+		v |= (uint32_t)(d->b_fmt & 7) << 10;
+		v |= (uint32_t)d->neg_a << 13;
+		v |= (uint32_t)d->neg_b << 14;
+		v |= (uint32_t)d->a_mn << 15;
+		v |= (uint32_t)d->b_mn << 16;
+		v |= (uint32_t)((d->n >> 3) & 63) << 17;
+		v |= (uint32_t)(d->scale_type & 1) << 23;
+		v |= (uint32_t)((d->m >> 7) & 3) << 27;
+		v |= (uint32_t)(d->a_sf & 3) << 29;
+		return v;
+	}
 	v |= (uint32_t)d->sat << 3;
 	v |= (uint32_t)(d->d_fmt & 3) << 4;
 	v |= (uint32_t)(d->a_fmt & 7) << 7;
@@ -226,6 +242,13 @@ desc_umma_format(UmmaKind k, const char *s)
 		{UMMA_F8F6F4, "float6_e3m2fn", 4},
 		{UMMA_F8F6F4, "float4_e2m1fn", 5},
 		{UMMA_I8, "uint8", 0}, {UMMA_I8, "int8", 1},
+		{UMMA_MXF8F6F4, "float8_e4m3fn", 0},
+		{UMMA_MXF8F6F4, "float8_e5m2", 1},
+		{UMMA_MXF8F6F4, "float6_e2m3fn", 3},
+		{UMMA_MXF8F6F4, "float6_e3m2fn", 4},
+		{UMMA_MXF8F6F4, "float4_e2m1fn", 5},
+		{UMMA_MXF4, "float4_e2m1fn", 1},
+		{UMMA_MXF4NVF4, "float4_e2m1fn", 1},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		if (rows[i].k == k && strcmp(rows[i].name, s) == 0)
@@ -332,30 +355,55 @@ fail_code(DescFail f)
  * False when an offset is not constant: x then holds that element and
  * *bad its offset. */
 static bool
-image_of(TileEnv *e, const View *v, const Layout *sw, int64_t *x, int nr,
-	 int rows, int64_t cols, bool rows_axis1, int64_t bytes, bool first,
-	 Lin *sym, int64_t *img, Lin *bad)
+elem_offset(TileEnv *e, const View *v, const Layout *sw, int64_t *x,
+	    int nr, int i, int64_t k, bool rows_axis1, bool first, Lin *sym,
+	    int64_t *out, Lin *bad)
 {
 	Lin ax[AX_COUNT];
+	x[nr] = rows_axis1 ? k : i;
+	x[nr + 1] = rows_axis1 ? i : k;
+	view_phys_lin(&e->st, v, x, 0, ax);
+	if (first) {
+		*sym = ax[AX_M];
+		sym->c0 = 0;
+	}
+	Lin d = lin_sub(&e->st, ax[AX_M], *sym);
+	if (!lin_is_const(d)) {
+		*bad = d;
+		return false;
+	}
+	*out = sw ? layout_swizzle(sw->sw_m, sw->sw_b, sw->sw_s, d.c0) : d.c0;
+	return true;
+}
+
+/* 4-bit elements (packed FP4, two per byte) enter the image as bytes:
+ * elements 2j and 2j+1 of a row must share byte j's low and high
+ * nibble; *split reports a row that breaks this. */
+static bool
+image_of(TileEnv *e, const View *v, const Layout *sw, int64_t *x, int nr,
+	 int rows, int64_t cols, bool rows_axis1, int64_t bytes, bool nib,
+	 bool first, Lin *sym, int64_t *img, Lin *bad, bool *split)
+{
+	int64_t w = nib ? cols / 2 : cols;
 	for (int i = 0; i < rows; i++)
-		for (int64_t k = 0; k < cols; k++) {
-			x[nr] = rows_axis1 ? k : i;
-			x[nr + 1] = rows_axis1 ? i : k;
-			view_phys_lin(&e->st, v, x, 0, ax);
-			if (first && i == 0 && k == 0) {
-				*sym = ax[AX_M];
-				sym->c0 = 0;
-			}
-			Lin d = lin_sub(&e->st, ax[AX_M], *sym);
-			if (!lin_is_const(d)) {
-				*bad = d;
+		for (int64_t k = 0; k < w; k++) {
+			int64_t m, m1;
+			if (!elem_offset(e, v, sw, x, nr, i, nib ? 2 * k : k,
+					 rows_axis1, first && i == 0 && k == 0,
+					 sym, &m, bad))
 				return false;
+			if (nib) {
+				if (!elem_offset(e, v, sw, x, nr, i, 2 * k + 1,
+						 rows_axis1, false, sym, &m1,
+						 bad))
+					return false;
+				if (m % 2 != 0 || m1 != m + 1) {
+					*split = true;
+					return false;
+				}
+				m /= 2;
 			}
-			int64_t m = d.c0;
-			if (sw)
-				m = layout_swizzle(sw->sw_m, sw->sw_b, sw->sw_s,
-						   m);
-			img[i * cols + k] = m * bytes;
+			img[i * w + k] = m * bytes;
 		}
 	return true;
 }
@@ -413,10 +461,13 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 				  "found %s", op->index,
 				  op->scalar ? "a scalar"
 					     : memscope_name(op->root->scope));
-	if (op->bits % 8 != 0)
+	/* packed 4-bit operands are walked a byte (two elements) at a time */
+	bool nib = op->bits == 4;
+	if (op->bits % 8 != 0 && !nib)
 		return diag_error(c, PT_E_DESC_WALK, op->span,
 				  "operand %d (%s) has %d-bit elements; "
-				  "descriptor operands need whole bytes",
+				  "descriptor operands need whole bytes (or "
+				  "packed 4-bit pairs)",
 				  op->index, op->root->name, op->bits);
 	DescMode order[DESC_NMODES];
 	int norder = mode_order(c, op, allowed, nallowed, order);
@@ -426,17 +477,25 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 	int64_t e0 = op->ext[nr], e1 = op->ext[nr + 1];
 	int rows = (int)(rows_axis1 ? e1 : e0);
 	int64_t cols = rows_axis1 ? e0 : e1;
-	int64_t bytes = op->bits / 8;
+	if (nib && cols % 2 != 0)
+		return diag_error(c, PT_E_DESC_WALK, op->span,
+				  "operand %d (%s): a row of %lld packed 4-bit "
+				  "elements is not whole bytes", op->index,
+				  op->root->name, (long long)cols);
+	int64_t bytes = nib ? 1 : op->bits / 8;
+	int64_t ibits = nib ? 8 : op->bits;
+	int64_t icols = nib ? cols / 2 : cols;
 	int64_t nrep = 1;
 	for (int i = 0; i < nr; i++)
 		nrep *= op->ext[i];
 	out->nrep = nrep;
-	out->bits = op->bits;
+	out->bits = (int)ibits;
 	out->hi = NEWN(&c->arena, uint64_t, nrep + 1);
 	out->start = NEWN(&c->arena, int64_t, nrep + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, op->rank + 1);
 	int64_t *img = NEWN(&c->arena, int64_t, rows * cols + 1);
 	Lin sym = {0}, bad = {0};
+	bool split = false;
 	/* the pre-swizzle evaluation, used when the origin's phase inside
 	 * the swizzle period is not constant */
 	const Layout *sw = NULL;
@@ -449,15 +508,23 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 		}
 		const View *v = sw ? &unswz : op->view;
 		bool ok = image_of(e, v, sw, x, nr, rows, cols, rows_axis1,
-				   bytes, r == 0, &sym, img, &bad);
-		if (!ok && r == 0 && !sw &&
+				   bytes, nib, r == 0, &sym, img, &bad, &split);
+		if (!ok && !split && r == 0 && !sw &&
 		    (sw = phase_layout(op, order, norder)) != NULL) {
 			unswz = *op->view;
 			unswz.layout = layout_tile(sw);
 			norder = 1;
 			ok = image_of(e, &unswz, sw, x, nr, rows, cols,
-				      rows_axis1, bytes, true, &sym, img, &bad);
+				      rows_axis1, bytes, nib, true, &sym, img,
+				      &bad, &split);
 		}
+		if (split)
+			return diag_error(
+				c, PT_E_DESC_WALK, op->span,
+				"operand %d (%s) at %s: packed 4-bit elements "
+				"2j and 2j+1 of a row must share one byte",
+				op->index, op->root->name,
+				tile_coord_str(&c->arena, x, op->rank));
 		if (!ok)
 			return diag_error(
 				c, PT_E_DESC_SYMBOLIC, op->span,
@@ -467,7 +534,7 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 				op->root->name,
 				tile_coord_str(&c->arena, x, op->rank),
 				lin_str(&e->st, bad));
-		DescImage im = {walk, rows, cols, op->bits, img};
+		DescImage im = {walk, rows, icols, (int)ibits, img};
 		SmemDesc d;
 		DescFail why;
 		char msg[256];
@@ -499,12 +566,15 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 			out->lbo = d.lbo;
 			out->sbo = d.sbo;
 			const char *why2 = NULL;
-			Lin sb = lin_scale(&e->st, sym, bytes);
+			/* the origin in bytes (4-bit: even element counts,
+			 * proven below through the 16-byte unit) */
+			Lin sbits = lin_scale(&e->st, sym, op->bits);
+			Lin sb = lin_floordiv(&e->st, sbits, 8);
 			/* before the swizzle the origin need only be a
 			 * 16-byte multiple (the start field's unit) */
 			int64_t unit = sw ? 16 : period;
 			if (sym.n > 0 &&
-			    !prove_multiple_of(&e->st, sb, unit, &why2))
+			    !prove_multiple_of(&e->st, sbits, unit * 8, &why2))
 				return diag_error(
 					c, sw ? PT_E_DESC_ORIGIN
 					      : PT_E_DESC_SYMBOLIC, op->span,
@@ -517,8 +587,8 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 					why2 ? why2 : "unknown");
 			if (sw && !phase_in_row(e, op, sb, &d, cols * bytes))
 				return false;
-			out->sym_x = sym.n > 0 ? tile_lin_expr(e, sym, op->span)
-					       : NULL;
+			out->sym_x = sym.n == 0 ? NULL
+				: tile_lin_expr(e, nib ? sb : sym, op->span);
 			int64_t slo = 0, shi = 0;
 			out->sym_hi = sym.n == 0 ? 0
 				: lin_bounds(&e->st, sb, &slo, &shi) ? shi : -1;

@@ -92,13 +92,21 @@ typedef enum UmmaKind {
 
 typedef struct Idesc {
 	UmmaKind kind;
-	int d_fmt;          /* F16=0, F32=1, S32=2 */
+	int d_fmt;          /* F16=0, F32=1, S32=2 (not block-scaled) */
 	int a_fmt, b_fmt;   /* kind-specific codes (§2.3) */
 	bool neg_a, neg_b, sat;
 	bool a_mn, b_mn;    /* MN-major */
-	int m, n;
+	int m, n;           /* the CTA group's totals */
+	/* block-scaled kinds (PTX Tables 43/44): scale type UE4M3=0,
+	 * UE8M0=1; scale-factor IDs (byte of the TMEM cell) 0..3 */
+	int scale_type, a_sf, b_sf;
 } Idesc;
 
+/* Dense and .ws kinds: sat [3], D format [4,6), A/B format [7,10)
+ * [10,13), negate [13] [14], MN-major [15] [16], N>>3 [17,23), M>>4
+ * [24,29).  Block-scaled kinds: B scale ID [4,6), formats, negate,
+ * major and N>>3 as above, scale type [23], M>>7 [27,29), A scale ID
+ * [29,31). */
 uint32_t desc_idesc(const Idesc *d);
 /* Format code of a dtype name ("float16", "tf32", "float8_e4m3fn",
  * "int8", ...) for a kind; -1 when the kind has no such format. */
