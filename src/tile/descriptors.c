@@ -625,15 +625,30 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 	Expr *p = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64, sp);
 	p->u.access.base = buf;
 	int64_t shape[16] = {0}, zero[16] = {0};
-	for (int d = 0; d < b->ndim && d < 16; d++) {
-		vec_push(&c->arena, &p->u.access.indices, tile_int(c, 0, sp));
+	for (int d = 0; d < b->ndim && d < 16; d++)
 		ir_const_int(b->shape[d], &shape[d]);
-	}
 	/* the pointer names element 0, which a layout may place away from
 	 * the storage start */
 	PhysCoord pc;
 	layout_eval(b->layout, shape, b->ndim, zero, &pc);
 	int64_t lead = pc.v[AX_M] * dtype_bits(b->dtype) / 8;
+	if (dtype_bits(b->dtype) % 8) {
+		/* packed 4-bit storage: byte 0 of a uint8 storage view */
+		Expr *r = ir_new_expr(c, EX_VIEW_RESHAPE, ET_TENSOR, b->dtype,
+				      sp);
+		r->u.view.base = buf;
+		vec_push(&c->arena, &r->u.view.shape, tile_int(c, 1, sp));
+		Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, DT_UINT8,
+				      sp);
+		v->u.view.base = r;
+		p->u.access.base = v;
+		vec_push(&c->arena, &p->u.access.indices, tile_int(c, 0, sp));
+		lead = 0;
+	} else {
+		for (int d = 0; d < b->ndim && d < 16; d++)
+			vec_push(&c->arena, &p->u.access.indices,
+				 tile_int(c, 0, sp));
+	}
 	Var *v = tile_lower_var(c, tc, "desc_base", DT_UINT32, out, sp);
 	Expr *mv = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
 	mv->u.ptx.spelling = "mov.u32";

@@ -1,5 +1,5 @@
 # args: --target sm_100a
-# cta_group::2 is not supported by the tile pattern yet
+# cta_group::2 runs on a CTA pair: a launch without clusters is rejected
 from tvm_tirx.script import tirx as T
 
 @T.function
