@@ -766,7 +766,7 @@ check_sf(TileEnv *e, TileCall *tc, MmaCall *mc, int i)
 		return diag_error(c, PT_E_MMA_SCALE_LAYOUT, op->span,
 				  "operand %s (%s): scale factors live in all "
 				  "four lane quarters; state four replicas 32 "
-				  "lanes apart (R[4:32@TLane]), found %lld",
+				  "lanes apart (+ T.R[4:32@T.Axis.TLane]), found %lld",
 				  op_names[i], op->root->name,
 				  (long long)layout_nreplicas(op->view->layout));
 	int nlead = op->rank - 2;
