@@ -10,7 +10,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # file target spelling count
 rows='
-tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 5
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::fill 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f8f6f4 1
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::2.kind::f16 8
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::2.kind::mxf4.block_scale.block32 1
 tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.128x256b 2
 tests/golden/tile_tcgen05_cp.py sm_100a tcgen05.cp.cta_group::1.32x128b.warpx4 1
 tests/golden/tile_ld_st.py sm_90a ld.global.v4.b32 3

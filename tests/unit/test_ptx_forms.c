@@ -70,6 +70,8 @@ TEST(ptx_parse_accepts_each_family)
 		"ld.global.nc.L1::no_allocate.L2::128B.v2.f32",
 		"ld.global.nc.v2.u64",
 		"ld.global.v8.f32", "st.shared.v4.b32", "st.global.wt.b16",
+		"st.release.cluster.global.L2::cache_hint.v8.s32",
+		"ld.relaxed.cta.global.L1::evict_last.L2::cache_hint.v4.b64",
 		"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
 		"stmatrix.sync.aligned.m8n8.x2.shared::cta.b16",
 		"cp.async.cg.shared.global", "cp.async.ca.shared.global.L2::128B",
