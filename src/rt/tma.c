@@ -171,6 +171,41 @@ max_byte_index(const TmaEncode *e, int bits)
 	return m;
 }
 
+/* A region of the tensor: the map starts at the region origin (byte
+ * offset sum origin[i] * stride[i]) and its dims are the region's
+ * extents, so out-of-bounds fill happens at the region's edges. */
+static int
+apply_region(const TmaSlot *s, const char *pn, int bits, TmaEncode *e,
+	     RtStatus *st)
+{
+	uint64_t off = 0;
+	for (int i = 0; i < s->rank; i++) {
+		uint64_t o = s->region_origin[i], d = e->dims[i];
+		uint64_t x = s->region_extent[i] ? s->region_extent[i]
+						 : (o < d ? d - o : 0);
+		if (o >= d || x == 0 || x > d - o)
+			return rt_fail(st, PT_E_RT_TMA_LIMIT,
+				       "tensor map \"%s\": the region %llu..%llu "
+				       "of dim %d (innermost first) leaves the "
+				       "tensor's %llu elements", pn,
+				       (unsigned long long)o,
+				       (unsigned long long)(o + x - 1), i,
+				       (unsigned long long)d);
+		off = sat_add(off, i == 0 ? sat_mul(o, (uint64_t)bits) / 8
+					  : sat_mul(o, e->strides[i - 1]));
+		e->dims[i] = x;
+	}
+	uint64_t al = required_align(s);
+	if (sat_add(e->addr, off) % al != 0)
+		return rt_fail(st, PT_E_RT_ARG_ALIGN,
+			       "tensor map \"%s\": the region starts %llu bytes "
+			       "into the tensor, at an address not %llu-byte "
+			       "aligned", pn, (unsigned long long)off,
+			       (unsigned long long)al);
+	e->addr += off;
+	return PT_OK;
+}
+
 int
 tma_compute(const TmaSlot *slot, const char *pname, const ptrt_arg *t,
 	    TmaEncode *out, RtStatus *st)
@@ -199,6 +234,8 @@ tma_compute(const TmaSlot *slot, const char *pname, const ptrt_arg *t,
 	int rc;
 	if ((rc = check_modes(slot, pname, st)) != PT_OK ||
 	    (rc = check_dims_strides(slot, pname, t, out, st)) != PT_OK ||
+	    (slot->region &&
+	     (rc = apply_region(slot, pname, bits, out, st)) != PT_OK) ||
 	    (rc = check_box(slot, pname, out, st)) != PT_OK)
 		return rc;
 	memcpy(out->box, slot->box, sizeof(out->box));

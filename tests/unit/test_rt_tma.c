@@ -188,3 +188,42 @@ TEST(rt_tma_interleave32_needs_32b)
 	CHECK_INT(compute_code(&s, &ta, "needs the 32B swizzle"),
 		  PT_E_RT_TMA_LIMIT);
 }
+
+/* A region of the 512 x 1024 float16 matrix: rows 8..39, columns
+ * 32..95 (origin innermost first (32, 8), extents (64, 32)).  The map
+ * starts at 0x10000 + 8 * 2048 + 32 * 2 = 0x14040 with dims (64, 32) and
+ * the tensor's row stride 2048; the largest byte index is
+ * 63 * 2 + 31 * 2048 = 63614 (under 128 KiB: the bit-85 fix applies). */
+TEST(rt_tma_region)
+{
+	TmaSlot s = slot2d_f16(64, 16, 0);
+	s.region = true;
+	s.region_origin[0] = 32;
+	s.region_origin[1] = 8;
+	s.region_extent[0] = 64;
+	s.region_extent[1] = 32;
+	ptrt_arg ta = matrix_f16(0x10000);
+	TmaEncode e;
+	RtStatus st = {0};
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK(e.addr == 0x14040);
+	CHECK_INT(e.dims[0], 64);
+	CHECK_INT(e.dims[1], 32);
+	CHECK_INT(e.strides[0], 2048);
+	CHECK_INT(e.max_byte_index, 63614);
+	CHECK(tma_needs_bit85_fix(12080, &e));
+	/* extent 0: to the end of the dim (rows 500..511 -> 12 rows) */
+	s.region_origin[1] = 500;
+	s.region_extent[1] = 0;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK(e.addr == 0x10000 + 500 * 2048 + 64);
+	CHECK_INT(e.dims[1], 12);
+	/* past the tensor: rows 500..531 */
+	s.region_extent[1] = 32;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_TMA_LIMIT);
+	/* an inner origin of 4 elements (8 bytes) breaks the 16-byte
+	 * address alignment */
+	s.region_origin[1] = 8;
+	s.region_origin[0] = 4;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_ARG_ALIGN);
+}
