@@ -596,6 +596,22 @@ tmem_cols(TileEnv *e, TileOperand *op, int i, const char *rep, Lin bit0,
 	return tile_lin_expr(e, col0, op->span);
 }
 
+/* tmem_cols of an origin that must be a whole 32-bit cell. */
+static Expr *
+cell_cols(TileEnv *e, TileOperand *op, int i, const char *rep, Lin bit0,
+	  int64_t ncols, int code)
+{
+	const char *why = NULL;
+	if (!prove_multiple_of(&e->st, bit0, 32, &why)) {
+		diag_error(e->c, code, op->span,
+			   "operand %s (%s) at repeat %s: column origin (%s "
+			   "bits) is not a whole 32-bit cell", op_names[i],
+			   op->root->name, rep, lin_str(&e->st, bit0));
+		return NULL;
+	}
+	return tmem_cols(e, op, i, rep, bit0, ncols);
+}
+
 static bool
 need_tmem(TileEnv *e, const TileOperand *op, int i)
 {
@@ -657,16 +673,9 @@ check_d(TileEnv *e, TileCall *tc, MmaCall *mc)
 					  op->root->name, rep, (long long)lane0,
 					  (long long)mc->d_lane0);
 		mc->d_lane0 = lane0;
-		const char *why = NULL;
-		if (!prove_multiple_of(&e->st, bit0, 32, &why))
-			return diag_error(c, PT_E_TMEM_COLS, op->span,
-					  "operand D (%s) at repeat %s: column "
-					  "origin (%s bits) is not a whole "
-					  "32-bit cell", op->root->name, rep,
-					  lin_str(&e->st, bit0));
 		mc->d_lane[r] = lane0;
-		mc->d_col[r] = tmem_cols(e, op, OP_D, rep, bit0,
-					 mc->n / mc->banks);
+		mc->d_col[r] = cell_cols(e, op, OP_D, rep, bit0,
+					 mc->n / mc->banks, PT_E_TMEM_COLS);
 		if (!mc->d_col[r])
 			return false;
 	}
@@ -706,15 +715,9 @@ check_a_tmem(TileEnv *e, TileCall *tc, MmaCall *mc)
 					  "datapath lanes, from lane %lld",
 					  op->root->name, rep, (long long)lane0,
 					  (long long)mc->d_lane0);
-		const char *why = NULL;
-		if (!prove_multiple_of(&e->st, bit0, 32, &why))
-			return diag_error(c, PT_E_MMA_A_TMEM, op->span,
-					  "operand A (%s) at repeat %s: column "
-					  "origin (%s bits) is not a whole "
-					  "32-bit cell", op->root->name, rep,
-					  lin_str(&e->st, bit0));
 		mc->a_lane[r] = lane0;
-		mc->a_col[r] = tmem_cols(e, op, OP_A, rep, bit0, ncols);
+		mc->a_col[r] = cell_cols(e, op, OP_A, rep, bit0, ncols,
+					 PT_E_MMA_A_TMEM);
 		if (!mc->a_col[r])
 			return false;
 	}
