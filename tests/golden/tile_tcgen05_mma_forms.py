@@ -13,6 +13,8 @@
 #     of one cell (scale-factor IDs 0..3), SFB four cells per K step;
 #   mma_nvf4: mxf4nvf4 with 4X (block16) UE4M3 scale vectors, packed
 #     FP4 A/B (two per byte) under the 128B swizzle;
+#   mma_ws_a_tmem: .ws M64 with A in TMEM: the bank axis (2, 64, K) puts
+#     A's two copies in lanes 0-63 and 64-127 at the same columns;
 #   mma_mxf4_pair: mxf4 2X on a CTA pair, both scale vectors at byte 2
 #     of their cells (SF ID 2; idesc 0x50C004A0 as in ptx_facts §2.4).
 from tvm_tirx.script import tirx as T
@@ -131,3 +133,16 @@ def mma_mxf4_pair(taddr: T.uint32, sfa_addr: T.uint32, sfb_addr: T.uint32):
     SBv = SB.view(1, 1, 256, 4, layout=T.TileLayout(T.S[(1, 1, 8, 32, 4):(1@T.Axis.TCol, 1@T.Axis.TCol, 4@T.Axis.TCol, 1@T.Axis.TLane, 1@T.Axis.TCol)] + T.R[4:32@T.Axis.TLane]))[:, :, :, 2:4]
     if T.cuda.thread_idx("x") == 0:
         T.cuda.tile.apply(T.ptx["tcgen05.mma.cta_group::2.kind::mxf4.block_scale.block32"], Dv, Av, Bv, SAv, SBv, instruction_shape=(256, 256, 64))
+
+
+@T.function
+def mma_ws_a_tmem(taddr: T.uint32, aaddr: T.uint32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+    AT = T.decl_buffer((128, 64), "bfloat16", scope="tmem", allocated_addr=aaddr, layout=T.TileLayout(T.S[(128, 64):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    B = T.alloc_shared((128, 64), "bfloat16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(128, 64):(64, 1)])), align=1024)
+    D = T.decl_buffer((128, 512), "float32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 512):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Av = AT.view(1, 4, 2, 64, 16, layout=T.TileLayout(T.S[(1, 4, 2, 64, 16):(1@T.Axis.TCol, 16@T.Axis.TCol, 64@T.Axis.TLane, 1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Bv = B.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 16, 64, 1)])))
+    Dv = D.view(1, 1, 64, 128, layout=T.TileLayout(T.S[(1, 1, 64, 2, 64):(1@T.Axis.TCol, 1@T.Axis.TCol, 1@T.Axis.TLane, 64@T.Axis.TLane, 1@T.Axis.TCol)]))
+    if T.cuda.thread_idx("x") == 0:
+        T.cuda.tile.apply(T.ptx["tcgen05.mma.ws.cta_group::1.kind::f16"], Dv, Av, Bv, instruction_shape=(64, 128, 16))

@@ -13,6 +13,7 @@ rows='
 tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 5
 tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::fill 4
 tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f8f6f4 1
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f16 4
 tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::2.kind::f16 8
 tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
 tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X 4
