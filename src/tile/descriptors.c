@@ -691,6 +691,26 @@ tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 			  DT_UINT64, sp);
 }
 
+bool
+tile_tc05_group(TileEnv *e, const TileCall *tc)
+{
+	int g = ptx_inst_has(&tc->inst, ".cta_group::2") ? 2 : 1;
+	if (e->tc05_group == 0) {
+		e->tc05_group = g;
+		e->tc05_span = tc->span;
+		return true;
+	}
+	if (e->tc05_group == g)
+		return true;
+	diag_error(e->c, PT_E_TC05_GROUP, tc->span,
+		   "%s uses .cta_group::%d, but an earlier tcgen05 call of "
+		   "this kernel uses .cta_group::%d: a kernel's tcgen05 "
+		   "instructions share one CTA group", tc->inst.spelling, g,
+		   e->tc05_group);
+	diag_note(e->c, e->tc05_span, "the earlier call");
+	return false;
+}
+
 Expr *
 tile_tmem_addr(Ctx *c, const TileOperand *op, int64_t lane, Expr *col)
 {

@@ -156,6 +156,11 @@ Expr *tile_desc_base(Ctx *c, const TileCall *tc,
 Expr *tile_desc_value(Ctx *c, const TileDesc *d, int64_t r,
 			     Expr *base);
 
+/* PTX: every tcgen05 instruction of a kernel uses one .cta_group
+ * (ptxas rejects an MMA pair mixing them).  Records the first tile
+ * call's group and rejects another (PT_E_TC05_GROUP). */
+bool tile_tc05_group(TileEnv *e, const TileCall *tc);
+
 /* TMEM address of an operand origin: allocated_addr + (lane << 16) +
  * column (32-bit cells), as a u32 expression. */
 Expr *tile_tmem_addr(Ctx *c, const TileOperand *op,

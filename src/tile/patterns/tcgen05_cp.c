@@ -283,7 +283,8 @@ tile_check_tcgen05_cp(TileEnv *e, TileCall *tc)
 		if (ptx_inst_has(&tc->inst, shapes[i].qual))
 			cp->shape = &shapes[i];
 	PT_ASSERT(cp->shape);
-	if (!ptx_check_target(c, &tc->inst, tc->span))
+	if (!ptx_check_target(c, &tc->inst, tc->span) ||
+	    !tile_tc05_group(e, tc))
 		return false;
 	TileOperand *dst = &tc->ops[CP_DST], *src = &tc->ops[CP_SRC];
 	dst->role = src->role = ROLE_MEM;

@@ -127,7 +127,8 @@ check_form(TileEnv *e, TileCall *tc, MmaCall *mc)
 				  tc->inst.spelling, want,
 				  mc->bs ? "D, A, B, SFA, SFB" : "D, A, B",
 				  tc->nops);
-	return ptx_check_target(c, &tc->inst, tc->span);
+	return ptx_check_target(c, &tc->inst, tc->span) &&
+	       tile_tc05_group(e, tc);
 }
 
 /* A CTA pair is two CTAs of one cluster whose ranks differ in bit 0:
