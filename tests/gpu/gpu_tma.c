@@ -10,6 +10,9 @@
  *                         a ^ (((a >> 7) & (2^k - 1)) << 4)
  *   oob zero / NaN        elements outside the tensor read 0 / NaN
  *   element strides       rows r0, r0 + 2, ...
+ *   region                a map of X[16:56, 8:40]: box element (i, j) is
+ *                         X[16 + r0 + i][8 + c0 + j] inside the 40 x 32
+ *                         region, 0 outside it (even inside X)
  *   load + 128B consumer  examples/tma_load_swizzle.py
  *   store, add-reduction  examples/tma_store.py, tma_reduce_add.py
  *   coord_steps           examples/tma_load_3d_steps.py
@@ -286,6 +289,48 @@ done:
 	bufs_free(g, &b);
 }
 
+/* A region of X (100 x 40): rows 16..55, columns 8..39.  The box at
+ * (r0, c0) = (20, 10) of the region runs past its last row (39) and
+ * column (31), where X still has data: zero there shows the map covers
+ * the region, not the tensor. */
+static void
+check_region(GpuRun *g, Kern *k, char *why, size_t n)
+{
+	enum { M = 100, K = 40 };
+	static float x[M * K], out[32 * 32];
+	uint64_t s = 0x5eedull;
+	for (int i = 0; i < M * K; i++)
+		x[i] = rnd_float(&s);
+	int r0 = 20, c0 = 10;
+	Bufs b = {0};
+	int64_t sx[2] = {M, K}, so[2] = {32, 32};
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(dx, PTRT_FLOAT32, 2, sx, NULL),
+		ptrt_arg_tensor(dout, PTRT_FLOAT32, 2, so, NULL),
+		ptrt_arg_i32(r0), ptrt_arg_i32(c0),
+	};
+	if (why[0] || run(g, k, "region", args, 4, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	for (int i = 0; i < 32; i++)
+		for (int j = 0; j < 32; j++) {
+			bool in = r0 + i < 40 && c0 + j < 32;
+			float want = in ? x[(16 + r0 + i) * K + 8 + c0 + j] : 0;
+			if (out[i * 32 + j] != want) {
+				snprintf(why, n, "region: out[%d][%d] = %g, "
+					 "expected %g (%s the region)", i, j,
+					 out[i * 32 + j], want,
+					 in ? "inside" : "outside");
+				goto done;
+			}
+		}
+done:
+	bufs_free(g, &b);
+}
+
 static void
 test_oob_estride(GpuRun *g, char *why, size_t n)
 {
@@ -296,6 +341,8 @@ test_oob_estride(GpuRun *g, char *why, size_t n)
 			check_oob(g, &k, true, why, n);
 		if (!why[0])
 			check_estride(g, &k, why, n);
+		if (!why[0])
+			check_region(g, &k, why, n);
 	}
 	kern_free(&k);
 }
