@@ -28,9 +28,13 @@
 #include "codegen.h"
 #include "ptx/ptx.h"
 
-/* Args consumed by operand op at args[ai]: 0 when they do not fit. */
+/* Args consumed by operand op at args[ai]: 0 when they do not fit.
+ * strict: a non-constant register value must not need widening (so that
+ * a row taking a 32-bit [address] wins over one taking a 64-bit
+ * register for the same spelling, e.g. tcgen05.mma's A in TMEM). */
 static int
-arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai)
+arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai,
+	  bool strict)
 {
 	if (ai >= args->n)
 		return 0;
@@ -40,6 +44,10 @@ arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai)
 	int64_t k;
 	switch (op->kind) {
 	case PTXOP_REG:
+		if (strict && scalar && !gen_const_int(g, a, &k) &&
+		    op->type != PTY_NONE &&
+		    dtype_bits(a->dtype) < ptx_type_bits(op->type))
+			return 0;
 		return scalar && a->dtype != DT_BOOL ? 1 : 0;
 	case PTXOP_PRED:
 		return scalar && a->dtype == DT_BOOL ? 1 : 0;
@@ -67,17 +75,17 @@ arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai)
 /* Fills take[oi] (args per operand, 0 = left out); true on a full fit. */
 static bool
 fit(Gen *g, const PtxInst *in, int oi, const ExprVec *args, size_t ai,
-    int *take)
+    int *take, bool strict)
 {
 	if (oi == in->nops)
 		return ai == args->n;
 	const PtxOperand *op = &in->ops[oi];
-	int n = arg_count(g, op, args, ai);
+	int n = arg_count(g, op, args, ai, strict);
 	take[oi] = n;
-	if (n && fit(g, in, oi + 1, args, ai + (size_t)n, take))
+	if (n && fit(g, in, oi + 1, args, ai + (size_t)n, take, strict))
 		return true;
 	take[oi] = 0;
-	return op->optional && fit(g, in, oi + 1, args, ai, take);
+	return op->optional && fit(g, in, oi + 1, args, ai, take, strict);
 }
 
 /* The form row accepting the spelling that fits the arguments. */
@@ -88,9 +96,10 @@ select_form(Gen *g, const Expr *e, PtxInst *in, int *take)
 		return false;
 	const PtxInst *rows;
 	int nrows = ptx_rows(g->c, in, &rows);
-	for (int i = 0; i < nrows; i++) {
-		PtxInst cand = rows[i];
-		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take))
+	/* rows needing no widening first, then any fitting row */
+	for (int i = 0; i < 2 * nrows; i++) {
+		PtxInst cand = rows[i % nrows];
+		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take, i < nrows))
 			continue;
 		int ver = in->min_ptx;
 		cand.spelling = in->spelling;

@@ -418,10 +418,13 @@ access_addr(Gen *g, const Access *a, Span sp, BufInfo **bip)
 {
 	BufInfo *bi = gen_buf(g, a->root);
 	*bip = bi;
-	if (dtype_bits(a->root->dtype) % 8) {
+	/* a whole-byte storage view (`buf.view(N).view("uint8")`) of
+	 * sub-byte storage addresses bytes */
+	DType unit = a->storage ? a->dt : a->root->dtype;
+	if (dtype_bits(unit) % 8) {
 		gen_error(g, PT_E_CODEGEN_ACCESS, sp,
 			  "no element access to sub-byte %s",
-			  dtype_name(a->root->dtype));
+			  dtype_name(unit));
 		return "0";
 	}
 	Val off = elem_offset(g, a, sp);

@@ -128,6 +128,10 @@ write_tma(StrBuf *b, const TmapSlot *t)
 	sb_printf(b, ", \"rank\": %d", t->rank);
 	write_ints(b, "box", t->box, t->rank);
 	write_ints(b, "element_strides", t->elem_strides, t->rank);
+	if (t->region) {
+		write_ints(b, "region_origin", t->region_origin, t->rank);
+		write_ints(b, "region_extent", t->region_extent, t->rank);
+	}
 	sb_printf(b, ", \"format\": \"%s\", \"interleave\": \"%s\", "
 		  "\"swizzle\": \"%s\", \"l2_promotion\": \"%s\", "
 		  "\"oob_fill\": \"%s\"}", t->format, t->interleave,

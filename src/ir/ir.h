@@ -389,6 +389,11 @@ typedef struct TmapSlot {
 	int64_t box[5];
 	int64_t elem_strides[5];
 	const char *format, *interleave, *swizzle, *l2_promotion, *oob_fill;
+	/* a rectangular region of the tensor (outermost first): origin and
+	 * extent per dim, extent 0 = to the end of the dim; region false:
+	 * the whole tensor */
+	bool region;
+	int64_t region_origin[5], region_extent[5];
 } TmapSlot;
 
 /* ---- builders and utilities (ir.c) ---- */

@@ -519,7 +519,7 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	static const char *const keys[] = {
 		"name", "kind", "tensor", "rank", "box", "element_strides",
 		"format", "interleave", "swizzle", "l2_promotion", "oob_fill",
-		NULL};
+		"region_origin", "region_extent", NULL};
 	TmaSlot *s = &p->tma;
 	const char *tname;
 	const char *tpath = sub(r, path, "tensor");
@@ -533,10 +533,6 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	if (s->tensor < 0 || all[s->tensor].kind != RP_TENSOR)
 		return bad(r, tpath, "\"%s\" is not a tensor parameter", tname);
 	const RtParam *t = &all[s->tensor];
-	if (t->ndim != rank)
-		return bad(r, sub(r, path, "rank"),
-			   "rank %lld differs from tensor \"%s\" of rank %d",
-			   (long long)rank, tname, t->ndim);
 	s->rank = (int)rank;
 	if (!read_reversed(r, json_get(v, "box"), sub(r, path, "box"),
 			   s->rank, 1, 256, s->box))
@@ -546,6 +542,17 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	const JsonValue *es = json_get(v, "element_strides");
 	if (es && !read_reversed(r, es, sub(r, path, "element_strides"),
 				 s->rank, 1, 8, s->elem_strides))
+		return false;
+	const JsonValue *ro = json_get(v, "region_origin");
+	const JsonValue *rx = json_get(v, "region_extent");
+	if ((ro != NULL) != (rx != NULL))
+		return bad(r, path, "region_origin and region_extent come "
+			   "together");
+	s->region = ro != NULL;
+	if (ro && (!read_reversed(r, ro, sub(r, path, "region_origin"),
+				  s->rank, 0, UINT32_MAX, s->region_origin) ||
+		   !read_reversed(r, rx, sub(r, path, "region_extent"),
+				  s->rank, 0, UINT32_MAX, s->region_extent)))
 		return false;
 	s->l2_promotion = 2; /* 128B, the CUTLASS and Triton default */
 	const JsonValue *e;
@@ -562,6 +569,12 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	     !get_enum(r, e, sub(r, path, "oob_fill"), oob_names,
 		       &s->oob_fill)))
 		return false;
+	/* an interleaved tensor may carry its channel slice as an extra
+	 * innermost axis (N, C_slices, *spatial, Ci) */
+	if (t->ndim != rank && !(s->interleave && t->ndim == rank + 1))
+		return bad(r, sub(r, path, "rank"),
+			   "rank %lld differs from tensor \"%s\" of rank %d",
+			   (long long)rank, tname, t->ndim);
 	return read_format(r, json_get(v, "format"), sub(r, path, "format"),
 			   t->dtype, &s->format);
 }

@@ -236,6 +236,11 @@ typedef struct TmaSlot {
 	int swizzle;                       /* CUtensorMapSwizzle 0..6 */
 	int l2_promotion;                  /* 0 none, 1 64B, 2 128B, 3 256B */
 	int oob_fill;                      /* 0 zeros, 1 NaN */
+	/* a rectangular region (innermost first): the map starts at origin
+	 * and spans extent elements per dim (0: to the end of the dim) */
+	bool region;
+	uint32_t region_origin[TMA_MAX_RANK];
+	uint32_t region_extent[TMA_MAX_RANK];
 } TmaSlot;
 
 typedef enum RtParamKind {

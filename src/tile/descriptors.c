@@ -204,6 +204,22 @@ uint32_t
 desc_idesc(const Idesc *d)
 {
 	uint32_t v = 0;
+	bool bs = d->kind == UMMA_MXF8F6F4 || d->kind == UMMA_MXF4 ||
+		  d->kind == UMMA_MXF4NVF4;
+	if (bs) {
+		v |= (uint32_t)(d->b_sf & 3) << 4;
+		v |= (uint32_t)(d->a_fmt & 7) << 7;
+		v |= (uint32_t)(d->b_fmt & 7) << 10;
+		v |= (uint32_t)d->neg_a << 13;
+		v |= (uint32_t)d->neg_b << 14;
+		v |= (uint32_t)d->a_mn << 15;
+		v |= (uint32_t)d->b_mn << 16;
+		v |= (uint32_t)((d->n >> 3) & 63) << 17;
+		v |= (uint32_t)(d->scale_type & 1) << 23;
+		v |= (uint32_t)((d->m >> 7) & 3) << 27;
+		v |= (uint32_t)(d->a_sf & 3) << 29;
+		return v;
+	}
 	v |= (uint32_t)d->sat << 3;
 	v |= (uint32_t)(d->d_fmt & 3) << 4;
 	v |= (uint32_t)(d->a_fmt & 7) << 7;
@@ -233,6 +249,13 @@ desc_umma_format(UmmaKind k, const char *s)
 		{UMMA_F8F6F4, "float6_e3m2fn", 4},
 		{UMMA_F8F6F4, "float4_e2m1fn", 5},
 		{UMMA_I8, "uint8", 0}, {UMMA_I8, "int8", 1},
+		{UMMA_MXF8F6F4, "float8_e4m3fn", 0},
+		{UMMA_MXF8F6F4, "float8_e5m2", 1},
+		{UMMA_MXF8F6F4, "float6_e2m3fn", 3},
+		{UMMA_MXF8F6F4, "float6_e3m2fn", 4},
+		{UMMA_MXF8F6F4, "float4_e2m1fn", 5},
+		{UMMA_MXF4, "float4_e2m1fn", 1},
+		{UMMA_MXF4NVF4, "float4_e2m1fn", 1},
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		if (rows[i].k == k && strcmp(rows[i].name, s) == 0)
@@ -243,25 +266,40 @@ desc_umma_format(UmmaKind k, const char *s)
 int
 desc_umma_k(UmmaKind k)
 {
-	static const int kk[UMMA_NKINDS] = {16, 8, 32, 32};
+	static const int kk[UMMA_NKINDS] = {16, 8, 32, 32, 32, 64, 64};
 	return kk[k];
 }
 
+/* PTX Table 39 (dense, no .ws) with the M=128 single-CTA rule: M=64
+ * steps N by 8, M=128 by 16 (the N=8/24/... shapes of M=128 are not
+ * issued; CUTLASS's SM100 shape lists agree).  A CTA pair (M=128/256
+ * total) steps N by 16, i8 by 32.  Block-scaled kinds have no M=64. */
 bool
 desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n)
 {
+	bool mx = k == UMMA_MXF8F6F4 || k == UMMA_MXF4 || k == UMMA_MXF4NVF4;
+	if (n < 8 || n > 256)
+		return false;
 	if (cta_group == 1) {
-		if (m != 64 && m != 128)
-			return false;
-		if (k == UMMA_I8 && n > 32)
-			return n % 16 == 0 && n <= 256;
-		return n >= 8 && n <= 256 && n % 8 == 0;
+		if (m == 64 && !mx)
+			return k == UMMA_I8 && n > 32 ? n % 16 == 0
+						      : n % 8 == 0;
+		return m == 128 && n % 16 == 0;
 	}
 	if (m != 128 && m != 256)
 		return false;
-	if (k == UMMA_I8)
-		return n >= 32 && n <= 256 && n % 32 == 0;
-	return n >= 16 && n <= 256 && n % 16 == 0;
+	return k == UMMA_I8 ? n % 32 == 0 : n % 16 == 0;
+}
+
+/* PTX Table 39, .ws: one CTA, M 32/64/128, N 64/128/256, no
+ * block-scaled kind. */
+bool
+desc_umma_ws_shape_ok(UmmaKind k, int m, int n)
+{
+	if (k == UMMA_MXF8F6F4 || k == UMMA_MXF4 || k == UMMA_MXF4NVF4)
+		return false;
+	return (m == 32 || m == 64 || m == 128) &&
+	       (n == 64 || n == 128 || n == 256);
 }
 
 /* ---- tile operands ---- */
@@ -332,6 +370,109 @@ same_terms(Lin m, Lin base, int64_t *d)
 	return true;
 }
 
+/* The image of repeat r (x holds its repeat coordinate) as byte
+ * offsets from the symbolic origin *sym (set at repeat 0's first
+ * element).  With sw (a ComposeLayout) the walk is evaluated before the
+ * swizzle, which then permutes the constant offsets as if the origin
+ * sat at phase 0; the caller allows only the layout's own mode then.
+ * False when an offset is not constant: x then holds that element and
+ * *bad its offset. */
+static bool
+elem_offset(TileEnv *e, ViewEval *ev, const Layout *sw, int64_t *x,
+	    int nr, int i, int64_t k, bool rows_axis1, bool first, Lin *sym,
+	    int64_t *out, Lin *bad)
+{
+	x[nr] = rows_axis1 ? k : i;
+	x[nr + 1] = rows_axis1 ? i : k;
+	Lin m = view_eval_m_lin(ev, x, 0);
+	if (first) {
+		*sym = m;
+		sym->c0 = 0;
+	}
+	int64_t dc;
+	if (!same_terms(m, *sym, &dc)) {
+		Lin d = lin_sub(&e->st, m, *sym);
+		if (!lin_is_const(d)) {
+			*bad = d;
+			return false;
+		}
+		dc = d.c0;
+	}
+	*out = sw ? layout_swizzle(sw->sw_m, sw->sw_b, sw->sw_s, dc) : dc;
+	return true;
+}
+
+/* 4-bit elements (packed FP4, two per byte) enter the image as bytes:
+ * elements 2j and 2j+1 of a row must share byte j's low and high
+ * nibble; *split reports a row that breaks this. */
+static bool
+image_of(TileEnv *e, ViewEval *v, const Layout *sw, int64_t *x, int nr,
+	 int rows, int64_t cols, bool rows_axis1, int64_t bytes, bool nib,
+	 bool first, Lin *sym, int64_t *img, Lin *bad, bool *split)
+{
+	int64_t w = nib ? cols / 2 : cols;
+	for (int i = 0; i < rows; i++)
+		for (int64_t k = 0; k < w; k++) {
+			int64_t m, m1;
+			if (!elem_offset(e, v, sw, x, nr, i, nib ? 2 * k : k,
+					 rows_axis1, first && i == 0 && k == 0,
+					 sym, &m, bad))
+				return false;
+			if (nib) {
+				if (!elem_offset(e, v, sw, x, nr, i, 2 * k + 1,
+						 rows_axis1, false, sym, &m1,
+						 bad))
+					return false;
+				if (m % 2 != 0 || m1 != m + 1) {
+					*split = true;
+					return false;
+				}
+				m /= 2;
+			}
+			img[i * w + k] = m * bytes;
+		}
+	return true;
+}
+
+/* A symbolic origin inside the swizzle period (a loop-variable K step
+ * within a 128B row) stays an address expression: the walk is taken
+ * before the swizzle, which hardware applies to the absolute address.
+ * That needs a ComposeLayout whose stated mode is allowed here. */
+static const Layout *
+phase_layout(const TileOperand *op, const DescMode *order, int norder)
+{
+	const Layout *l = op->view->layout;
+	if (!l || l->kind != LAYOUT_COMPOSE || norder < 1 ||
+	    stated_of[order[0]] != layout_swizzle_mode(l, op->bits))
+		return NULL;
+	return l;
+}
+
+/* A symbolic phase must keep the atom's rows inside the first swizzled
+ * row of the period: hardware swizzles start + walk with base offset 0,
+ * which is the layout's swizzle only while the pattern starts in that
+ * row (a K step inside a 128-byte row; ptx_facts §1.4). */
+static bool
+phase_in_row(TileEnv *e, const TileOperand *op, Lin sb, const SmemDesc *d,
+	     int64_t row_bytes)
+{
+	int64_t span = row_span(d->mode), lo = 0, hi = -1;
+	int64_t used = row_bytes < span ? row_bytes : span;
+	Lin ph = lin_mod(&e->st, sb, desc_period(d->mode));
+	if (lin_bounds(&e->st, ph, &lo, &hi) && lo >= 0 && hi + used <= span)
+		return true;
+	return diag_error(e->c, PT_E_DESC_SYMBOLIC, op->span,
+			  "operand %d (%s): the symbolic origin %s bytes "
+			  "lies at phase %s of the %lld-byte swizzle period; "
+			  "an origin off the period boundary must keep the "
+			  "atom's %lld-byte rows inside the first %lld-byte "
+			  "row (phase + %lld <= %lld)", op->index,
+			  op->root->name, lin_str(&e->st, sb),
+			  lin_str(&e->st, ph),
+			  (long long)desc_period(d->mode), (long long)used,
+			  (long long)span, (long long)used, (long long)span);
+}
+
 bool
 tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 		  bool rows_axis1, const DescMode *allowed, int nallowed,
@@ -346,10 +487,13 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 				  "found %s", op->index,
 				  op->scalar ? "a scalar"
 					     : memscope_name(op->root->scope));
-	if (op->bits % 8 != 0)
+	/* packed 4-bit operands are walked a byte (two elements) at a time */
+	bool nib = op->bits == 4;
+	if (op->bits % 8 != 0 && !nib)
 		return diag_error(c, PT_E_DESC_WALK, op->span,
 				  "operand %d (%s) has %d-bit elements; "
-				  "descriptor operands need whole bytes",
+				  "descriptor operands need whole bytes (or "
+				  "packed 4-bit pairs)",
 				  op->index, op->root->name, op->bits);
 	DescMode order[DESC_NMODES];
 	int norder = mode_order(c, op, allowed, nallowed, order);
@@ -359,17 +503,29 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 	int64_t e0 = op->ext[nr], e1 = op->ext[nr + 1];
 	int rows = (int)(rows_axis1 ? e1 : e0);
 	int64_t cols = rows_axis1 ? e0 : e1;
-	int64_t bytes = op->bits / 8;
+	if (nib && cols % 2 != 0)
+		return diag_error(c, PT_E_DESC_WALK, op->span,
+				  "operand %d (%s): a row of %lld packed 4-bit "
+				  "elements is not whole bytes", op->index,
+				  op->root->name, (long long)cols);
+	int64_t bytes = nib ? 1 : op->bits / 8;
+	int64_t ibits = nib ? 8 : op->bits;
+	int64_t icols = nib ? cols / 2 : cols;
 	int64_t nrep = 1;
 	for (int i = 0; i < nr; i++)
 		nrep *= op->ext[i];
 	out->nrep = nrep;
-	out->bits = op->bits;
+	out->bits = (int)ibits;
 	out->hi = NEWN(&c->arena, uint64_t, nrep + 1);
 	out->start = NEWN(&c->arena, int64_t, nrep + 1);
 	int64_t *x = NEWN(&c->arena, int64_t, op->rank + 1);
 	int64_t *img = NEWN(&c->arena, int64_t, rows * cols + 1);
-	Lin sym = {0};
+	Lin sym = {0}, bad = {0};
+	bool split = false;
+	/* the pre-swizzle evaluation, used when the origin's phase inside
+	 * the swizzle period is not constant */
+	const Layout *sw = NULL;
+	View unswz;
 	ViewEval ev;
 	view_eval_init(&ev, &e->st, op->view);
 	for (int64_t r = 0; r < nrep; r++) {
@@ -378,35 +534,35 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 			x[i] = q % op->ext[i];
 			q /= op->ext[i];
 		}
-		for (int i = 0; i < rows; i++)
-			for (int64_t k = 0; k < cols; k++) {
-				x[nr] = rows_axis1 ? k : i;
-				x[nr + 1] = rows_axis1 ? i : k;
-				Lin m = view_eval_m_lin(&ev, x, 0);
-				if (r == 0 && i == 0 && k == 0) {
-					sym = m;
-					sym.c0 = 0;
-				}
-				int64_t dc;
-				if (same_terms(m, sym, &dc)) {
-					img[i * cols + k] = dc * bytes;
-					continue;
-				}
-				Lin d = lin_sub(&e->st, m, sym);
-				if (!lin_is_const(d))
-					return diag_error(
-						c, PT_E_DESC_SYMBOLIC, op->span,
-						"operand %d (%s): element %s is "
-						"%s elements from the origin of "
-						"repeat 0; descriptor strides "
-						"must be constants", op->index,
-						op->root->name,
-						tile_coord_str(&c->arena, x,
-							       op->rank),
-						lin_str(&e->st, d));
-				img[i * cols + k] = d.c0 * bytes;
-			}
-		DescImage im = {walk, rows, cols, op->bits, img};
+		bool ok = image_of(e, &ev, sw, x, nr, rows, cols, rows_axis1,
+				   bytes, nib, r == 0, &sym, img, &bad, &split);
+		if (!ok && !split && r == 0 && !sw &&
+		    (sw = phase_layout(op, order, norder)) != NULL) {
+			unswz = *op->view;
+			unswz.layout = layout_tile(sw);
+			view_eval_init(&ev, &e->st, &unswz);
+			norder = 1;
+			ok = image_of(e, &ev, sw, x, nr, rows, cols,
+				      rows_axis1, bytes, nib, true, &sym, img,
+				      &bad, &split);
+		}
+		if (split)
+			return diag_error(
+				c, PT_E_DESC_WALK, op->span,
+				"operand %d (%s) at %s: packed 4-bit elements "
+				"2j and 2j+1 of a row must share one byte",
+				op->index, op->root->name,
+				tile_coord_str(&c->arena, x, op->rank));
+		if (!ok)
+			return diag_error(
+				c, PT_E_DESC_SYMBOLIC, op->span,
+				"operand %d (%s): element %s is %s elements "
+				"from the origin of repeat 0; descriptor "
+				"strides must be constants", op->index,
+				op->root->name,
+				tile_coord_str(&c->arena, x, op->rank),
+				lin_str(&e->st, bad));
+		DescImage im = {walk, rows, icols, (int)ibits, img};
 		SmemDesc d;
 		DescFail why;
 		char msg[256];
@@ -438,19 +594,32 @@ tile_desc_operand(TileEnv *e, TileOperand *op, DescWalk walk,
 			out->lbo = d.lbo;
 			out->sbo = d.sbo;
 			const char *why2 = NULL;
-			Lin sb = lin_scale(&e->st, sym, bytes);
+			/* the origin in bytes (4-bit: even element counts,
+			 * proven below through the 16-byte unit) */
+			Lin sbits = lin_scale(&e->st, sym, op->bits);
+			Lin sb = lin_floordiv(&e->st, sbits, 8);
+			/* before the swizzle the origin need only be a
+			 * 16-byte multiple (the start field's unit) */
+			int64_t unit = sw ? 16 : period;
 			if (sym.n > 0 &&
-			    !prove_multiple_of(&e->st, sb, period, &why2))
+			    !prove_multiple_of(&e->st, sbits, unit * 8, &why2))
 				return diag_error(
-					c, PT_E_DESC_SYMBOLIC, op->span,
+					c, sw ? PT_E_DESC_ORIGIN
+					      : PT_E_DESC_SYMBOLIC, op->span,
 					"operand %d (%s): cannot prove the "
 					"symbolic origin %s bytes a multiple of "
-					"the %lld-byte swizzle period; %s",
-					op->index, op->root->name,
-					lin_str(&e->st, sb), (long long)period,
+					"%s%lld bytes; %s", op->index,
+					op->root->name, lin_str(&e->st, sb),
+					sw ? "" : "the swizzle period, ",
+					(long long)unit,
 					why2 ? why2 : "unknown");
-			out->sym_x = sym.n > 0 ? tile_lin_expr(e, sym, op->span)
-					       : NULL;
+			if (sw && !phase_in_row(e, op, sb, &d, cols * bytes))
+				return false;
+			out->sym_x = sym.n == 0 ? NULL
+				: tile_lin_expr(e, nib ? sb : sym, op->span);
+			int64_t slo = 0, shi = 0;
+			out->sym_hi = sym.n == 0 ? 0
+				: lin_bounds(&e->st, sb, &slo, &shi) ? shi : -1;
 		}
 		out->hi[r] = desc_encode(&d, 0);
 		out->start[r] = d.start;
@@ -484,15 +653,30 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 	Expr *p = ir_new_expr(c, EX_PTR_TO, ET_SCALAR, DT_UINT64, sp);
 	p->u.access.base = buf;
 	int64_t shape[16] = {0}, zero[16] = {0};
-	for (int d = 0; d < b->ndim && d < 16; d++) {
-		vec_push(&c->arena, &p->u.access.indices, tile_int(c, 0, sp));
+	for (int d = 0; d < b->ndim && d < 16; d++)
 		ir_const_int(b->shape[d], &shape[d]);
-	}
 	/* the pointer names element 0, which a layout may place away from
 	 * the storage start */
 	PhysCoord pc;
 	layout_eval(b->layout, shape, b->ndim, zero, &pc);
 	int64_t lead = pc.v[AX_M] * dtype_bits(b->dtype) / 8;
+	if (dtype_bits(b->dtype) % 8) {
+		/* packed 4-bit storage: byte 0 of a uint8 storage view */
+		Expr *r = ir_new_expr(c, EX_VIEW_RESHAPE, ET_TENSOR, b->dtype,
+				      sp);
+		r->u.view.base = buf;
+		vec_push(&c->arena, &r->u.view.shape, tile_int(c, 1, sp));
+		Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, DT_UINT8,
+				      sp);
+		v->u.view.base = r;
+		p->u.access.base = v;
+		vec_push(&c->arena, &p->u.access.indices, tile_int(c, 0, sp));
+		lead = 0;
+	} else {
+		for (int d = 0; d < b->ndim && d < 16; d++)
+			vec_push(&c->arena, &p->u.access.indices,
+				 tile_int(c, 0, sp));
+	}
 	Var *v = tile_lower_var(c, tc, "desc_base", DT_UINT32, out, sp);
 	Expr *mv = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
 	mv->u.ptx.spelling = "mov.u32";
@@ -540,6 +724,26 @@ tile_desc_to_sm90(TileDesc *d)
 {
 	for (int64_t r = 0; r < d->nrep; r++)
 		d->hi[r] &= ~((uint64_t)1 << 46);
+}
+
+bool
+tile_tc05_group(TileEnv *e, const TileCall *tc)
+{
+	int g = ptx_inst_has(&tc->inst, ".cta_group::2") ? 2 : 1;
+	if (e->tc05_group == 0) {
+		e->tc05_group = g;
+		e->tc05_span = tc->span;
+		return true;
+	}
+	if (e->tc05_group == g)
+		return true;
+	diag_error(e->c, PT_E_TC05_GROUP, tc->span,
+		   "%s uses .cta_group::%d, but an earlier tcgen05 call of "
+		   "this kernel uses .cta_group::%d: a kernel's tcgen05 "
+		   "instructions share one CTA group", tc->inst.spelling, g,
+		   e->tc05_group);
+	diag_note(e->c, e->tc05_span, "the earlier call");
+	return false;
 }
 
 Expr *

@@ -91,26 +91,40 @@ uint64_t desc_encode_sm90(const SmemDesc *d, int64_t start);
 /* ---- UMMA instruction descriptor (ptx_facts §2.1) ---- */
 
 typedef enum UmmaKind {
-	UMMA_F16, UMMA_TF32, UMMA_F8F6F4, UMMA_I8, UMMA_NKINDS
+	UMMA_F16, UMMA_TF32, UMMA_F8F6F4, UMMA_I8,
+	UMMA_MXF8F6F4, UMMA_MXF4, UMMA_MXF4NVF4, /* .block_scale */
+	UMMA_NKINDS
 } UmmaKind;
 
 typedef struct Idesc {
 	UmmaKind kind;
-	int d_fmt;          /* F16=0, F32=1, S32=2 */
+	int d_fmt;          /* F16=0, F32=1, S32=2 (not block-scaled) */
 	int a_fmt, b_fmt;   /* kind-specific codes (§2.3) */
 	bool neg_a, neg_b, sat;
 	bool a_mn, b_mn;    /* MN-major */
-	int m, n;
+	int m, n;           /* the CTA group's totals */
+	/* block-scaled kinds (PTX Tables 43/44): scale type UE4M3=0,
+	 * UE8M0=1; scale-factor IDs (byte of the TMEM cell) 0..3 */
+	int scale_type, a_sf, b_sf;
 } Idesc;
 
+/* Dense and .ws kinds: sat [3], D format [4,6), A/B format [7,10)
+ * [10,13), negate [13] [14], MN-major [15] [16], N>>3 [17,23), M>>4
+ * [24,29).  Block-scaled kinds: B scale ID [4,6), formats, negate,
+ * major and N>>3 as above, scale type [23], M>>7 [27,29), A scale ID
+ * [29,31). */
 uint32_t desc_idesc(const Idesc *d);
 /* Format code of a dtype name ("float16", "tf32", "float8_e4m3fn",
  * "int8", ...) for a kind; -1 when the kind has no such format. */
 int desc_umma_format(UmmaKind k, const char *name);
-/* K of one instruction for a kind (dense): 16, 8, 32, 32. */
+/* K of one instruction for a kind (dense): 16, 8, 32, 32, and 32, 64,
+ * 64 for mxf8f6f4, mxf4, mxf4nvf4 (K=96 is sm_103a only). */
 int desc_umma_k(UmmaKind k);
-/* PTX Table 39, dense, non-.ws: is (M, N) legal for kind and group? */
+/* PTX Table 39, non-.ws: is (M, N) legal for kind and group?  M and N
+ * are the CTA group's totals. */
 bool desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n);
+/* PTX Table 39, .ws (cta_group::1 only). */
+bool desc_umma_ws_shape_ok(UmmaKind k, int m, int n);
 
 #endif
 
@@ -128,6 +142,7 @@ typedef struct TileDesc {
 	DescMode mode;      /* of repeat 0 (explain) */
 	int64_t lbo, sbo;   /* of repeat 0 */
 	Expr *sym_x; /* symbolic origin in elements, or NULL */
+	int64_t sym_hi;     /* its largest value in bytes; -1 unbounded */
 	int bits;
 } TileDesc;
 
@@ -149,6 +164,11 @@ Expr *tile_desc_value(Ctx *c, const TileDesc *d, int64_t r,
 
 /* Re-encodes an extracted operand's descriptors for sm_90 (wgmma). */
 void tile_desc_to_sm90(TileDesc *d);
+
+/* PTX: every tcgen05 instruction of a kernel uses one .cta_group
+ * (ptxas rejects an MMA pair mixing them).  Records the first tile
+ * call's group and rejects another (PT_E_TC05_GROUP). */
+bool tile_tc05_group(TileEnv *e, const TileCall *tc);
 
 /* TMEM address of an operand origin: allocated_addr + (lane << 16) +
  * column (32-bit cells), as a u32 expression. */

@@ -208,6 +208,10 @@ struct TileEnv {
 	int64_t lane_lo, lane_hi, warp_lo, warp_hi;
 	int lane_sym, warp_sym; /* symbols under the current guards */
 	int cta_sym[3];         /* cluster CTA x/y/z, -1 when undeclared */
+	/* the CTA group of the kernel's first tcgen05.cp/mma tile call (0:
+	 * none yet) and where: PTX wants one group per kernel */
+	int tc05_group;
+	Span tc05_span;
 };
 
 void tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f);

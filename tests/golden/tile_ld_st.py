@@ -2,7 +2,7 @@
 # st.shared.v4.b32 with the reference's (2, 32, 3, 4) register layout
 # (3 issues each per thread), cache and eviction qualifiers, a
 # cache-policy operand, a predicated load that keeps its destination,
-# shared::cta and local spaces, and 64-bit v2 forms.
+# shared::cta and local spaces, 64-bit v2 forms and .nc loads.
 from tvm_tirx.script import tirx as T
 
 @T.function
@@ -31,3 +31,9 @@ def tile_ld_st(
     T.cuda.tile.apply(T.ptx["st.local.v2.b64"], L, W)
     T.cuda.tile.apply(T.ptx["ld.local.v2.b64"], W, L)
     T.cuda.tile.apply(T.ptx["st.global.v2.b64"], C[tid, :, :], W)
+    # non-coherent (read-only path) loads: .nc with a cache operator or an
+    # L1 eviction priority
+    T.cuda.tile.apply(T.ptx["ld.global.nc.v4.b32"], R, A, scope="cta")
+    T.cuda.tile.apply(T.ptx["ld.global.cg.nc.v4.b32"], R, A, scope="cta")
+    T.cuda.tile.apply(T.ptx["ld.global.nc.L1::no_allocate.v4.b32"], R, A, scope="cta")
+    T.cuda.tile.apply(T.ptx["ld.global.nc.v2.b64"], W, C[tid, :, :])

@@ -1,7 +1,7 @@
 # target: sm_90a
 # ldmatrix/stmatrix tile calls: x1/x2/x4, .trans, permuted register
 # slots, gapped rows, warp and cta scope, the per-lane row address of a
-# reshaped (m-axis) view.
+# reshaped (m-axis) view, .trans over float32 containers.
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, warpid
 
@@ -32,3 +32,14 @@ def ldm_cta(out: T.Tensor((64, 8), "uint32", align=16)):
     R = T.alloc_local((4, 4, 8, 4), "uint32", layout=T.TileLayout(T.S[(4, 4, 8, 4):(1@warpid, 1, 4@laneid, 1@laneid)]))
     T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], R, V, scope="cta")
     T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], V, R, scope="cta")
+
+
+@T.function
+def ldm_trans_f32():
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    # .trans over float32 containers: any b32 container holds two 16-bit
+    # values (reference "Matrix loads and stores"), the registers are .f32
+    S = T.alloc_shared((4, 8, 4), "float32", align=16)
+    R = T.alloc_local((4, 8, 4), "float32", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))
+    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], R, S, scope="warp")
+    T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], S, R, scope="warp")

@@ -15,3 +15,15 @@ def tile_tcgen05_cp(taddr: T.uint32):
     if T.cuda.thread_idx("x") == 0:
         T.cuda.tile.apply(T.ptx["tcgen05.cp.cta_group::1.128x256b"], Dv, S)
         T.cuda.tile.apply(T.ptx["tcgen05.cp.cta_group::1.32x128b.warpx4"], Rv, W)
+
+
+@T.function
+def tile_tcgen05_cp_4rows(taddr: T.uint32):
+    # 4x256b: four rows to lanes 0/32/64/96; the 8-row allocation backs
+    # the descriptor's eight-row organization (LDO 128 bytes)
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+    S = T.alloc_shared((8, 8), "uint32", layout=T.TileLayout(T.S[(8, 2, 4):(4, 32, 1)]), align=128)
+    M = T.decl_buffer((128, 512), "uint32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 512):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Dv = M.view(4, 8, layout=T.TileLayout(T.S[(4, 8):(32@T.Axis.TLane, 1@T.Axis.TCol)]))
+    if T.cuda.thread_idx("x") == 0:
+        T.cuda.tile.apply(T.ptx["tcgen05.cp.cta_group::1.4x256b"], Dv, S[0:4, :])

@@ -10,6 +10,11 @@
  *                         a ^ (((a >> 7) & (2^k - 1)) << 4)
  *   oob zero / NaN        elements outside the tensor read 0 / NaN
  *   element strides       rows r0, r0 + 2, ...
+ *   interleave 16B        A (N, C_slices, W, Ci) = (2, 4, 64, 8) uint16:
+ *                         image (w, ci) = A[n0][c0][w0 + w][ci]
+ *   region                a map of X[16:56, 8:40]: box element (i, j) is
+ *                         X[16 + r0 + i][8 + c0 + j] inside the 40 x 32
+ *                         region, 0 outside it (even inside X)
  *   load + 128B consumer  examples/tma_load_swizzle.py
  *   store, add-reduction  examples/tma_store.py, tma_reduce_add.py
  *   coord_steps           examples/tma_load_3d_steps.py
@@ -286,6 +291,85 @@ done:
 	bufs_free(g, &b);
 }
 
+/* A region of X (100 x 40): rows 16..55, columns 8..39.  The box at
+ * (r0, c0) = (20, 10) of the region runs past its last row (39) and
+ * column (31), where X still has data: zero there shows the map covers
+ * the region, not the tensor. */
+static void
+check_region(GpuRun *g, Kern *k, char *why, size_t n)
+{
+	enum { M = 100, K = 40 };
+	static float x[M * K], out[32 * 32];
+	uint64_t s = 0x5eedull;
+	for (int i = 0; i < M * K; i++)
+		x[i] = rnd_float(&s);
+	int r0 = 20, c0 = 10;
+	Bufs b = {0};
+	int64_t sx[2] = {M, K}, so[2] = {32, 32};
+	ptrt_devptr dx = dev_from(g, &b, x, sizeof(x), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(dx, PTRT_FLOAT32, 2, sx, NULL),
+		ptrt_arg_tensor(dout, PTRT_FLOAT32, 2, so, NULL),
+		ptrt_arg_i32(r0), ptrt_arg_i32(c0),
+	};
+	if (why[0] || run(g, k, "region", args, 4, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	for (int i = 0; i < 32; i++)
+		for (int j = 0; j < 32; j++) {
+			bool in = r0 + i < 40 && c0 + j < 32;
+			float want = in ? x[(16 + r0 + i) * K + 8 + c0 + j] : 0;
+			if (out[i * 32 + j] != want) {
+				snprintf(why, n, "region: out[%d][%d] = %g, "
+					 "expected %g (%s the region)", i, j,
+					 out[i * 32 + j], want,
+					 in ? "inside" : "outside");
+				goto done;
+			}
+		}
+done:
+	bufs_free(g, &b);
+}
+
+/* NC/8WC8 with 16B interleave: slice c0 of image n0, W w0..w0+7. */
+static void
+check_interleave(GpuRun *g, Kern *k, char *why, size_t n)
+{
+	static uint16_t a[2 * 4 * 64 * 8], out[8 * 8];
+	uint64_t s = 0xc0ffeeull;
+	for (int i = 0; i < 2 * 4 * 64 * 8; i++)
+		a[i] = (uint16_t)rnd(&s);
+	int n0 = 1, c0 = 2, w0 = 16;
+	Bufs b = {0};
+	int64_t sa[4] = {2, 4, 64, 8}, so[2] = {8, 8};
+	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(da, PTRT_UINT16, 4, sa, NULL),
+		ptrt_arg_tensor(dout, PTRT_UINT16, 2, so, NULL),
+		ptrt_arg_i32(n0), ptrt_arg_i32(c0), ptrt_arg_i32(w0),
+	};
+	if (why[0] || run(g, k, "interleave16", args, 5, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	for (int w = 0; w < 8; w++)
+		for (int ci = 0; ci < 8; ci++) {
+			uint16_t want = a[((n0 * 4 + c0) * 64 + w0 + w) * 8 + ci];
+			if (out[w * 8 + ci] != want) {
+				snprintf(why, n, "interleave 16B: image (%d, %d) "
+					 "= 0x%04x, expected A[%d][%d][%d][%d] = "
+					 "0x%04x", w, ci, out[w * 8 + ci], n0,
+					 c0, w0 + w, ci, want);
+				goto done;
+			}
+		}
+done:
+	bufs_free(g, &b);
+}
+
 static void
 test_oob_estride(GpuRun *g, char *why, size_t n)
 {
@@ -296,6 +380,10 @@ test_oob_estride(GpuRun *g, char *why, size_t n)
 			check_oob(g, &k, true, why, n);
 		if (!why[0])
 			check_estride(g, &k, why, n);
+		if (!why[0])
+			check_region(g, &k, why, n);
+		if (!why[0])
+			check_interleave(g, &k, why, n);
 	}
 	kern_free(&k);
 }

@@ -10,7 +10,15 @@ trap 'rm -rf "$tmp"' EXIT
 
 # file target spelling count
 rows='
-tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_mma.py sm_100a tcgen05.mma.cta_group::1.kind::f16 5
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::fill 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f8f6f4 1
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.ws.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::2.kind::f16 8
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::f16 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 4
+tests/golden/tile_tcgen05_mma_forms.py sm_100a tcgen05.mma.cta_group::2.kind::mxf4.block_scale.block32 1
 tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 4
 tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 2
 tests/golden/tile_wgmma.py sm_90a wgmma.mma_async.sync.aligned.m64n32k16.f16.f16.f16 1

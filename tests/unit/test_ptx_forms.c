@@ -66,8 +66,12 @@ TEST(ptx_parse_accepts_each_family)
 		"abs.f32", "neg.s32", "abs.bf16x2",
 		"ld.global.v4.b32", "ld.shared::cta.v2.f32", "ld.local.b64",
 		"ld.global.L1::evict_last.L2::cache_hint.v4.u32",
-		"ld.global.cg.b32",
+		"ld.global.cg.b32", "ld.global.nc.v4.b32", "ld.global.cs.nc.b32",
+		"ld.global.nc.L1::no_allocate.L2::128B.v2.f32",
+		"ld.global.nc.v2.u64",
 		"ld.global.v8.f32", "st.shared.v4.b32", "st.global.wt.b16",
+		"st.release.cluster.global.L2::cache_hint.v8.s32",
+		"ld.relaxed.cta.global.L1::evict_last.L2::cache_hint.v4.b64",
 		"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
 		"stmatrix.sync.aligned.m8n8.x2.shared::cta.b16",
 		"cp.async.cg.shared.global", "cp.async.ca.shared.global.L2::128B",
@@ -188,6 +192,11 @@ TEST(ptx_parse_rejects_with_codes)
 	CHECK_INT(parse_code(TGT_SM_90A, "cvt.sat.u64.u32"), PT_E_PTX_QUALIFIER_COMBINATION);
 	CHECK_INT(parse_code(TGT_SM_100A, "fma.rn.sat.f32x2"), PT_E_PTX_QUALIFIER_COMBINATION);
 	CHECK_INT(parse_code(TGT_SM_90A, "mbarrier.arrive.relaxed.shared.b64"), PT_E_PTX_QUALIFIER_COMBINATION);
+	/* .nc: global only, cop before it, never with an L1 eviction priority */
+	CHECK(parse_code(TGT_SM_90A, "ld.shared.nc.b32") != 0);
+	CHECK(parse_code(TGT_SM_90A, "ld.global.nc.cg.b32") != 0);
+	CHECK(parse_code(TGT_SM_90A, "ld.global.cs.nc.L1::no_allocate.b32") != 0);
+	CHECK(parse_code(TGT_SM_90A, "ld.global.nc.v4.b64") != 0);
 }
 
 TEST(ptx_target_gating)

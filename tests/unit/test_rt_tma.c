@@ -188,3 +188,87 @@ TEST(rt_tma_interleave32_needs_32b)
 	CHECK_INT(compute_code(&s, &ta, "needs the 32B swizzle"),
 		  PT_E_RT_TMA_LIMIT);
 }
+
+/* A region of the 512 x 1024 float16 matrix: rows 8..39, columns
+ * 32..95 (origin innermost first (32, 8), extents (64, 32)).  The map
+ * starts at 0x10000 + 8 * 2048 + 32 * 2 = 0x14040 with dims (64, 32) and
+ * the tensor's row stride 2048; the largest byte index is
+ * 63 * 2 + 31 * 2048 = 63614 (under 128 KiB: the bit-85 fix applies). */
+TEST(rt_tma_region)
+{
+	TmaSlot s = slot2d_f16(64, 16, 0);
+	s.region = true;
+	s.region_origin[0] = 32;
+	s.region_origin[1] = 8;
+	s.region_extent[0] = 64;
+	s.region_extent[1] = 32;
+	ptrt_arg ta = matrix_f16(0x10000);
+	TmaEncode e;
+	RtStatus st = {0};
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK(e.addr == 0x14040);
+	CHECK_INT(e.dims[0], 64);
+	CHECK_INT(e.dims[1], 32);
+	CHECK_INT(e.strides[0], 2048);
+	CHECK_INT(e.max_byte_index, 63614);
+	CHECK(tma_needs_bit85_fix(12080, &e));
+	/* extent 0: to the end of the dim (rows 500..511 -> 12 rows) */
+	s.region_origin[1] = 500;
+	s.region_extent[1] = 0;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK(e.addr == 0x10000 + 500 * 2048 + 64);
+	CHECK_INT(e.dims[1], 12);
+	/* past the tensor: rows 500..531 */
+	s.region_extent[1] = 32;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_TMA_LIMIT);
+	/* an inner origin of 4 elements (8 bytes) breaks the 16-byte
+	 * address alignment */
+	s.region_origin[1] = 8;
+	s.region_origin[0] = 4;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_ARG_ALIGN);
+}
+
+/* An interleaved (16B) uint16 tensor written (N, C_slices, W, Ci) = (2,
+ * 4, 64, 8) at 0x20000, dense: byte strides (4096, 1024, 16, 2).  The
+ * rank-3 map takes the Ci slice (8 x 2 = 16 bytes) as its unit: dims
+ * innermost first (64, 4, 2), strides (1024, 4096); the largest byte
+ * index is 63 * 16 + 3 * 1024 + 1 * 4096 = 8176. */
+TEST(rt_tma_interleave_slice_axis)
+{
+	int64_t shape[4] = {2, 4, 64, 8};
+	ptrt_arg ta = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, shape, NULL);
+	TmaSlot s;
+	memset(&s, 0, sizeof(s));
+	s.rank = 3;
+	s.box[0] = 8;
+	s.box[1] = s.box[2] = 1;
+	s.elem_strides[0] = s.elem_strides[1] = s.elem_strides[2] = 1;
+	s.format = TMA_UINT16;
+	s.interleave = 1;
+	TmaEncode e;
+	RtStatus st = {0};
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK_INT(e.rank, 3);
+	CHECK(e.addr == 0x20000);
+	CHECK_INT(e.dims[0], 64);
+	CHECK_INT(e.dims[1], 4);
+	CHECK_INT(e.dims[2], 2);
+	CHECK_INT(e.strides[0], 1024);
+	CHECK_INT(e.strides[1], 4096);
+	CHECK_INT(e.interleave, 1);
+	CHECK_INT(e.max_byte_index, 8176);
+	/* a Ci axis of 4 elements (8 bytes) is not a 16-byte slice */
+	int64_t narrow[4] = {2, 4, 64, 4};
+	ptrt_arg tb = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, narrow, NULL);
+	CHECK_INT(tma_compute(&s, "tmA", &tb, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* 32B interleave wants a 32-byte slice */
+	s.interleave = 2;
+	s.swizzle = 1;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* no region with the slice axis */
+	s.interleave = 1;
+	s.swizzle = 0;
+	s.region = true;
+	s.region_extent[0] = 1;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_TMA_LIMIT);
+}

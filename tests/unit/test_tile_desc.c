@@ -256,28 +256,43 @@ TEST(desc_idesc_vectors)
 {
 	/* ptx_facts §2.4, K-major A/B unless noted */
 	Idesc d = {UMMA_F16, 1, 1, 1, false, false, false, false, false,
-		   128, 256};
+		   128, 256, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x08400490);
 	d = (Idesc){UMMA_F16, 1, 0, 0, false, false, false, false, false,
-		    64, 128};
+		    64, 128, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x04200010);
 	d = (Idesc){UMMA_F16, 0, 0, 0, false, false, false, false, true,
-		    128, 128};
+		    128, 128, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x08210000);
 	d = (Idesc){UMMA_TF32, 1, 2, 2, false, false, false, false, false,
-		    128, 256};
+		    128, 256, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x08400910);
 	d = (Idesc){UMMA_F8F6F4, 1, 0, 0, false, false, false, false, false,
-		    128, 256};
+		    128, 256, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x08400010);
 	d = (Idesc){UMMA_I8, 2, 1, 1, false, false, false, false, false,
-		    128, 256};
+		    128, 256, 0, 0, 0};
 	CHECK_INT(desc_idesc(&d), 0x084004A0);
 	CHECK_INT(desc_umma_format(UMMA_F16, "bfloat16"), 1);
 	CHECK_INT(desc_umma_format(UMMA_TF32, "tf32"), 2);
 	CHECK_INT(desc_umma_format(UMMA_TF32, "float32"), -1);
 	CHECK_INT(desc_umma_format(UMMA_I8, "int8"), 1);
 	CHECK_INT(desc_umma_format(UMMA_F8F6F4, "float4_e2m1fn"), 5);
+	/* block-scaled (ptx_facts §2.4; Tables 43/44): mxf8f6f4 e4m3 UE8M0
+	 * M128 N256; mxf4nvf4 e2m1 UE4M3 M128 N256; mxf4 e2m1 UE8M0 M256
+	 * N256 with both scale-factor IDs 2 */
+	d = (Idesc){UMMA_MXF8F6F4, 0, 0, 0, false, false, false, false,
+		    false, 128, 256, 1, 0, 0};
+	CHECK_INT(desc_idesc(&d), 0x08C00000);
+	d = (Idesc){UMMA_MXF4NVF4, 0, 1, 1, false, false, false, false,
+		    false, 128, 256, 0, 0, 0};
+	CHECK_INT(desc_idesc(&d), 0x08400480);
+	d = (Idesc){UMMA_MXF4, 0, 1, 1, false, false, false, false, false,
+		    256, 256, 1, 2, 2};
+	CHECK_INT(desc_idesc(&d), 0x50C004A0);
+	CHECK_INT(desc_umma_format(UMMA_MXF4, "float4_e2m1fn"), 1);
+	CHECK_INT(desc_umma_format(UMMA_MXF8F6F4, "float6_e3m2fn"), 4);
+	CHECK_INT(desc_umma_format(UMMA_MXF4NVF4, "float8_e4m3fn"), -1);
 }
 
 TEST(desc_umma_shapes)
@@ -286,9 +301,33 @@ TEST(desc_umma_shapes)
 	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 64, 8));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 256, 128));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 12));
-	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 128, 24));
+	/* M=128 on one CTA steps N by 16; M=64 by 8 */
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 128, 8));
+	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 128, 16));
+	CHECK(desc_umma_shape_ok(UMMA_F16, 1, 64, 24));
+	CHECK(desc_umma_shape_ok(UMMA_TF32, 1, 64, 248));
+	CHECK(!desc_umma_shape_ok(UMMA_TF32, 1, 128, 248));
+	CHECK(!desc_umma_shape_ok(UMMA_F16, 1, 64, 264));
+	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 64, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 128, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 64, 40));
 	CHECK(!desc_umma_shape_ok(UMMA_I8, 1, 128, 40));
 	CHECK(desc_umma_shape_ok(UMMA_I8, 1, 128, 48));
+	/* block-scaled kinds: no M=64 */
+	CHECK(!desc_umma_shape_ok(UMMA_MXF8F6F4, 1, 64, 128));
+	CHECK(desc_umma_shape_ok(UMMA_MXF8F6F4, 1, 128, 128));
+	CHECK(desc_umma_shape_ok(UMMA_MXF4, 2, 256, 256));
+	CHECK(!desc_umma_shape_ok(UMMA_MXF4NVF4, 2, 256, 24));
+	CHECK(!desc_umma_shape_ok(UMMA_MXF8F6F4, 2, 64, 128));
+	/* .ws */
+	CHECK(desc_umma_ws_shape_ok(UMMA_F16, 32, 64));
+	CHECK(desc_umma_ws_shape_ok(UMMA_I8, 128, 256));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_TF32, 128, 192));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_F8F6F4, 256, 128));
+	CHECK(!desc_umma_ws_shape_ok(UMMA_MXF8F6F4, 128, 128));
+	CHECK_INT(desc_umma_k(UMMA_MXF8F6F4), 32);
+	CHECK_INT(desc_umma_k(UMMA_MXF4NVF4), 64);
 	CHECK(desc_umma_shape_ok(UMMA_F16, 2, 256, 16));
 	CHECK(!desc_umma_shape_ok(UMMA_F16, 2, 256, 8));
 	CHECK(!desc_umma_shape_ok(UMMA_I8, 2, 128, 48));

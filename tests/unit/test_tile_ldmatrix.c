@@ -116,7 +116,7 @@ TEST(ldmatrix_rejections_have_codes)
 		 PT_E_LDM_ATOM_SHAPE},
 		{"    T.cuda.tile.apply(T.ptx[\"ldmatrix.sync.aligned.m8n8.x4.shared.b16\"], R, S, scope=\"warp\", pred=True)\n",
 		 PT_E_TILE_PARAM_NOT_LISTED},
-		{"    T.cuda.tile.apply(T.ptx[\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16\"], R, F, scope=\"warp\")\n",
+		{"    T.cuda.tile.apply(T.ptx[\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16\"], R, Q, scope=\"warp\")\n",
 		 PT_E_LDM_TRANS},
 		{"    T.cuda.tile.apply(T.ptx[\"ldmatrix.sync.aligned.m8n8.x4.shared.b16\"], W, S, scope=\"warp\")\n",
 		 PT_E_LDM_OWNER},
@@ -128,7 +128,8 @@ TEST(ldmatrix_rejections_have_codes)
 		snprintf(src, sizeof(src), "%s%s%s",
 			 HEAD
 			 "    S = T.alloc_shared((4, 8, 4), \"uint32\", align=16)\n"
-			 "    F = T.alloc_shared((4, 8, 4), \"float32\", align=16)\n"
+			 "    F = T.alloc_shared((4, 8, 16), \"uint8\", align=16)\n"
+			 "    Q = F.view(\"uint32\")\n"
 			 "    H = T.alloc_shared((4, 8, 4), \"float16\", align=16)\n"
 			 "    R = T.alloc_local((4, 8, 4), \"uint32\", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))\n",
 			 "    W = T.alloc_local((4, 8, 4), \"uint32\", layout=T.TileLayout(T.S[(4, 8, 4):(1, 1@laneid, 8@laneid)]))\n",

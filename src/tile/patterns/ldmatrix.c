@@ -114,22 +114,22 @@ check_atom(TileEnv *e, TileCall *tc, TileOperand *op, int count)
 }
 
 /* .trans transposes 16-bit elements: the storage must hold 16-bit
- * values or raw 32-bit containers, never typed 32-bit values. */
+ * values or 32-bit containers of any 32-bit dtype (the reference's b32
+ * container: uint32/int32/float32 as bits); narrower storage (8-bit
+ * values seen through a 32-bit view) would be split by the transpose. */
 static bool
 check_trans(TileEnv *e, TileCall *tc, const TileOperand *op)
 {
 	DType t = op->root->dtype;
 	int bits = dtype_bits(t);
-	DTypeKind k = dtype_kind(t);
-	if (bits == 16 || (bits == 32 && (k == DK_BITS || k == DK_UINT)))
+	if (bits == 16 || bits == 32)
 		return true;
 	return diag_error(e->c, PT_E_LDM_TRANS, op->span,
 			  "%s transposes 8x8 matrices of 16-bit elements, "
-			  "but operand %d (%s) stores %s values: a transpose "
-			  "would split them; drop .trans or pass 16-bit "
-			  "storage through a uint32 view",
-			  tc->inst.spelling, op->index, op->root->name,
-			  dtype_name(t));
+			  "but operand %d (%s) stores %d-bit %s values: a "
+			  "transpose would split them; drop .trans or use "
+			  "16-bit or 32-bit storage", tc->inst.spelling,
+			  op->index, op->root->name, bits, dtype_name(t));
 }
 
 /* Register (matrix, row) of lane l: (l/8 % count, l % 8). */

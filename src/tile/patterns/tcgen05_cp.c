@@ -201,6 +201,51 @@ check_dst(TileEnv *e, TileCall *tc, TileOperand *op, CpCall *cp)
 	return true;
 }
 
+/* A shape of fewer than eight rows (4x256b) still reads through the
+ * descriptor's eight-row organization: rows 0..7 of every repeat must
+ * lie in the source allocation (reference "Shared descriptor address
+ * walk").  Row r starts at (r%8) * 16 << swizzle; an unswizzled 32-byte
+ * row spans its LDO chunk too; a swizzle stays inside its row span. */
+static bool
+check_backing(TileEnv *e, TileCall *tc, TileOperand *op, const CpCall *cp)
+{
+	Ctx *c = e->c;
+	const CpShape *s = cp->shape;
+	if (s->rows % 8 == 0)
+		return true;
+	const Buffer *b = op->root;
+	int64_t shape[VIEW_MAX_DIMS];
+	for (int d = 0; d < b->ndim && d < VIEW_MAX_DIMS; d++)
+		if (!ir_const_int(b->shape[d], &shape[d]))
+			return true; /* no static shape: nothing to compare */
+	int64_t have = layout_alloc_elems(b->layout, shape, b->ndim) *
+		       dtype_bits(b->dtype) / 8;
+	int64_t row = s->words * 4;
+	for (int64_t r = 0; r < cp->src.nrep; r++) {
+		uint64_t hi = cp->src.hi[r];
+		int code = (int)(hi >> 61);
+		int64_t lbo = (int64_t)((hi >> 16) & 0x3FFF) << 4;
+		int64_t span = code == 2 ? 128 : code == 4 ? 64
+			     : code == 6 ? 32 : 16;
+		int64_t end = span == 16
+			? 7 * 16 + (row > 16 ? lbo : 0) + 16
+			: 7 * span + (row + span - 1) / span * span;
+		end += cp->src.start[r];
+		if (cp->src.sym_hi < 0 || end + cp->src.sym_hi > have)
+			return diag_error(
+				c, PT_E_CP_BACKING, op->span,
+				"operand 1 (%s): %s reads %d rows through the "
+				"descriptor's 8-row organization, which reaches "
+				"byte %lld%s of the allocation at repeat %lld, "
+				"but %s holds %lld bytes", b->name,
+				tc->inst.spelling, s->rows,
+				(long long)(end - 1),
+				cp->src.sym_hi > 0 ? " plus the origin" : "",
+				(long long)r, b->name, (long long)have);
+	}
+	return true;
+}
+
 static void
 lower_cp(Ctx *c, const TileCall *tc, Block *out)
 {
@@ -238,7 +283,8 @@ tile_check_tcgen05_cp(TileEnv *e, TileCall *tc)
 		if (ptx_inst_has(&tc->inst, shapes[i].qual))
 			cp->shape = &shapes[i];
 	PT_ASSERT(cp->shape);
-	if (!ptx_check_target(c, &tc->inst, tc->span))
+	if (!ptx_check_target(c, &tc->inst, tc->span) ||
+	    !tile_tc05_group(e, tc))
 		return false;
 	TileOperand *dst = &tc->ops[CP_DST], *src = &tc->ops[CP_SRC];
 	dst->role = src->role = ROLE_MEM;
@@ -257,7 +303,8 @@ tile_check_tcgen05_cp(TileEnv *e, TileCall *tc)
 	static const DescMode modes[] = {DESC_NONE, DESC_SW32, DESC_SW64,
 					 DESC_SW128};
 	if (!tile_desc_operand(e, src, DESC_WALK_K, false, modes, 4,
-			       &cp->src))
+			       &cp->src) ||
+	    !check_backing(e, tc, src, cp))
 		return false;
 	tc->fam_data = cp;
 	tc->count = tile_repeat_count(tc);

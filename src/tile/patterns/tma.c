@@ -56,6 +56,10 @@ typedef struct TmaCall {
 typedef struct TmaFields {
 	int64_t box[TMA_MAX_RANK], es[TMA_MAX_RANK];
 	int swizzle, interleave, l2, oob;
+	/* a region of the global tensor: origin/extent per dim (extent 0:
+	 * to the end), outermost first */
+	bool region;
+	int64_t origin[TMA_MAX_RANK], extent[TMA_MAX_RANK];
 	DType format;           /* element representation */
 	bool fp4;               /* 16U4_ALIGN16B */
 	bool tf32;              /* tf32 over float32 storage */
@@ -268,6 +272,39 @@ full_region(const Expr *x, const Buffer *b)
 	return true;
 }
 
+/* A rectangular region b[o0:e0, o1:e1, ...] with constant bounds
+ * (an end equal to the dim's size reads "to the end", extent 0): the
+ * runtime encodes the map at the region's origin with the region's
+ * dims.  False when x is no such region of b. */
+static bool
+region_of(const Expr *x, const Buffer *b, TmaFields *f)
+{
+	if (x->kind != EX_REGION || x->u.region.base->kind != EX_BUF ||
+	    x->u.region.base->u.buf != b || x->u.region.ndims != b->ndim ||
+	    b->ndim > TMA_MAX_RANK)
+		return false;
+	for (int i = 0; i < b->ndim; i++) {
+		const Slice *s = &x->u.region.dims[i];
+		int64_t o = 0, end = 0, dim = 0;
+		if (!s->is_slice || (s->begin && !ir_const_int(s->begin, &o)) ||
+		    o < 0)
+			return false;
+		bool to_end = !s->end || ir_expr_equal(s->end, b->shape[i]);
+		if (!to_end && !ir_const_int(s->end, &end))
+			return false;
+		if (!to_end && end <= o)
+			return false;
+		if (to_end && ir_const_int(b->shape[i], &dim)) {
+			to_end = false;
+			end = dim;
+		}
+		f->origin[i] = o;
+		f->extent[i] = to_end ? 0 : end - o;
+	}
+	f->region = true;
+	return true;
+}
+
 /* Innermost stride of a global tensor's layout: 1 for the default. */
 static bool
 unit_inner_stride(const Buffer *b)
@@ -290,15 +327,32 @@ unit_inner_stride(const Buffer *b)
 
 static bool
 check_global_tensor(TileEnv *e, TileCall *tc, const TileOperand *op,
-		    int rank, const TmaFields *f, Buffer **out)
+		    int rank, TmaFields *f, Buffer **out)
 {
 	Ctx *c = e->c;
 	Buffer *b = root_buffer(op->expr);
-	if (!b || b->kind != BK_PARAM || !full_region(op->expr, b))
+	if (!b || b->kind != BK_PARAM ||
+	    (!full_region(op->expr, b) && !region_of(op->expr, b, f)))
 		return diag_error(c, PT_E_TMA_GLOBAL_VIEW, op->span,
-				  "operand %d: the tensor map describes a whole "
-				  "T.Tensor parameter (or pass a T.TensorMap); "
-				  "express a sub-box through coords", op->index);
+				  "operand %d: the tensor map describes a "
+				  "T.Tensor parameter or a rectangular region "
+				  "of one with constant bounds and every axis "
+				  "kept (or pass a T.TensorMap)", op->index);
+	/* the region's start is the map's global address: 16-byte (32 for
+	 * 32B interleave and packed 16B formats) aligned given an aligned
+	 * tensor, so its inner offset must be */
+	int64_t al = f->interleave == 2 || f->fp4 ? 32 : 16;
+	int64_t inner = f->region ? f->origin[b->ndim - 1] *
+				    dtype_bits(b->dtype) / 8 : 0;
+	if (f->region && (inner % al != 0 || b->align % al != 0))
+		return diag_error(c, PT_E_TMA_GLOBAL_VIEW, op->span,
+				  "operand %d (%s): the region starts %lld "
+				  "bytes into its rows%s; the tensor map's "
+				  "address must be %lld-byte aligned", op->index,
+				  b->name, (long long)inner,
+				  b->align % al ? " of a tensor not declared "
+						  "that aligned"
+						: "", (long long)al);
 	int want = rank + (f->interleave ? 1 : 0);
 	if (b->ndim != want)
 		return diag_error(c, PT_E_TMA_RANK, op->span,
@@ -465,9 +519,11 @@ flat_storage(Ctx *c, const TileOperand *op, int64_t n, Span sp)
 	Expr *r = ir_new_expr(c, EX_VIEW_RESHAPE, ET_TENSOR, b->dtype, sp);
 	r->u.view.base = x;
 	vec_push(&c->arena, &r->u.view.shape, tile_int(c, n, sp));
-	if (op->dtype == b->dtype)
+	/* sub-byte images (packed FP4) are addressed in bytes */
+	DType t = op->bits % 8 ? DT_UINT8 : op->dtype;
+	if (t == b->dtype)
 		return r;
-	Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, op->dtype, sp);
+	Expr *v = ir_new_expr(c, EX_VIEW_DTYPE, ET_TENSOR, t, sp);
 	v->u.view.base = r;
 	return v;
 }
@@ -523,7 +579,10 @@ check_origins(TileEnv *e, TileCall *tc, TileOperand *op, int nimg)
 				op->index, op->root->name,
 				tile_coord_str(&c->arena, x, nr),
 				lin_str(&e->st, bits), why ? why : "unknown");
-		Expr *idx = tile_lin_expr(e, m0, op->span);
+		/* 128-byte aligned, so a whole byte offset for sub-byte
+		 * elements */
+		Expr *idx = tile_lin_expr(e, op->bits % 8
+			? lin_floordiv(&e->st, bits, 8) : m0, op->span);
 		if (!idx) { /* internal limit; see tile_memory_atoms */
 			ctx_fail(c, PT_E_INTERNAL,
 				 "the image origin of operand %d (%s), element "
@@ -746,9 +805,15 @@ check_interleave_tensor(TileEnv *e, const TileOperand *op, const Buffer *b,
 		return diag_error(e->c, PT_E_TMA_INTERLEAVE, op->span,
 				  "interleave=2 needs a 32-byte aligned global "
 				  "tensor: declare %s with align=32", b->name);
-	return diag_error(e->c, PT_E_TMA_INTERLEAVE_MAP, op->span,
-			  "the runtime encodes tensor maps of dense tensors "
-			  "only; pass an interleaved map as a T.TensorMap()");
+	/* the runtime encodes the map of the whole tensor: dims (N,
+	 * C_slices, *spatial) innermost first, the Ci slice its unit */
+	if (f->region)
+		return diag_error(e->c, PT_E_TMA_INTERLEAVE_MAP, op->span,
+				  "an interleaved tensor map describes a whole "
+				  "T.Tensor; %s is a region of %s (express "
+				  "the box through coords, or pass a "
+				  "T.TensorMap)", b->name, b->name);
+	return true;
 }
 
 /* ---- tensor-map slots ---- */
@@ -777,6 +842,11 @@ find_slot(TileEnv *e, const Buffer *b, int rank, const TmaFields *f)
 	want.swizzle = sw[f->swizzle];
 	want.l2_promotion = l2[f->l2];
 	want.oob_fill = f->oob ? "nan" : "zero";
+	want.region = f->region;
+	if (f->region) {
+		memcpy(want.region_origin, f->origin, sizeof(want.region_origin));
+		memcpy(want.region_extent, f->extent, sizeof(want.region_extent));
+	}
 	int same_tensor = 0;
 	for (size_t i = 0; i < e->m->tma_slots.n; i++) {
 		TmapSlot *s = e->m->tma_slots.v[i];
@@ -790,7 +860,11 @@ find_slot(TileEnv *e, const Buffer *b, int rank, const TmaFields *f)
 		    s->interleave == want.interleave &&
 		    s->swizzle == want.swizzle &&
 		    s->l2_promotion == want.l2_promotion &&
-		    s->oob_fill == want.oob_fill)
+		    s->oob_fill == want.oob_fill && s->region == want.region &&
+		    !memcmp(s->region_origin, want.region_origin,
+			    sizeof(want.region_origin)) &&
+		    !memcmp(s->region_extent, want.region_extent,
+			    sizeof(want.region_extent)))
 			return s;
 	}
 	TmapSlot *s = NEW(&c->arena, TmapSlot);
@@ -985,8 +1059,8 @@ check_global(TileEnv *e, TileCall *tc, TmaCall *k, TileOperand *g,
 	if (!check_format(e, tc, g->expr->dtype, f) ||
 	    !check_global_tensor(e, tc, g, k->rank, f, &b))
 		return false;
-	if (f->interleave)
-		return check_interleave_tensor(e, g, b, f);
+	if (f->interleave && !check_interleave_tensor(e, g, b, f))
+		return false;
 	k->slot = find_slot(e, b, k->rank, f);
 	return true;
 }

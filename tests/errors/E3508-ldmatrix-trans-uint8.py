@@ -4,6 +4,7 @@ from tvm_tirx.backend.cuda.axis import laneid, warpid
 @T.function
 def k():
     T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
-    S = T.alloc_shared((4, 8, 4), "float32", align=16)
-    R = T.alloc_local((4, 8, 4), "float32", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))
+    S8 = T.alloc_shared((4, 8, 16), "uint8", align=16)
+    S = S8.view("uint32")
+    R = T.alloc_local((4, 8, 4), "uint32", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))
     T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], R, S, scope="warp")

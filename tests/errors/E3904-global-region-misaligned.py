@@ -1,0 +1,10 @@
+# a region whose inner origin (2 float32 = 8 bytes) would put the tensor
+# map at an address that is not 16-byte aligned
+from tvm_tirx.script import tirx as T
+
+@T.function
+def k(A: T.Tensor((64, 64), "float32", align=16), M: T.TensorMap()):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    s = T.alloc_shared((16, 32), "float32", align=128)
+    mbar = T.alloc_shared((1,), "uint64", align=8)
+    T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"], s, A[0:32, 2:34], box=(16, 32), coords=(0, 0), mbar=mbar.ptr_to([0]))

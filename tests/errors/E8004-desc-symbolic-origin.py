@@ -1,0 +1,17 @@
+# args: --target sm_100a
+# a K slice whose loop-dependent origin (8*k bytes) is not a 16-byte
+# multiple: the descriptor start field cannot hold it
+from tvm_tirx.script import tirx as T
+
+@T.function
+def kstep(taddr: T.uint32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+    A = T.alloc_shared((128, 64), "bfloat16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(128, 64):(64, 1)])), align=1024)
+    B = T.alloc_shared((256, 64), "bfloat16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(256, 64):(64, 1)])), align=1024)
+    D = T.decl_buffer((128, 256), "float32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 256):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Av = A.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 16, 64, 1)])))
+    Bv = B.view(1, 4, 256, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 256, 16):(16384, 16, 64, 1)])))
+    Dv = D.view(1, 1, 128, 256, layout=T.TileLayout(T.S[(1, 1, 128, 256):(1@T.Axis.TCol, 1@T.Axis.TCol, 1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    if T.cuda.thread_idx("x") == 0:
+        for k in range(4):
+            T.cuda.tile.apply(T.ptx["tcgen05.mma.cta_group::1.kind::f16"], Dv, A.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 4, 64, 1)])))[:, k:k + 1, :, :], Bv[:, k:k + 1, :, :], instruction_shape=(128, 256, 16), accum=k > 0)

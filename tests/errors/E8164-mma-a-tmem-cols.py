@@ -1,0 +1,15 @@
+# args: --target sm_100a
+# A in TMEM packs K along columns: two bf16 per cell, not one per cell
+from tvm_tirx.script import tirx as T
+
+@T.function
+def k(taddr: T.uint32, aaddr: T.uint32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))
+    AT = T.decl_buffer((128, 64), "bfloat16", scope="tmem", allocated_addr=aaddr, layout=T.TileLayout(T.S[(128, 64):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    B = T.alloc_shared((128, 64), "bfloat16", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(128, 64):(64, 1)])), align=1024)
+    D = T.decl_buffer((128, 512), "float32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 512):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Av = AT.view(1, 4, 128, 16, layout=T.TileLayout(T.S[(1, 4, 128, 16):(1@T.Axis.TCol, 32@T.Axis.TCol, 1@T.Axis.TLane, 2@T.Axis.TCol)]))
+    Bv = B.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 16, 64, 1)])))
+    Dv = D.view(1, 1, 128, 128, layout=T.TileLayout(T.S[(1, 1, 128, 128):(1@T.Axis.TCol, 1@T.Axis.TCol, 1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    if T.cuda.thread_idx("x") == 0:
+        T.cuda.tile.apply(T.ptx["tcgen05.mma.cta_group::1.kind::f16"], Dv, Av, Bv, instruction_shape=(128, 128, 16))
