@@ -201,8 +201,23 @@ def test_gemm_bf16():
     assert (d.abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
 
 
+def test_gemm_wgmma():
+    k = compiled("gemm_wgmma.py")
+    g = torch.Generator(device=dev).manual_seed(9)
+    a = torch.randn(4096, 4096, generator=g, device=dev).bfloat16()
+    b = torch.randn(4096, 4096, generator=g, device=dev).bfloat16()
+    c = torch.full((4096, 4096), float("nan"), device=dev,
+                   dtype=torch.bfloat16)
+    k(a, b, c)
+    ref = a.float() @ b.float().t()
+    torch.cuda.synchronize()
+    d = c.float() - ref
+    assert (d.norm() / ref.norm()).item() < 1e-2
+    assert (d.abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
+
+
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",
-         "tma_gather4.py"]
+         "tma_gather4.py", "gemm_mxf8_sm100.py"]
 
 
 @pytest.mark.parametrize("name", SM100)
