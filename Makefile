@@ -45,8 +45,10 @@ $(O)/libptxtile_rt.a: $(RT_OBJ) $(RT_BASE_OBJ)
 	ar rcs $@ $^
 $(O)/libptxtile_rt.so: $(RT_OBJ) $(RT_BASE_OBJ)
 	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
-$(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
-	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+# `ptxtile run --emulate` (tools/ptxtile_run.c) uses the emulator in
+# libptxtile (src/emu/) and the runtime's launch planner.
+$(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
+	$(CC) $(SAN) -o $@ $< $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
 
 # Unit tests: every TEST(name) in tests/unit/*.c is registered by name.
 $(O)/unit_list.h: $(UNIT_SRC)
