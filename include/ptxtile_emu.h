@@ -36,9 +36,6 @@ enum {
 	 * block), and reading its destination or overwriting its source
 	 * before then is an error: a missing wait shows, not a lucky result. */
 	PTEM_LATE_COMPLETION = 1u << 0,
-	/* Report shared-memory races between barriers (two threads, one of
-	 * them writing, the same bytes, no bar.sync in between). */
-	PTEM_CHECK_RACES = 1u << 1,
 };
 
 typedef struct ptem_launch {

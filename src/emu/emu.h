@@ -88,7 +88,7 @@ typedef struct Opnd {
 #define MAX_OPND 8
 typedef struct Insn {
 	uint16_t op;
-	uint8_t ty[3], nty; /* type tokens in the order written */
+	uint8_t ty[4], nty; /* type tokens in the order written */
 	uint8_t rnd, cmp, space, vec;
 	uint8_t nop;
 	uint8_t coll;       /* a warp-collective instruction */
@@ -210,10 +210,12 @@ struct ptem {
 };
 
 /* address windows of the generic space */
-#define WIN_SHARED 0x10000000ull  /* + 32-bit shared::cluster address */
-#define WIN_LOCAL 0x40000000ull   /* + offset in the thread's local memory */
-#define WIN_PARAM 0x50000000ull   /* + offset in the kernel parameters */
-#define WIN_GLOBAL 0x100000000ull /* first global allocation */
+/* The shared window's low 32 bits are zero, as on the GPU: truncating a
+ * generic shared address (cvt.u32.u64) gives the shared address. */
+#define WIN_SHARED 0x7f0000000000ull /* + 32-bit shared::cluster address */
+#define WIN_LOCAL 0x7e0000000000ull  /* + offset in the thread's local memory */
+#define WIN_PARAM 0x7d0000000000ull  /* + offset in the kernel parameters */
+#define WIN_GLOBAL 0x100000000ull    /* first global allocation */
 #define SMEM_RANK_SHIFT 24        /* shared address = rank << 24 | offset */
 
 /* ---- load.c ---- */

@@ -527,6 +527,8 @@ operand(Reader *rd, Opnd *o)
 	}
 	if (symbol_value(rd, w, o)) {
 		o->kind = K_IMM;
+		if (accept(rd, '+'))
+			o->imm += signed_number(rd);
 		return;
 	}
 	/* a label, resolved when the kernel ends */
@@ -641,7 +643,7 @@ decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
 		rest += n;
 		Ty ty = type_of(tok);
 		if (ty) {
-			if (in->nty == 3)
+			if (in->nty == 4)
 				fail(rd, PT_E_EMU_PARSE, "too many types");
 			in->ty[in->nty++] = (uint8_t)ty;
 			continue;
@@ -887,13 +889,17 @@ read_body(Reader *rd)
 		}
 		if (c == '@') {
 			rd->p++;
+			bool neg = accept(rd, '!');
 			const char *g = word(rd);
-			read_instruction(rd, arena_printf(rd->a, "@%s", g));
+			read_instruction(rd, arena_printf(rd->a, "@%s%s",
+							  neg ? "!" : "", g));
 			continue;
 		}
 		const char *w = word(rd);
-		if (accept(rd, ':')) {
-			Sym l = {w, 0, 4, (uint64_t)rd->code.n};
+		size_t wl = strlen(w);
+		if (w[wl - 1] == ':' && (wl < 2 || w[wl - 2] != ':')) {
+			Sym l = {arena_strndup(rd->a, w, wl - 1), 0, 4,
+				 (uint64_t)rd->code.n};
 			vec_push(rd->a, &rd->labels, l);
 			continue;
 		}

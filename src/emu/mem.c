@@ -48,7 +48,7 @@ emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
 {
 	uint8_t *p;
 	if (sp == SP_GENERIC) {
-		if (addr >= WIN_SHARED && addr < WIN_SHARED + (16ull << SMEM_RANK_SHIFT))
+		if (addr >= WIN_SHARED && addr < WIN_SHARED + (1ull << 32))
 			return emu_mem(r, c, t, in, SP_SHARED_CLUSTER,
 				       addr - WIN_SHARED, n, write);
 		if (addr >= WIN_LOCAL && addr < WIN_LOCAL + (1ull << 24))

@@ -21,15 +21,6 @@ put(uint8_t *p, uint64_t v, int n)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t
-get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 int
 ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 {

@@ -1,0 +1,840 @@
+/*
+ * test_emu.c - the PTX emulator (src/emu): one-instruction kernels whose
+ * expected values are worked out here from the PTX ISA's definitions (host
+ * arithmetic, or constants derived in the comments), every emulator status
+ * code, and whole scripts compiled by ptxtile and run end to end with
+ * expected outputs computed on the host from what each script states.
+ */
+#include <fenv.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "ptxtile.h"
+#include "ptxtile_emu.h"
+#include "ptxtile_rt.h"
+#include "base.h"
+#include "rt/rt.h"
+#include "emu/emu.h"
+
+/* ---- one-instruction kernels ----
+ * Inputs a, b, c arrive as 64-bit parameters and are spread to every
+ * register width (%rdN, %rN, %rsN, %fN, %fdN, %pN for N = 1..3); the
+ * instruction writes one of %rd4 %r4 %f4 %fd4 %rs4 %p4, all of which are
+ * stored. */
+enum { R64, R32, RF32, RF64, R16, RPRED };
+
+static const char insn_head[] =
+	".version 8.0\n.target sm_90a\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 a, .param .u64 b,\n"
+	"  .param .u64 c)\n{\n"
+	"\t.reg .pred %p<5>;\n\t.reg .b16 %rs<5>;\n\t.reg .b32 %r<5>;\n"
+	"\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<8>;\n\t.reg .f64 %fd<5>;\n"
+	"\tld.param.u64 %rd5, [out];\n\tld.param.u64 %rd1, [a];\n"
+	"\tld.param.u64 %rd2, [b];\n\tld.param.u64 %rd3, [c];\n"
+	"\tcvt.u32.u64 %r1, %rd1;\n\tcvt.u32.u64 %r2, %rd2;\n"
+	"\tcvt.u32.u64 %r3, %rd3;\n\tcvt.u16.u64 %rs1, %rd1;\n"
+	"\tcvt.u16.u64 %rs2, %rd2;\n\tcvt.u16.u64 %rs3, %rd3;\n"
+	"\tmov.b32 %f1, %r1;\n\tmov.b32 %f2, %r2;\n\tmov.b32 %f3, %r3;\n"
+	"\tmov.b64 %fd1, %rd1;\n\tmov.b64 %fd2, %rd2;\n\tmov.b64 %fd3, %rd3;\n"
+	"\tsetp.ne.u64 %p1, %rd1, 0;\n\tsetp.ne.u64 %p2, %rd2, 0;\n"
+	"\tsetp.ne.u64 %p3, %rd3, 0;\n";
+static const char insn_tail[] =
+	"\tst.global.u64 [%rd5], %rd4;\n\tst.global.u32 [%rd5+8], %r4;\n"
+	"\tst.global.f32 [%rd5+12], %f4;\n\tst.global.f64 [%rd5+16], %fd4;\n"
+	"\tst.global.u16 [%rd5+24], %rs4;\n\tselp.u32 %r0, 1, 0, %p4;\n"
+	"\tst.global.u32 [%rd5+28], %r0;\n\tret;\n}\n";
+
+static uint64_t
+run1(TestCtx *t, const char *text, uint64_t a, uint64_t b, uint64_t c,
+     int slot)
+{
+	char ptx[4096];
+	snprintf(ptx, sizeof(ptx), "%s\t%s\n%s", insn_head, text, insn_tail);
+	ptem *e = ptem_new();
+	uint64_t out = 0, v = 0;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (st == PT_OK)
+		st = ptem_alloc(e, 32, &out);
+	ptem_arg args[] = {{&out, 8}, {&a, 8}, {&b, 8}, {&c, 8}};
+	ptem_launch l = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, 0, 0};
+	if (st == PT_OK)
+		st = ptem_run(e, "k", &l, args, 4);
+	if (st != PT_OK) {
+		test_fail(t, __FILE__, __LINE__, "%s: %s", text, ptem_errmsg(e));
+		ptem_free(e);
+		return 0xdeadbeef;
+	}
+	const uint8_t *p = ptem_host(e, out, 32);
+	static const int off[] = {0, 8, 12, 16, 24, 28}, size[] = {8, 4, 4, 8, 2, 4};
+	for (int i = 0; i < size[slot]; i++)
+		v |= (uint64_t)p[off[slot] + i] << (8 * i);
+	ptem_free(e);
+	return v;
+}
+
+static uint64_t
+fbits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static float
+bitsf(uint64_t b)
+{
+	uint32_t u = (uint32_t)b;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint64_t
+dbits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+#define CHECK_HEX(a, b)                                                    \
+	do {                                                               \
+		unsigned long long a_ = (a), b_ = (b);                     \
+		if (a_ != b_)                                              \
+			test_fail(t, __FILE__, __LINE__,                   \
+				  "%s == 0x%llx, expected 0x%llx", #a, a_, b_); \
+	} while (0)
+
+TEST(emu_integer_arithmetic)
+{
+	/* two's complement wrap, .sat clamps (ISA add/sub) */
+	CHECK_HEX(run1(t, "add.s32 %r4, %r1, %r2;", 0x7fffffff, 1, 0, R32),
+		  0x80000000u);
+	CHECK_HEX(run1(t, "add.sat.s32 %r4, %r1, %r2;", 0x7fffffff, 1, 0, R32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "sub.u32 %r4, %r1, %r2;", 0, 1, 0, R32), 0xffffffffu);
+	CHECK_HEX(run1(t, "add.s16 %rs4, %rs1, 100;", 0x7f00, 0, 0, R16),
+		  0x7f64u);
+	/* mul.lo/hi/wide: the low, high half of the double-width product */
+	int64_t p = (int64_t)-123456789 * 987654;
+	CHECK_HEX(run1(t, "mul.lo.s32 %r4, %r1, %r2;", (uint32_t)-123456789,
+		       987654, 0, R32), (uint32_t)p);
+	CHECK_HEX(run1(t, "mul.hi.s32 %r4, %r1, %r2;", (uint32_t)-123456789,
+		       987654, 0, R32), (uint32_t)(p >> 32));
+	CHECK_HEX(run1(t, "mul.wide.s32 %rd4, %r1, %r2;", (uint32_t)-123456789,
+		       987654, 0, R64), (uint64_t)p);
+	CHECK_HEX(run1(t, "mul.wide.u32 %rd4, %r1, %r2;", 0xffffffffu,
+		       0xffffffffu, 0, R64), 0xfffffffe00000001ull);
+	CHECK_HEX(run1(t, "mul.hi.u64 %rd4, %rd1, %rd2;", ~0ull, ~0ull, 0, R64),
+		  0xfffffffffffffffeull);
+	CHECK_HEX(run1(t, "mad.lo.s32 %r4, %r1, %r2, %r3;", 7, 6, 0xffffffff,
+		       R32), 41);
+	/* div truncates toward zero; rem takes the dividend's sign */
+	CHECK_HEX(run1(t, "div.s32 %r4, %r1, %r2;", (uint32_t)-7, 2, 0, R32),
+		  (uint32_t)-3);
+	CHECK_HEX(run1(t, "rem.s32 %r4, %r1, %r2;", (uint32_t)-7, 2, 0, R32),
+		  (uint32_t)-1);
+	CHECK_HEX(run1(t, "div.u32 %r4, %r1, 3;", 0xffffffffu, 0, 0, R32),
+		  0x55555555u);
+	CHECK_HEX(run1(t, "div.s32 %r4, %r1, %r2;", 0x80000000u, 0xffffffffu,
+		       0, R32), 0x80000000u);
+	/* shift amounts past the width clamp to the width */
+	CHECK_HEX(run1(t, "shl.b32 %r4, %r1, %r2;", 1, 33, 0, R32), 0);
+	CHECK_HEX(run1(t, "shr.s32 %r4, %r1, %r2;", (uint32_t)-8, 40, 0, R32),
+		  0xffffffffu);
+	CHECK_HEX(run1(t, "shr.u32 %r4, %r1, %r2;", 0x80000000u, 31, 0, R32), 1);
+	CHECK_HEX(run1(t, "shr.s64 %rd4, %rd1, 4;", (uint64_t)-256, 0, 0, R64),
+		  (uint64_t)-16);
+	CHECK_HEX(run1(t, "min.s64 %rd4, %rd1, %rd2;", (uint64_t)-5, 3, 0, R64),
+		  (uint64_t)-5);
+	CHECK_HEX(run1(t, "max.u32 %r4, %r1, %r2;", 0xfffffffbu, 3, 0, R32),
+		  0xfffffffbu);
+	CHECK_HEX(run1(t, "abs.s64 %rd4, %rd1;", (uint64_t)-9, 0, 0, R64), 9);
+}
+
+TEST(emu_bit_operations)
+{
+	CHECK_HEX(run1(t, "popc.b32 %r4, %r1;", 0xf0f00001u, 0, 0, R32), 9);
+	CHECK_HEX(run1(t, "clz.b32 %r4, %r1;", 0x00010000u, 0, 0, R32), 15);
+	CHECK_HEX(run1(t, "clz.b32 %r4, %r1;", 0, 0, 0, R32), 32);
+	CHECK_HEX(run1(t, "brev.b32 %r4, %r1;", 0x00000001u, 0, 0, R32),
+		  0x80000000u);
+	/* bfe: len bits from pos; .s32 sign-extends from the field's top */
+	CHECK_HEX(run1(t, "bfe.u32 %r4, %r1, 4, 8;", 0x12345678u, 0, 0, R32),
+		  0x67);
+	CHECK_HEX(run1(t, "bfe.s32 %r4, %r1, 4, 8;", 0x12345f80u, 0, 0, R32),
+		  0xfffffff8u);
+	CHECK_HEX(run1(t, "bfi.b32 %r4, %r1, %r2, 8, 8;", 0xab, 0x11223344u,
+		       0, R32), 0x1122ab44u);
+	/* prmt: selector nibbles pick bytes of {b, a} */
+	CHECK_HEX(run1(t, "prmt.b32 %r4, %r1, %r2, 0x3210;", 0x44332211u,
+		       0x88776655u, 0, R32), 0x44332211u);
+	CHECK_HEX(run1(t, "prmt.b32 %r4, %r1, %r2, 0x4567;", 0x44332211u,
+		       0x88776655u, 0, R32), 0x55667788u);
+	CHECK_HEX(run1(t, "lop3.b32 %r4, %r1, %r2, %r3, 0x96;", 0xf0f0f0f0u,
+		       0xcccccccc, 0xaaaaaaaau, R32),
+		  0xf0f0f0f0u ^ 0xccccccccu ^ 0xaaaaaaaau);
+	CHECK_HEX(run1(t, "not.b32 %r4, %r1;", 0x0f0f0f0fu, 0, 0, R32),
+		  0xf0f0f0f0u);
+	CHECK_HEX(run1(t, "and.pred %p4, %p1, %p2;", 1, 0, 0, RPRED), 0);
+	CHECK_HEX(run1(t, "or.pred %p4, %p1, %p2;", 1, 0, 0, RPRED), 1);
+	CHECK_HEX(run1(t, "xor.b16 %rs4, %rs1, %rs2;", 0xff00, 0x0ff0, 0, R16),
+		  0xf0f0);
+	/* pack and unpack: element 0 is the low half */
+	CHECK_HEX(run1(t, "mov.b64 %rd4, {%r1, %r2};", 0x11111111u,
+		       0x22222222u, 0, R64), 0x2222222211111111ull);
+	CHECK_HEX(run1(t, "mov.b64 {%r0, %r4}, %rd1;", 0xaaaabbbbccccddddull,
+		       0, 0, R32), 0xaaaabbbbu);
+	CHECK_HEX(run1(t, "mov.b32 %r4, {%rs1, %rs2};", 0x1234, 0x5678, 0, R32),
+		  0x56781234u);
+}
+
+TEST(emu_compare_select)
+{
+	CHECK_HEX(run1(t, "setp.lt.s32 %p4, %r1, %r2;", (uint32_t)-1, 1, 0,
+		       RPRED), 1);
+	CHECK_HEX(run1(t, "setp.lt.u32 %p4, %r1, %r2;", (uint32_t)-1, 1, 0,
+		       RPRED), 0);
+	CHECK_HEX(run1(t, "setp.hi.u32 %p4, %r1, %r2;", (uint32_t)-1, 1, 0,
+		       RPRED), 1);
+	/* ordered comparisons are false with a NaN, unordered ones true */
+	CHECK_HEX(run1(t, "setp.lt.f32 %p4, %f1, %f2;", 0x7fc00000u,
+		       fbits(1.0f), 0, RPRED), 0);
+	CHECK_HEX(run1(t, "setp.ltu.f32 %p4, %f1, %f2;", 0x7fc00000u,
+		       fbits(1.0f), 0, RPRED), 1);
+	CHECK_HEX(run1(t, "setp.neu.f32 %p4, %f1, %f2;", 0x7fc00000u,
+		       0x7fc00000u, 0, RPRED), 1);
+	CHECK_HEX(run1(t, "setp.eq.and.s32 %p4, %r1, %r2, %p3;", 5, 5, 0,
+		       RPRED), 0);
+	CHECK_HEX(run1(t, "setp.eq.or.s32 %p4, %r1, %r2, %p3;", 5, 6, 1,
+		       RPRED), 1);
+	CHECK_HEX(run1(t, "selp.b32 %r4, %r1, %r2, %p3;", 11, 22, 1, R32), 11);
+	CHECK_HEX(run1(t, "selp.b64 %rd4, %rd1, %rd2, %p3;", 11, 22, 0, R64),
+		  22);
+}
+
+TEST(emu_float_arithmetic)
+{
+	/* one rounding per operation; the host FPU is IEEE */
+	volatile float x = 1.1f, y = 2.3f, z = -0.7f;
+	CHECK_HEX(run1(t, "add.f32 %f4, %f1, %f2;", fbits(x), fbits(y), 0, RF32),
+		  fbits(x + y));
+	CHECK_HEX(run1(t, "mul.rn.f32 %f4, %f1, %f2;", fbits(x), fbits(y), 0,
+		       RF32), fbits(x * y));
+	CHECK_HEX(run1(t, "fma.rn.f32 %f4, %f1, %f2, %f3;", fbits(x), fbits(y),
+		       fbits(z), RF32), fbits(fmaf(x, y, z)));
+	CHECK_HEX(run1(t, "div.rn.f32 %f4, %f1, %f2;", fbits(x), fbits(y), 0,
+		       RF32), fbits(x / y));
+	CHECK_HEX(run1(t, "sqrt.rn.f32 %f4, %f1;", fbits(2.0f), 0, 0, RF32),
+		  fbits(sqrtf(2.0f)));
+	CHECK_HEX(run1(t, "rcp.rn.f32 %f4, %f1;", fbits(3.0f), 0, 0, RF32),
+		  fbits(1.0f / 3.0f));
+	/* 1 + 2^-30: nearest and toward zero give 1, upward the next float */
+	uint64_t one = fbits(1.0f), tiny = fbits(ldexpf(1, -30));
+	CHECK_HEX(run1(t, "add.rn.f32 %f4, %f1, %f2;", one, tiny, 0, RF32), one);
+	CHECK_HEX(run1(t, "add.rz.f32 %f4, %f1, %f2;", one, tiny, 0, RF32), one);
+	CHECK_HEX(run1(t, "add.rp.f32 %f4, %f1, %f2;", one, tiny, 0, RF32),
+		  one + 1);
+	CHECK_HEX(run1(t, "sub.rm.f32 %f4, %f1, %f2;", one, tiny, 0, RF32),
+		  fbits(nextafterf(1.0f, 0.0f)));
+	/* the GPU's canonical NaN; .ftz flushes subnormal inputs */
+	CHECK_HEX(run1(t, "add.f32 %f4, %f1, %f2;", fbits(INFINITY),
+		       fbits(-INFINITY), 0, RF32), 0x7fffffffu);
+	CHECK_HEX(run1(t, "add.ftz.f32 %f4, %f1, %f2;", 0x00000001u, 0, 0, RF32),
+		  0);
+	CHECK_HEX(run1(t, "add.f32 %f4, %f1, %f2;", 0x00000001u, 0, 0, RF32),
+		  1);
+	/* min/max: a NaN operand loses unless .NaN; -0 < +0 */
+	CHECK_HEX(run1(t, "min.f32 %f4, %f1, %f2;", 0x7fc00000u, fbits(2.0f),
+		       0, RF32), fbits(2.0f));
+	CHECK_HEX(run1(t, "max.NaN.f32 %f4, %f1, %f2;", 0x7fc00000u,
+		       fbits(2.0f), 0, RF32), 0x7fffffffu);
+	CHECK_HEX(run1(t, "min.f32 %f4, %f1, %f2;", fbits(0.0f), fbits(-0.0f),
+		       0, RF32), 0x80000000u);
+	CHECK_HEX(run1(t, "neg.f32 %f4, %f1;", fbits(1.5f), 0, 0, RF32),
+		  fbits(-1.5f));
+	CHECK_HEX(run1(t, "abs.f32 %f4, %f1;", fbits(-1.5f), 0, 0, RF32),
+		  fbits(1.5f));
+	volatile double dx = 1.0, dy = 3.0;
+	CHECK_HEX(run1(t, "div.rn.f64 %fd4, %fd1, %fd2;", dbits(dx), dbits(dy),
+		       0, RF64), dbits(dx / dy));
+	CHECK_HEX(run1(t, "fma.rn.f64 %fd4, %fd1, %fd2, %fd3;", dbits(0.1),
+		       dbits(10.0), dbits(-1.0), RF64),
+		  dbits(fma(0.1, 10.0, -1.0)));
+	/* .approx within the ISA's bounds: ex2 2^-22 relative (ftz), tanh
+	 * 2^-10.987 relative, rsqrt and lg2 2^-22 */
+	float e = bitsf(run1(t, "ex2.approx.ftz.f32 %f4, %f1;", fbits(0.5f), 0,
+			     0, RF32));
+	CHECK(fabsf(e - 1.41421356f) <= ldexpf(1.41421356f, -22));
+	float th = bitsf(run1(t, "tanh.approx.f32 %f4, %f1;", fbits(0.5f), 0, 0,
+			      RF32));
+	CHECK(fabsf(th - 0.462117157f) <= ldexpf(0.462117157f, -10));
+	float rs = bitsf(run1(t, "rsqrt.approx.ftz.f32 %f4, %f1;", fbits(4.0f),
+			      0, 0, RF32));
+	CHECK(fabsf(rs - 0.5f) <= ldexpf(0.5f, -22));
+	float lg = bitsf(run1(t, "lg2.approx.ftz.f32 %f4, %f1;", fbits(8.0f), 0,
+			      0, RF32));
+	CHECK(fabsf(lg - 3.0f) <= ldexpf(3.0f, -22));
+}
+
+TEST(emu_half_arithmetic)
+{
+	/* f16: 1.0 = 0x3c00, 2.0 = 0x4000, 1.5 = 0x3e00; bf16 = f32 >> 16 */
+	CHECK_HEX(run1(t, "add.rn.f16x2 %r4, %r1, %r2;", 0x3c003e00u,
+		       0x40003c00u, 0, R32), 0x42004100u); /* {3, 2.5} */
+	CHECK_HEX(run1(t, "mul.rn.bf16x2 %r4, %r1, %r2;", 0x3fc04000u,
+		       0x40004040u, 0, R32), 0x404040c0u); /* {1.5*2, 2*3} */
+	/* 1 + 2^-11 rounds to 1 in f16 (tie to even), 2049 * 2^-11 + tiny
+	 * upward */
+	CHECK_HEX(run1(t, "add.rn.f16x2 %r4, %r1, %r2;", 0x3c00u, 0x0c00u, 0,
+		       R32), 0x3c00u);
+	CHECK_HEX(run1(t, "fma.rn.f32x2 %rd4, %rd1, %rd2, %rd3;",
+		       fbits(2.0f) << 32 | fbits(3.0f),
+		       fbits(4.0f) << 32 | fbits(5.0f),
+		       fbits(1.0f) << 32 | fbits(1.0f), R64),
+		  fbits(9.0f) << 32 | fbits(16.0f));
+}
+
+TEST(emu_conversions)
+{
+	/* f32 -> f16, from the binary16 format: 1 + 2^-11 is a tie (even:
+	 * 1.0), 1 + 3 * 2^-11 a tie rounding up to 1 + 2^-9; 65520 is the
+	 * midpoint of 65504 and 2^16: nearest overflows to inf, toward zero
+	 * stays 65504 (0x7bff); 2^-24 is the least subnormal, 2^-25 a tie
+	 * to 0 */
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(1 + ldexpf(1, -11)),
+		       0, 0, R16), 0x3c00);
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;",
+		       fbits(1 + 3 * ldexpf(1, -11)), 0, 0, R16), 0x3c02);
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(65520.0f), 0, 0,
+		       R16), 0x7c00);
+	CHECK_HEX(run1(t, "cvt.rz.f16.f32 %rs4, %f1;", fbits(65520.0f), 0, 0,
+		       R16), 0x7bff);
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(ldexpf(1, -24)), 0,
+		       0, R16), 0x0001);
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(ldexpf(1, -25)), 0,
+		       0, R16), 0x0000);
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(ldexpf(3, -25)), 0,
+		       0, R16), 0x0002);
+	CHECK_HEX(run1(t, "cvt.rp.f16.f32 %rs4, %f1;", fbits(ldexpf(1, -30)), 0,
+		       0, R16), 0x0001);
+	CHECK_HEX(run1(t, "cvt.rm.f16.f32 %rs4, %f1;", fbits(-ldexpf(1, -30)), 0,
+		       0, R16), 0x8001);
+	/* bf16 keeps the top half of an f32: 0x3f808000 is a tie (even),
+	 * 0x3f818000 a tie rounding up; NaN is canonical */
+	CHECK_HEX(run1(t, "cvt.rn.bf16.f32 %rs4, %f1;", 0x3f808000u, 0, 0, R16),
+		  0x3f80);
+	CHECK_HEX(run1(t, "cvt.rn.bf16.f32 %rs4, %f1;", 0x3f818000u, 0, 0, R16),
+		  0x3f82);
+	CHECK_HEX(run1(t, "cvt.rn.bf16.f32 %rs4, %f1;", 0x7fc00001u, 0, 0, R16),
+		  0x7fff);
+	CHECK_HEX(run1(t, "cvt.f32.f16 %f4, %rs1;", 0x0001, 0, 0, RF32),
+		  fbits(ldexpf(1, -24)));
+	CHECK_HEX(run1(t, "cvt.rn.f16x2.f32 %r4, %f1, %f2;", fbits(1.0f),
+		       fbits(2.0f), 0, R32), 0x3c004000u);
+	CHECK_HEX(run1(t, "cvt.rn.bf16x2.f32 %r4, %f1, %f2;", fbits(1.0f),
+		       fbits(-2.0f), 0, R32), 0x3f80c000u);
+	/* float -> int: the rounding mode, then saturation; NaN is 0 */
+	CHECK_HEX(run1(t, "cvt.rzi.s32.f32 %r4, %f1;", fbits(-2.7f), 0, 0, R32),
+		  (uint32_t)-2);
+	CHECK_HEX(run1(t, "cvt.rni.s32.f32 %r4, %f1;", fbits(2.5f), 0, 0, R32),
+		  2);
+	CHECK_HEX(run1(t, "cvt.rni.s32.f32 %r4, %f1;", fbits(3.5f), 0, 0, R32),
+		  4);
+	CHECK_HEX(run1(t, "cvt.rmi.s32.f32 %r4, %f1;", fbits(-2.5f), 0, 0, R32),
+		  (uint32_t)-3);
+	CHECK_HEX(run1(t, "cvt.rzi.s32.f32 %r4, %f1;", fbits(1e10f), 0, 0, R32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "cvt.rzi.s32.f32 %r4, %f1;", 0x7fc00000u, 0, 0, R32),
+		  0);
+	CHECK_HEX(run1(t, "cvt.rzi.u32.f32 %r4, %f1;", fbits(-1.0f), 0, 0, R32),
+		  0);
+	CHECK_HEX(run1(t, "cvt.rzi.s64.f32 %rd4, %f1;", fbits(-3e9f), 0, 0, R64),
+		  (uint64_t)(int64_t)-3e9);
+	CHECK_HEX(run1(t, "cvt.rmi.f32.f32 %f4, %f1;", fbits(-1.5f), 0, 0, RF32),
+		  fbits(-2.0f));
+	/* int -> float: 2^24 + 1 is a tie between 2^24 and 2^24 + 2 */
+	CHECK_HEX(run1(t, "cvt.rn.f32.s32 %f4, %r1;", 16777217, 0, 0, RF32),
+		  fbits(16777216.0f));
+	CHECK_HEX(run1(t, "cvt.rp.f32.s32 %f4, %r1;", 16777217, 0, 0, RF32),
+		  fbits(16777218.0f));
+	CHECK_HEX(run1(t, "cvt.rn.f32.u32 %f4, %r1;", 0xffffffffu, 0, 0, RF32),
+		  fbits(4294967296.0f));
+	CHECK_HEX(run1(t, "cvt.rn.f16.s32 %rs4, %r1;", 2049, 0, 0, R16), 0x6800);
+	/* f64 -> f32: 1 + 2^-24 is a tie to 1, 1 + 3 * 2^-24 rounds up */
+	CHECK_HEX(run1(t, "cvt.rn.f32.f64 %f4, %fd1;", dbits(1 + ldexp(1, -24)),
+		       0, 0, RF32), fbits(1.0f));
+	CHECK_HEX(run1(t, "cvt.rn.f32.f64 %f4, %fd1;",
+		       dbits(1 + 3 * ldexp(1, -24)), 0, 0, RF32),
+		  fbits(1 + ldexpf(1, -22)));
+	CHECK_HEX(run1(t, "cvt.f64.f32 %fd4, %f1;", fbits(0.1f), 0, 0, RF64),
+		  dbits((double)0.1f));
+	/* int -> int: extend by the source type, truncate or clamp */
+	CHECK_HEX(run1(t, "cvt.s16.s8 %rs4, %rs1;", 0x80, 0, 0, R16), 0xff80);
+	CHECK_HEX(run1(t, "cvt.u32.s16 %r4, %rs1;", 0x8000, 0, 0, R32),
+		  0xffff8000u);
+	CHECK_HEX(run1(t, "cvt.u32.u16 %r4, %rs1;", 0x8000, 0, 0, R32), 0x8000);
+	CHECK_HEX(run1(t, "cvt.u64.s32 %rd4, %r1;", 0xfffffffeu, 0, 0, R64),
+		  (uint64_t)-2);
+	CHECK_HEX(run1(t, "cvt.sat.u8.s32 %rs4, %r1;", (uint32_t)-5, 0, 0, R16),
+		  0);
+	CHECK_HEX(run1(t, "cvt.sat.u8.s32 %rs4, %r1;", 300, 0, 0, R16), 255);
+	CHECK_HEX(run1(t, "cvt.sat.s8.s32 %rs4, %r1;", (uint32_t)-300, 0, 0,
+		       R16), 0xff80);
+}
+
+/* ---- memory, sizes and statuses ---- */
+
+static const char *const kernel_head =
+	".version 8.0\n.target sm_90a\n.address_size 64\n";
+
+/* Loads and runs ptx (kernel k, one param out, a 256-byte buffer); the
+ * status, with the host view of the buffer in *buf. */
+static int
+run_small(const char *body, unsigned threads, unsigned flags, ptem **pe,
+	  uint8_t **buf)
+{
+	char ptx[8192];
+	snprintf(ptx, sizeof(ptx), "%s.visible .entry k(.param .u64 out)\n{\n%s}\n",
+		 kernel_head, body);
+	ptem *e = ptem_new();
+	*pe = e;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	uint64_t out = 0;
+	if (st == PT_OK)
+		st = ptem_alloc(e, 256, &out);
+	ptem_arg args[] = {{&out, 8}};
+	ptem_launch l = {{1, 1, 1}, {threads, 1, 1}, {1, 1, 1}, 0, flags, 0};
+	if (st == PT_OK)
+		st = ptem_run(e, "k", &l, args, 1);
+	*buf = ptem_host(e, out, 256);
+	return st;
+}
+
+static const char regs[] =
+	"\t.reg .pred %p<5>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<20>;\n"
+	"\t.reg .f32 %f<5>;\n\t.shared .align 16 .b8 sm[256];\n"
+	"\t.local .align 8 .b8 lm[16];\n"
+	"\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n";
+
+TEST(emu_memory_spaces)
+{
+	/* shared through a symbol, generic through cvta, local, vectors and
+	 * narrow signed loads; every thread writes its own word */
+	char body[4096];
+	snprintf(body, sizeof(body), "%s"
+		 "\tmul.lo.s32 %%r2, %%r1, 4;\n"
+		 "\tmov.u32 %%r3, sm;\n\tadd.s32 %%r3, %%r3, %%r2;\n"
+		 "\tst.shared.u32 [%%r3], %%r1;\n\tbar.sync 0;\n"
+		 "\tmov.u64 %%rd2, sm;\n\tcvta.shared.u64 %%rd3, %%rd2;\n"
+		 "\txor.b32 %%r4, %%r2, 4;\n\tcvt.u64.u32 %%rd4, %%r4;\n"
+		 "\tadd.s64 %%rd5, %%rd3, %%rd4;\n\tld.u32 %%r5, [%%rd5];\n"
+		 "\tst.local.u32 [lm+4], %%r5;\n\tld.local.u32 %%r6, [lm+4];\n"
+		 "\tcvt.u64.u32 %%rd6, %%r2;\n\tadd.s64 %%rd7, %%rd1, %%rd6;\n"
+		 "\tst.global.u32 [%%rd7], %%r6;\n\tbar.sync 0;\n"
+		 "\tsetp.ne.s32 %%p1, %%r1, 0;\n\t@%%p1 bra $L_end;\n"
+		 "\tld.global.v4.u32 {%%r10, %%r11, %%r12, %%r13}, [%%rd1];\n"
+		 "\tst.global.v4.u32 [%%rd1+128], {%%r13, %%r12, %%r11, %%r10};\n"
+		 "\tmov.u32 %%r14, 0xff;\n\tst.global.u8 [%%rd1+200], %%r14;\n"
+		 "\tld.global.s8 %%r15, [%%rd1+200];\n"
+		 "\tst.global.u32 [%%rd1+204], %%r15;\n"
+		 "$L_end:\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	int st = run_small(body, 32, 0, &e, &b);
+	CHECK_INT(st, PT_OK);
+	if (st == PT_OK) {
+		uint32_t w[64];
+		memcpy(w, b, sizeof(w));
+		for (uint32_t i = 0; i < 32; i++)
+			CHECK_INT(w[i], i ^ 1); /* the neighbour's id */
+		CHECK_INT(w[32], 2);
+		CHECK_INT(w[35], 1);
+		CHECK_INT(w[51], 0xffffffffu); /* ld.s8 of 0xff */
+	}
+	ptem_free(e);
+}
+
+TEST(emu_divergence_and_loops)
+{
+	/* odd lanes loop tid times, even lanes take the other branch; they
+	 * reconverge at the barrier */
+	char body[2048];
+	snprintf(body, sizeof(body), "%s"
+		 "\tand.b32 %%r2, %%r1, 1;\n\tmov.u32 %%r3, 0;\n"
+		 "\tsetp.eq.s32 %%p1, %%r2, 0;\n\t@%%p1 bra $L_even;\n"
+		 "\tmov.u32 %%r4, 0;\n$L_loop:\n\tadd.s32 %%r3, %%r3, 3;\n"
+		 "\tadd.s32 %%r4, %%r4, 1;\n\tsetp.lt.s32 %%p2, %%r4, %%r1;\n"
+		 "\t@%%p2 bra $L_loop;\n\tbra $L_join;\n"
+		 "$L_even:\n\tsub.s32 %%r3, 0, %%r1;\n"
+		 "$L_join:\n\tbar.sync 0;\n"
+		 "\tmul.wide.u32 %%rd2, %%r1, 4;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.u32 [%%rd3], %%r3;\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(body, 64, 0, &e, &b), PT_OK);
+	for (int i = 0; b && i < 64; i++) {
+		int32_t v;
+		memcpy(&v, b + 4 * i, 4);
+		CHECK_INT(v, i % 2 ? 3 * i : -i);
+	}
+	ptem_free(e);
+}
+
+TEST(emu_status_codes)
+{
+	ptem *e = ptem_new();
+	/* PT_E_EMU_PARSE / PT_E_EMU_UNSUPPORTED name the line */
+	const char *bad = ".version 8.0\n.visible .entry k()\n{\n\tadd.s32 %r1;\n}\n";
+	CHECK_INT(ptem_load(e, bad, strlen(bad)), PT_E_EMU_PARSE);
+	CHECK(strstr(ptem_errmsg(e), "line 4") != NULL);
+	const char *unk = ".visible .entry k()\n{\n\tfrobnicate.b32;\n}\n";
+	CHECK_INT(ptem_load(e, unk, strlen(unk)), PT_E_EMU_UNSUPPORTED);
+	const char *mod = ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n"
+			  "\tadd.frob.s32 %r0, %r1, %r1;\n}\n";
+	CHECK_INT(ptem_load(e, mod, strlen(mod)), PT_E_EMU_UNSUPPORTED);
+	const char *ok = ".visible .entry k(.param .u64 a)\n{\n\tret;\n}\n";
+	CHECK_INT(ptem_load(e, ok, strlen(ok)), PT_OK);
+	ptem_launch l = {{1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 0, 0, 0};
+	uint64_t a = 0;
+	ptem_arg args[] = {{&a, 8}};
+	CHECK_INT(ptem_run(e, "nope", &l, args, 1), PT_E_EMU_NO_KERNEL);
+	CHECK_INT(ptem_run(e, "k", &l, args, 0), PT_E_EMU_ARGS);
+	ptem_arg small[] = {{&a, 4}};
+	CHECK_INT(ptem_run(e, "k", &l, small, 1), PT_E_EMU_ARGS);
+	l.block[0] = 2048;
+	CHECK_INT(ptem_run(e, "k", &l, args, 1), PT_E_EMU_ARGS);
+	/* PT_E_EMU_NOMEM: the arena's test hook fails the first block */
+	ptem_free(e);
+	e = ptem_new();
+	e->arena.fail_after = 1;
+	CHECK_INT(ptem_load(e, ok, strlen(ok)), PT_E_EMU_NOMEM);
+	ptem_free(e);
+
+	uint8_t *b;
+	char body[2048];
+	/* PT_E_EMU_OOB: past the end of the allocation, with thread+line */
+	snprintf(body, sizeof(body), "%s\tst.global.u32 [%%rd1+256], %%r1;\n"
+		 "\tret;\n", regs);
+	CHECK_INT(run_small(body, 1, 0, &e, &b), PT_E_EMU_OOB);
+	CHECK(strstr(ptem_errmsg(e), "thread (0,0,0)") &&
+	      strstr(ptem_errmsg(e), "PTX line 14"));
+	ptem_free(e);
+	/* misaligned */
+	snprintf(body, sizeof(body), "%s\tst.global.u32 [%%rd1+2], %%r1;\n"
+		 "\tret;\n", regs);
+	CHECK_INT(run_small(body, 1, 0, &e, &b), PT_E_EMU_OOB);
+	ptem_free(e);
+	/* PT_E_EMU_DEADLOCK: only thread 0 reaches the barrier... and the
+	 * others wait at a second one */
+	snprintf(body, sizeof(body), "%s\tsetp.eq.s32 %%p1, %%r1, 0;\n"
+		 "\t@%%p1 bra $L1;\n\tbar.sync 1;\n\tret;\n$L1:\n\tbar.sync 0;\n"
+		 "\tret;\n", regs);
+	CHECK_INT(run_small(body, 64, 0, &e, &b), PT_E_EMU_DEADLOCK);
+	ptem_free(e);
+	/* PT_E_EMU_STEP_LIMIT */
+	snprintf(body, sizeof(body), "%s$L1:\n\tbra $L1;\n", regs);
+	CHECK_INT(run_small(body, 1, 0, &e, &b), PT_E_EMU_STEP_LIMIT);
+	ptem_free(e);
+	/* PT_E_EMU_MBARRIER: arrive on an uninitialised mbarrier */
+	snprintf(body, sizeof(body), "%s"
+		 "\tmbarrier.arrive.shared.b64 %%rd2, [sm];\n\tret;\n", regs);
+	CHECK_INT(run_small(body, 1, 0, &e, &b), PT_E_EMU_MBARRIER);
+	ptem_free(e);
+	/* PT_E_EMU_COLLECTIVE: a shuffle naming lanes that exited */
+	snprintf(body, sizeof(body), "%s\tsetp.ge.s32 %%p1, %%r1, 16;\n"
+		 "\t@%%p1 ret;\n"
+		 "\tshfl.sync.idx.b32 %%r2, %%r1, 0, 31, -1;\n\tret;\n", regs);
+	CHECK_INT(run_small(body, 32, 0, &e, &b), PT_E_EMU_COLLECTIVE);
+	ptem_free(e);
+}
+
+/* cp.async with zero fill; in late mode a read before the wait is an
+ * error, and with the wait the data arrives */
+TEST(emu_cp_async_late)
+{
+	char body[4096];
+	const char *fmt = "%s"
+		"\tmul.lo.s32 %%r2, %%r1, 16;\n\tcvt.u64.u32 %%rd2, %%r2;\n"
+		"\tadd.s64 %%rd3, %%rd1, %%rd2;\n\tmov.u32 %%r3, sm;\n"
+		"\tadd.s32 %%r3, %%r3, %%r2;\n\tst.global.u32 [%%rd3], 7;\n"
+		"\tselp.u32 %%r4, 16, 4, %%p0;\n"
+		"\tcp.async.cg.shared.global [%%r3], [%%rd3], 16, %%r4;\n"
+		"\tcp.async.commit_group;\n%s"
+		"\tld.shared.u32 %%r5, [%%r3];\n\tld.shared.u32 %%r6, [%%r3+4];\n"
+		"\tst.global.u32 [%%rd3+128], %%r5;\n"
+		"\tst.global.u32 [%%rd3+132], %%r6;\n\tret;\n";
+	ptem *e;
+	uint8_t *b;
+	snprintf(body, sizeof(body), fmt, regs, "\tcp.async.wait_group 0;\n");
+	CHECK_INT(run_small(body, 4, PTEM_LATE_COMPLETION, &e, &b), PT_OK);
+	for (int i = 0; b && i < 4; i++) {
+		uint32_t w[2];
+		memcpy(w, b + 128 + 16 * i, 8);
+		CHECK_INT(w[0], 7);
+		CHECK_INT(w[1], 0); /* src-size 4: the rest is zero-filled */
+	}
+	ptem_free(e);
+	snprintf(body, sizeof(body), fmt, regs, "");
+	CHECK_INT(run_small(body, 4, PTEM_LATE_COMPLETION, &e, &b),
+		  PT_E_EMU_ASYNC);
+	CHECK(strstr(ptem_errmsg(e), "issued at PTX line 21") != NULL);
+	ptem_free(e);
+	/* eager completion (the default) gives the lucky result */
+	CHECK_INT(run_small(body, 4, 0, &e, &b), PT_OK);
+	ptem_free(e);
+}
+
+/* ---- whole scripts ----
+ * A script is compiled by ptxtile; its metadata and the runtime's launch
+ * planner bind the tensors (host buffers copied into emulated memory) and
+ * scalars exactly as a GPU launch would. */
+typedef struct ScriptRun {
+	ptem *e;
+	uint64_t addr[16];
+	int status;
+} ScriptRun;
+
+/* One argument: a tensor (data, bytes, dtype, shape) or a scalar. */
+typedef struct SArg {
+	const void *data;
+	size_t bytes;
+	ptrt_dtype dtype;
+	int ndim;
+	int64_t shape[4];
+	ptrt_arg scalar; /* used when data is NULL */
+} SArg;
+
+static void
+encode_tma(const TmaEncode *t, uint8_t map[128])
+{
+	ptem_tma_desc d = {0};
+	d.format = (int)t->format;
+	d.rank = (int)t->rank;
+	d.addr = t->addr;
+	for (uint32_t i = 0; i < t->rank; i++) {
+		d.dims[i] = t->dims[i];
+		d.box[i] = t->box[i];
+		d.elem_strides[i] = t->elem_strides[i];
+		if (i + 1 < t->rank)
+			d.strides[i] = t->strides[i];
+	}
+	d.interleave = t->interleave;
+	d.swizzle = t->swizzle;
+	d.oob_fill = t->oob_fill;
+	ptem_tensormap_encode(&d, map);
+}
+
+static int
+script_run(TestCtx *t, ScriptRun *sr, const char *path, const char *target,
+	   const SArg *sa, size_t n, unsigned flags)
+{
+	memset(sr, 0, sizeof(*sr));
+	sr->e = ptem_new();
+	Arena a;
+	arena_init(&a, NULL);
+	pt_ctx *ctx = pt_ctx_new(NULL);
+	size_t len = 0;
+	char *text = read_file(&a, path, &len);
+	pt_module *m = NULL;
+	const char *ptx = NULL, *meta = NULL;
+	int st = text ? pt_load(ctx, path, text, len, &m) : PT_E_NOMEM;
+	if (!st)
+		st = pt_compile(ctx, m, target, &ptx, &meta);
+	RtMeta rm;
+	RtStatus rs;
+	LaunchPlan plan;
+	if (!st)
+		st = ptem_load(sr->e, ptx, strlen(ptx));
+	if (!st)
+		st = meta_parse(&a, meta, strlen(meta), &rm, &rs);
+	ptrt_arg args[16];
+	for (size_t i = 0; !st && i < n; i++) {
+		if (!sa[i].data) {
+			args[i] = sa[i].scalar;
+			continue;
+		}
+		st = ptem_alloc(sr->e, sa[i].bytes, &sr->addr[i]);
+		if (!st)
+			memcpy(ptem_host(sr->e, sr->addr[i], sa[i].bytes),
+			       sa[i].data, sa[i].bytes);
+		args[i] = ptrt_arg_tensor(sr->addr[i], sa[i].dtype, sa[i].ndim,
+					  sa[i].shape, NULL);
+	}
+	const RtKernelMeta *k = st ? NULL : &rm.kernels[0];
+	if (!st)
+		st = launch_plan(&a, k, args, n, &plan, &rs);
+	if (!st) {
+		ptem_arg pa[32];
+		for (size_t i = 0; i < k->nparams && i < 32; i++) {
+			const RtParam *q = &k->params[i];
+			pa[i].data = plan.params[i];
+			pa[i].size = q->kind == RP_TENSOR ? 8
+				     : q->kind == RP_TMA ? 128
+				     : (size_t)dtype_size(q->dtype);
+			if (q->kind == RP_TMA) {
+				uint8_t *map = NEWN(&a, uint8_t, 128);
+				encode_tma(&plan.tma[i], map);
+				pa[i].data = map;
+			}
+		}
+		ptem_launch l = {{plan.grid[0], plan.grid[1], plan.grid[2]},
+				 {plan.block[0], plan.block[1], plan.block[2]},
+				 {plan.cluster[0], plan.cluster[1],
+				  plan.cluster[2]},
+				 plan.smem, flags, 0};
+		st = ptem_run(sr->e, k->name, &l, pa, k->nparams);
+		if (st)
+			test_fail(t, __FILE__, __LINE__, "%s: %s", path,
+				  ptem_errmsg(sr->e));
+	} else {
+		test_fail(t, __FILE__, __LINE__, "%s: setup failed (%d): %s %s",
+			  path, st, ptem_errmsg(sr->e), rs.msg);
+	}
+	pt_ctx_free(ctx);
+	arena_free(&a);
+	sr->status = st;
+	return st;
+}
+
+static const void *
+script_out(ScriptRun *sr, int i, size_t bytes)
+{
+	return ptem_host(sr->e, sr->addr[i], bytes);
+}
+
+static int64_t
+floordiv64(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+TEST(emu_script_scalar_flow)
+{
+	/* expected values from the script's header, in C */
+	static int32_t out[64][8];
+	static float f[64][4];
+	SArg sa[] = {{out, sizeof(out), PTRT_INT32, 2, {64, 8}, {0}},
+		     {f, sizeof(f), PTRT_FLOAT32, 2, {64, 4}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "tests/gpu/kernels/scalar_flow.py", "sm_90a",
+		       sa, 2, 0) == PT_OK) {
+		const int32_t (*o)[8] = script_out(&sr, 0, sizeof(out));
+		const float (*g)[4] = script_out(&sr, 1, sizeof(f));
+		for (int i = 0; i < 64; i++) {
+			int32_t s = i - 32;
+			int cnt = 0;
+			for (int j = 0; j < i && j < 40; j++)
+				cnt += j % 2 == 0 && j % 3 == 0;
+			int64_t w = s, c = w < 10 ? w : 10;
+			c = c > -10 ? c : -10;
+			int32_t e[8] = {
+				(int32_t)floordiv64(s, 5),
+				(int32_t)(s - floordiv64(s, 5) * 5),
+				(int32_t)(((uint32_t)i * 2654435761u) >> 16),
+				(int8_t)(uint8_t)((s * 9) & 0xff), cnt,
+				(int32_t)((double)s * 0.5), s < 0 && i % 2 == 0,
+				(int32_t)(c + (w < 0 ? -w : w) / 8)};
+			for (int j = 0; j < 8; j++)
+				CHECK_INT(o[i][j], e[j]);
+			CHECK(g[i][0] == (float)(i * 3));
+			CHECK(g[i][1] == (float)((double)s / 4.0));
+			CHECK(g[i][2] == (s >= 0 ? sqrtf((float)i) : -1.0f));
+			CHECK(g[i][3] == floorf((float)i / 3.0f));
+		}
+	}
+	ptem_free(sr.e);
+}
+
+TEST(emu_script_smem_reduce)
+{
+	static float a[4096], out[4];
+	for (int i = 0; i < 4096; i++)
+		a[i] = (float)(i % 7);
+	SArg sa[] = {{a, sizeof(a), PTRT_FLOAT32, 1, {4096}, {0}},
+		     {out, sizeof(out), PTRT_FLOAT32, 1, {4}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "tests/gpu/kernels/smem_reduce.py", "sm_90a", sa,
+		       2, 0) == PT_OK) {
+		const float *o = script_out(&sr, 1, sizeof(out));
+		for (int b = 0; b < 4; b++) {
+			double s = 0;
+			for (int i = 0; i < 1024; i++)
+				s += a[b * 1024 + i];
+			CHECK(o[b] == (float)s);
+		}
+	}
+	ptem_free(sr.e);
+}
+
+TEST(emu_script_cluster_copy)
+{
+	/* two CTAs of a cluster: mapa, cp.async.bulk into the peer's shared
+	 * memory, complete_tx on the peer's mbarrier; B == A bit for bit,
+	 * also with every completion delayed to its wait */
+	static float a[64], b[64];
+	for (int i = 0; i < 64; i++)
+		a[i] = (float)i * 0.25f + 2.0f;
+	for (unsigned flags = 0; flags <= PTEM_LATE_COMPLETION; flags++) {
+		SArg sa[] = {{a, sizeof(a), PTRT_FLOAT32, 1, {64}, {0}},
+			     {b, sizeof(b), PTRT_FLOAT32, 1, {64}, {0}}};
+		ScriptRun sr;
+		if (script_run(t, &sr, "examples/cluster_copy.py", "sm_90a", sa,
+			       2, flags) == PT_OK)
+			CHECK(memcmp(script_out(&sr, 1, sizeof(b)), a,
+				     sizeof(a)) == 0);
+		ptem_free(sr.e);
+	}
+}
+
+TEST(emu_script_cp_async_zero_fill)
+{
+	static uint8_t a[32][16], b[32][16];
+	for (int i = 0; i < 32 * 16; i++)
+		a[i / 16][i % 16] = (uint8_t)(i * 7 + 1);
+	memset(b, 0xa5, sizeof(b));
+	SArg sa[] = {{a, sizeof(a), PTRT_UINT8, 2, {32, 16}, {0}},
+		     {b, sizeof(b), PTRT_UINT8, 2, {32, 16}, {0}},
+		     {NULL, 0, 0, 0, {0}, ptrt_arg_i32(21)}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/cp_async_zero_fill.py", "sm_90a", sa,
+		       3, PTEM_LATE_COMPLETION) == PT_OK) {
+		const uint8_t (*o)[16] = script_out(&sr, 1, sizeof(b));
+		for (int r = 0; r < 32; r++)
+			for (int c = 0; c < 16; c++)
+				CHECK_INT(o[r][c], r < 21 ? a[r][c] : 0);
+	}
+	ptem_free(sr.e);
+}
+
+TEST(emu_script_saxpy_relu)
+{
+	/* 40000 elements over a 132 x 256 grid-stride loop; the PTX's
+	 * mul.f32 and add.f32 are two roundings */
+	enum { N = 40000 };
+	static float x[N], y[N], y0[N];
+	for (int i = 0; i < N; i++) {
+		x[i] = (float)((i * 37) % 101) * 0.125f - 6.0f;
+		y[i] = y0[i] = (float)((i * 11) % 13) * 0.5f - 3.0f;
+	}
+	SArg sa[] = {{x, sizeof(x), PTRT_FLOAT32, 1, {N}, {0}},
+		     {y, sizeof(y), PTRT_FLOAT32, 1, {N}, {0}},
+		     {NULL, 0, 0, 0, {0}, ptrt_arg_f32(1.5f)}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/saxpy_relu.py", "sm_90a", sa, 3, 0) ==
+	    PT_OK) {
+		const float *o = script_out(&sr, 1, sizeof(y));
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			volatile float p = 1.5f * x[i];
+			float v = p + y0[i];
+			bad += o[i] != (v > 0 ? v : 0.0f);
+		}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
