@@ -780,7 +780,19 @@ read_instruction(Reader *rd, const char *first)
 		do {
 			if (in.nop == MAX_OPND)
 				fail(rd, PT_E_EMU_PARSE, "too many operands");
-			operand(rd, &in.o[in.nop++]);
+			Opnd *o = &in.o[in.nop++];
+			operand(rd, o);
+			if (accept(rd, '|')) {
+				/* d|p: a pair of destinations */
+				Opnd second;
+				operand(rd, &second);
+				Opnd head = *o;
+				o->kind = K_VEC;
+				o->n = 2;
+				o->vec = (uint32_t)rd->pool.n;
+				vec_push(rd->a, &rd->pool, head);
+				vec_push(rd->a, &rd->pool, second);
+			}
 		} while (accept(rd, ','));
 		expect(rd, ';');
 	}

@@ -258,31 +258,17 @@ run_thread(Run *r, Cta *c, Thread *t)
 
 /* ---- blocked threads ---- */
 
-/* A warp collective runs when every live lane waits at the same one. */
+/* Runs the collective at pc once every lane that must take part (the
+ * live lanes, or the member mask of a .sync instruction) waits at it. */
 static bool
-resolve_warp(Run *r, Cta *c, uint32_t w)
+resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
+		   uint32_t pc)
 {
-	Thread *lanes[32] = {0};
-	uint32_t mask = 0, live = 0;
-	uint32_t pc = UINT32_MAX;
-	uint32_t first = w * 32, n = c->nth - first < 32 ? c->nth - first : 32;
-	for (uint32_t l = 0; l < n; l++) {
-		Thread *t = &c->th[first + l];
-		lanes[l] = t;
-		if (t->st == TS_EXIT)
-			continue;
-		live |= 1u << l;
-		if (t->st != TS_COLL)
-			continue;
-		if (pc == UINT32_MAX)
-			pc = t->pc;
-		if (t->pc == pc)
+	uint32_t mask = 0;
+	for (uint32_t l = 0; l < n; l++)
+		if (lanes[l]->st == TS_COLL && lanes[l]->pc == pc)
 			mask |= 1u << l;
-	}
-	if (!mask)
-		return false;
 	const Insn *in = &r->k->code[pc];
-	/* The member mask of .sync instructions names who takes part. */
 	uint32_t need = live;
 	if (in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_REDUX ||
 	    in->op == OP_ELECT || in->op == OP_BAR_WARP) {
@@ -311,6 +297,31 @@ resolve_warp(Run *r, Cta *c, uint32_t w)
 			lanes[l]->pc = pc + 1;
 		}
 	return true;
+}
+
+static bool
+resolve_warp(Run *r, Cta *c, uint32_t w)
+{
+	Thread *lanes[32] = {0};
+	uint32_t live = 0, waiting = 0;
+	uint32_t first = w * 32, n = c->nth - first < 32 ? c->nth - first : 32;
+	for (uint32_t l = 0; l < n; l++) {
+		Thread *t = &c->th[first + l];
+		lanes[l] = t;
+		live |= (t->st != TS_EXIT) << l;
+		waiting |= (t->st == TS_COLL) << l;
+	}
+	bool moved = false;
+	/* every distinct collective the lanes wait at */
+	while (waiting) {
+		uint32_t l = (uint32_t)__builtin_ctz(waiting);
+		uint32_t pc = lanes[l]->pc;
+		for (uint32_t j = l; j < n; j++)
+			if (lanes[j]->st == TS_COLL && lanes[j]->pc == pc)
+				waiting &= ~(1u << j);
+		moved |= resolve_collective(r, c, lanes, n, live, pc);
+	}
+	return moved;
 }
 
 static bool

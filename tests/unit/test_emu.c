@@ -416,7 +416,7 @@ run_small(const char *body, unsigned threads, unsigned flags, ptem **pe,
 
 static const char regs[] =
 	"\t.reg .pred %p<5>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<20>;\n"
-	"\t.reg .f32 %f<5>;\n\t.shared .align 16 .b8 sm[256];\n"
+	"\t.reg .f32 %f<5>;\n\t.shared .align 16 .b8 sm[512];\n"
 	"\t.local .align 8 .b8 lm[16];\n"
 	"\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n";
 
@@ -834,6 +834,203 @@ TEST(emu_script_saxpy_relu)
 			float v = p + y0[i];
 			bad += o[i] != (v > 0 ? v : 0.0f);
 		}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
+
+/* ---- warp collectives ---- */
+
+static uint32_t
+out_word(const uint8_t *b, int i)
+{
+	uint32_t v;
+	memcpy(&v, b + 4 * i, 4);
+	return v;
+}
+
+TEST(emu_warp_shfl_vote_redux_elect)
+{
+	char b2[4096];
+	snprintf(b2, sizeof(b2), "%s"
+		 "\tmul.wide.u32 %%rd2, %%r1, 4;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tmul.lo.s32 %%r2, %%r1, 10;\n"
+		 "\tshfl.sync.down.b32 %%r3|%%p1, %%r2, 3, 31, -1;\n"
+		 "\tshfl.sync.idx.b32 %%r5, %%r2, 7, 0x181f, -1;\n"
+		 "\tselp.u32 %%r10, 1, 0, %%p1;\n"
+		 "\tshl.b32 %%r3, %%r3, 1;\n\tor.b32 %%r3, %%r3, %%r10;\n"
+		 "\tst.global.u32 [%%rd3], %%r3;\n"
+		 "\tst.global.u32 [%%rd3+128], %%r5;\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(b2, 32, 0, &e, &b), PT_OK);
+	for (int l = 0; b && l < 32; l++) {
+		/* down 3: from lane l+3 while l+3 <= 31, else own value, p */
+		int j = l + 3 <= 31 ? l + 3 : l;
+		CHECK_INT(out_word(b, l), (uint32_t)(10 * j) << 1 | (l + 3 <= 31));
+		/* idx 7 in segments of 8 (c = 0x181f: segmask 0x18) */
+		CHECK_INT(out_word(b, 32 + l), 10 * ((l & 0x18) | 7));
+	}
+	ptem_free(e);
+	snprintf(b2, sizeof(b2), "%s"
+		 "\tmul.wide.u32 %%rd2, %%r1, 4;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tsetp.lt.u32 %%p2, %%r1, 20;\n"
+		 "\tvote.sync.ballot.b32 %%r6, %%p2, -1;\n"
+		 "\tvote.sync.all.pred %%p3, %%p2, -1;\n"
+		 "\tredux.sync.add.u32 %%r7, %%r1, -1;\n"
+		 "\tsub.s32 %%r12, 5, %%r1;\n"
+		 "\tredux.sync.min.s32 %%r8, %%r12, -1;\n"
+		 "\tsetp.ge.u32 %%p0, %%r1, 4;\n"
+		 "\t@%%p0 elect.sync %%r9|%%p4, 0xfffffff0;\n"
+		 "\tselp.u32 %%r11, 1, 0, %%p4;\n\tselp.u32 %%r13, 1, 0, %%p3;\n"
+		 "\tsetp.eq.s32 %%p1, %%r1, 4;\n\t@!%%p1 bra $L_end;\n"
+		 "\tst.global.v4.u32 [%%rd1], {%%r6, %%r7, %%r8, %%r9};\n"
+		 "\tst.global.v2.u32 [%%rd1+16], {%%r11, %%r13};\n"
+		 "$L_end:\n\tret;\n", regs);
+	CHECK_INT(run_small(b2, 32, 0, &e, &b), PT_OK);
+	if (b) {
+		CHECK_INT(out_word(b, 0), 0xfffffu);   /* lanes 0..19 */
+		CHECK_INT(out_word(b, 1), 31 * 32 / 2); /* sum of lane ids */
+		CHECK_INT(out_word(b, 2), (uint32_t)(5 - 31));
+		CHECK_INT(out_word(b, 3), 4);  /* lowest lane of 0xfffffff0 */
+		CHECK_INT(out_word(b, 4), 1);  /* lane 4 is the leader */
+		CHECK_INT(out_word(b, 5), 0);  /* not all lanes < 20 */
+	}
+	ptem_free(e);
+}
+
+TEST(emu_warp_ldmatrix_stmatrix)
+{
+	/* shared: four 8x8 b16 matrices, element (m, i, j) = 256m + 16i + j
+	 * at byte 128m + 16i + 2j; lane l addresses row l%8 of matrix l/8.
+	 * Per the ISA's fragment figure, register m of lane l holds row
+	 * l/4, columns 2(l%4) and 2(l%4)+1 (.trans: rows 2(l%4), 2(l%4)+1
+	 * of column l/4), the lower column in the low half. */
+	for (int trans = 0; trans < 2; trans++) {
+		char b2[4096];
+		snprintf(b2, sizeof(b2), "%s"
+			 "\tmul.lo.s32 %%r2, %%r1, 8;\n"
+			 "\tmov.u32 %%r3, sm;\n\tmov.u32 %%r4, 0;\n"
+			 "$L_fill:\n\tadd.s32 %%r5, %%r2, %%r4;\n"
+			 "\tshr.u32 %%r6, %%r5, 6;\n\tshl.b32 %%r6, %%r6, 8;\n"
+			 "\tand.b32 %%r7, %%r5, 63;\n\tshr.u32 %%r8, %%r7, 3;\n"
+			 "\tshl.b32 %%r8, %%r8, 4;\n\tand.b32 %%r9, %%r7, 7;\n"
+			 "\tadd.s32 %%r6, %%r6, %%r8;\n\tadd.s32 %%r6, %%r6, %%r9;\n"
+			 "\tshl.b32 %%r10, %%r5, 1;\n\tadd.s32 %%r10, %%r10, %%r3;\n"
+			 "\tst.shared.u16 [%%r10], %%r6;\n"
+			 "\tadd.s32 %%r4, %%r4, 1;\n\tsetp.lt.s32 %%p1, %%r4, 8;\n"
+			 "\t@%%p1 bra $L_fill;\n\tbar.sync 0;\n"
+			 "\tshl.b32 %%r11, %%r1, 4;\n\tadd.s32 %%r11, %%r11, %%r3;\n"
+			 "\tldmatrix.sync.aligned.m8n8.x4%s.shared.b16 "
+			 "{%%r12, %%r13, %%r14, %%r15}, [%%r11];\n"
+			 "\tmul.wide.u32 %%rd2, %%r1, 16;\n"
+			 "\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+			 "\tst.global.v4.u32 [%%rd3], {%%r12, %%r13, %%r14, %%r15};\n"
+			 "\tret;\n", regs, trans ? ".trans" : "");
+		/* the out buffer is 256 bytes: 32 lanes x 16 needs 512 */
+		char ptx[8192];
+		snprintf(ptx, sizeof(ptx),
+			 "%s.visible .entry k(.param .u64 out)\n{\n%s}\n",
+			 kernel_head, b2);
+		ptem *e = ptem_new();
+		uint64_t out = 0;
+		CHECK_INT(ptem_load(e, ptx, strlen(ptx)), PT_OK);
+		ptem_alloc(e, 512, &out);
+		ptem_arg args[] = {{&out, 8}};
+		ptem_launch l = {{1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		CHECK_INT(ptem_run(e, "k", &l, args, 1), PT_OK);
+		const uint8_t *b = ptem_host(e, out, 512);
+		for (int ln = 0; ln < 32; ln++)
+			for (int m = 0; m < 4; m++) {
+				int g = ln / 4, q = ln % 4;
+				uint32_t lo = trans ? 256 * m + 16 * (2 * q) + g
+						    : 256 * m + 16 * g + 2 * q;
+				uint32_t hi = trans ? lo + 16 : lo + 1;
+				CHECK_INT(out_word(b, 4 * ln + m), lo | hi << 16);
+			}
+		ptem_free(e);
+	}
+	/* stmatrix is the inverse: registers from ldmatrix stored back
+	 * reproduce shared memory */
+	char b3[4096];
+	snprintf(b3, sizeof(b3), "%s"
+		 "\tmov.u32 %%r3, sm;\n\tshl.b32 %%r11, %%r1, 4;\n"
+		 "\tadd.s32 %%r11, %%r11, %%r3;\n"
+		 "\tmul.lo.s32 %%r12, %%r1, 3;\n\tadd.s32 %%r13, %%r12, 1000;\n"
+		 "\tstmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%%r11], "
+		 "{%%r12, %%r13};\n\tbar.sync 0;\n"
+		 "\tsetp.ge.u32 %%p1, %%r1, 16;\n\t@%%p1 ret;\n"
+		 "\tld.shared.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%r11];\n"
+		 "\tmul.wide.u32 %%rd2, %%r1, 16;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.v4.u32 [%%rd3], {%%r4, %%r5, %%r6, %%r7};\n"
+		 "\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(b3, 32, 0, &e, &b), PT_OK);
+	for (int m = 0; b && m < 2; m++)
+		for (int i = 0; i < 8; i++)
+			for (int j = 0; j < 8; j++) {
+				/* element (i, j) of matrix m came from lane
+				 * 4j + i/2, half i%2 (transposed) */
+				int ln = 4 * j + i / 2;
+				uint32_t reg = m ? (uint32_t)(3 * ln + 1000)
+						 : (uint32_t)(3 * ln);
+				uint16_t want = (uint16_t)(i % 2 ? reg >> 16 : reg);
+				uint16_t got;
+				memcpy(&got, b + 128 * m + 16 * i + 2 * j, 2);
+				CHECK_INT(got, want);
+			}
+	ptem_free(e);
+}
+
+static uint16_t
+to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)(u >> 16); /* exact for the values used here */
+}
+
+static double
+from_bf16(uint16_t h)
+{
+	uint32_t u = (uint32_t)h << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+TEST(emu_script_tile_mma)
+{
+	/* tests/gpu/kernels/tile_mma.py: D = C + A @ B.T, bf16 inputs with
+	 * 8 significant bits: products and sums of the values used are
+	 * exact in f32, so D must equal the host sum exactly */
+	enum { M = 32, N = 16, K = 32 };
+	static uint16_t a[M * K], bm[N * K];
+	static float c[M * N], d[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = to_bf16((float)((i * 7) % 17 - 8) * 0.25f);
+	for (int i = 0; i < N * K; i++)
+		bm[i] = to_bf16((float)((i * 5) % 13 - 6) * 0.5f);
+	for (int i = 0; i < M * N; i++)
+		c[i] = (float)(i % 9) - 4.0f;
+	SArg sa[] = {{a, sizeof(a), PTRT_UINT32, 2, {M, K / 2}, {0}},
+		     {bm, sizeof(bm), PTRT_UINT32, 2, {N, K / 2}, {0}},
+		     {c, sizeof(c), PTRT_FLOAT32, 2, {M, N}, {0}},
+		     {d, sizeof(d), PTRT_FLOAT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "tests/gpu/kernels/tile_mma.py", "sm_90a", sa, 4,
+		       0) == PT_OK) {
+		const float *o = script_out(&sr, 3, sizeof(d));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = c[i * N + j];
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(bm[j * K + q]);
+				bad += o[i * N + j] != (float)s;
+			}
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(sr.e);
