@@ -1,22 +1,241 @@
 /*
- * tcgen05.c - tensor memory.
+ * tcgen05.c - tensor memory (PTX §9.7.16): per CTA 128 lanes x 512
+ * columns of 32-bit cells; alloc/dealloc/relinquish, ld/st in every shape
+ * with .pack::16b/.unpack::16b, wait, fences and commit.
+ *
+ * A TMEM address is lane << 16 | column.  A warp reaches only the 32
+ * lanes of its sub-partition (warp id % 4).  Lane/column maps of one
+ * repetition for lane t of the warp (g = t/4, c = t%4; ptx_facts.md §3.5,
+ * from the ISA's Table 49 and its fragment figures):
+ *   32x32b   reg i -> (t, i)
+ *   16x64b   reg i -> (g + 8(t%2), (t/2)%2 + 2i)
+ *   16x128b  reg 2i+j -> (g + 8j, c + 4i)
+ *   16x256b  reg 4i+j -> (g + 8(j/2), 2c + j%2 + 8i)
+ *   16x32bx2 reg i -> (t%16, i), plus immHalfSplitoff (an address offset)
+ *            for t >= 16
+ * With .pack::16b a register packs the low 16 bits of the cells at
+ * columns 2k and 2k+1 of that map (low half first); .unpack::16b is the
+ * inverse and writes each half zero-extended into its cell.
+ *
+ * ld/st, cp and mma complete immediately here, so wait::ld/st and the
+ * fences have nothing left to order; commit arrives on its mbarrier at
+ * once.  tcgen05.cp and tcgen05.mma are not modelled yet (EMU_UNSUPPORTED).
  */
+#include <string.h>
+
 #include "emu.h"
+
+enum { TM_LANES = 128, TM_COLS = 512 };
+
+static uint32_t *
+tmem_cell(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t lane,
+	  uint32_t col)
+{
+	if (!c->tmem || lane >= TM_LANES || col >= TM_COLS ||
+	    !(c->tmem_used & (1u << (col / 32))))
+		emu_fail(r, PT_E_EMU_TMEM, t, in,
+			 "TMEM lane %u column %u is not allocated", lane, col);
+	uint32_t part = t->warp % 4;
+	if (lane / 32 != part)
+		emu_fail(r, PT_E_EMU_TMEM, t, in,
+			 "warp %u (sub-partition %u) accesses TMEM lane %u; it "
+			 "reaches lanes %u..%u only", t->warp, part, lane,
+			 32 * part, 32 * part + 31);
+	return &c->tmem[lane * TM_COLS + col];
+}
+
+typedef enum Shape { SH_32X32B, SH_16X64B, SH_16X128B, SH_16X256B, SH_16X32BX2 } Shape;
+
+static int
+shape_of(Run *r, Thread *t, const Insn *in, int *regs_per_rep)
+{
+	static const struct {
+		const char *name;
+		int regs;
+	} shapes[] = {{"32x32b", 1}, {"16x64b", 1}, {"16x128b", 2},
+		      {"16x256b", 4}, {"16x32bx2", 1}};
+	for (int i = 0; i < 5; i++)
+		if (insn_has(in, shapes[i].name)) {
+			*regs_per_rep = shapes[i].regs;
+			return i;
+		}
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "unknown shape");
+}
+
+/* Lane and column offsets of register i of lane t (unpacked map). */
+static void
+shape_map(int shape, uint32_t t, uint32_t i, uint32_t *lane, uint32_t *col)
+{
+	uint32_t g = t / 4, c = t % 4;
+	switch (shape) {
+	case SH_32X32B: *lane = t; *col = i; break;
+	case SH_16X64B: *lane = g + 8 * (t % 2); *col = (t / 2) % 2 + 2 * i; break;
+	case SH_16X128B: *lane = g + 8 * (i % 2); *col = c + 4 * (i / 2); break;
+	case SH_16X256B:
+		*lane = g + 8 * ((i % 4) / 2);
+		*col = 2 * c + (i % 2) + 8 * (i / 4);
+		break;
+	default: *lane = t % 16; *col = i; break;
+	}
+}
+
+static void
+exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	Thread *t0 = lanes[__builtin_ctz(mask)];
+	bool st = in->op == OP_TC_ST;
+	int per;
+	int shape = shape_of(r, t0, in, &per);
+	long num = insn_num(in, "x");
+	bool pack = insn_has(in, st ? "unpack::16b" : "pack::16b");
+	int nreg = (int)num * per;
+	const Opnd *addr = &in->o[st ? 0 : 1];
+	const Opnd *regs = &in->o[st ? in->nop - 1 : 0];
+	bool split = shape == SH_16X32BX2;
+	if (num < 1 || num > 128 || (num & (num - 1)) || nreg > 128 ||
+	    regs->kind != K_VEC || regs->n != nreg ||
+	    in->nop != (split ? 3u : 2u) || mask != 0xffffffffu)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+			 "malformed (%d registers expected, a full warp)", nreg);
+	if (!c->tmem)
+		emu_fail(r, PT_E_EMU_TMEM, t0, in, "no TMEM is allocated");
+	for (uint32_t l = 0; l < 32; l++) {
+		Thread *t = lanes[l];
+		uint32_t ta = (uint32_t)emu_addr(r, c, t, addr);
+		uint32_t imm = split ? (uint32_t)opnd_get(r, c, t, &in->o[st ? 1 : 2])
+				     : 0;
+		uint32_t base_lane = ta >> 16, base_col = ta & 0xffff;
+		if (split && l >= 16) {
+			base_lane += imm >> 16;
+			base_col += imm & 0xffff;
+		}
+		for (int i = 0; i < nreg; i++) {
+			uint32_t lo, co;
+			shape_map(shape, l, (uint32_t)i, &lo, &co);
+			const Opnd *o = vec_elem(r, regs, (unsigned)i);
+			uint32_t lane = base_lane + lo;
+			if (!pack) {
+				uint32_t *cell = tmem_cell(r, c, t, in, lane,
+							   base_col + co);
+				if (st)
+					*cell = (uint32_t)opnd_get(r, c, t, o);
+				else
+					reg_set(t, o, *cell, TY_B32);
+				continue;
+			}
+			uint32_t *c0 = tmem_cell(r, c, t, in, lane, base_col + 2 * co);
+			uint32_t *c1 = tmem_cell(r, c, t, in, lane,
+						 base_col + 2 * co + 1);
+			if (st) {
+				uint32_t v = (uint32_t)opnd_get(r, c, t, o);
+				*c0 = v & 0xffff;
+				*c1 = v >> 16;
+			} else {
+				reg_set(t, o, (*c0 & 0xffff) | (*c1 & 0xffff) << 16,
+					TY_B32);
+			}
+		}
+	}
+}
+
+static void
+exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	Thread *t0 = lanes[__builtin_ctz(mask)];
+	bool alloc = in->op == OP_TC_ALLOC;
+	if (!insn_has(in, "cta_group::1"))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+			 "only .cta_group::1 is modelled");
+	if (in->nop != 2)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "malformed");
+	uint64_t ncols = opnd_get(r, c, t0, &in->o[1]);
+	if (ncols < 32 || ncols > 512 || (ncols & (ncols - 1)))
+		emu_fail(r, PT_E_EMU_TMEM, t0, in,
+			 "nCols %llu is not a power of 2 in [32, 512]",
+			 (unsigned long long)ncols);
+	uint32_t chunks = (uint32_t)ncols / 32;
+	uint32_t bits = chunks >= 32 ? ~0u : (1u << chunks) - 1;
+	if (!alloc) {
+		uint32_t ta = (uint32_t)opnd_get(r, c, t0, &in->o[0]);
+		uint32_t col = ta & 0xffff;
+		if ((ta >> 16) || col % 32 || col >= TM_COLS ||
+		    (c->tmem_used & (bits << (col / 32))) != bits << (col / 32))
+			emu_fail(r, PT_E_EMU_TMEM, t0, in,
+				 "dealloc of %llu columns at 0x%x, which were "
+				 "not allocated", (unsigned long long)ncols, ta);
+		c->tmem_used &= ~(bits << (col / 32));
+		return;
+	}
+	if (!c->tmem)
+		c->tmem = NEWN(r->arena, uint32_t, TM_LANES * TM_COLS);
+	/* the lowest free range aligned to its size */
+	for (uint32_t s = 0; s + chunks <= 16; s += chunks) {
+		if (c->tmem_used & (bits << s))
+			continue;
+		c->tmem_used |= bits << s;
+		uint64_t a = emu_addr(r, c, t0, &in->o[0]);
+		uint8_t *p = emu_mem(r, c, t0, in, SP_SHARED, a, 4, true);
+		uint32_t ta = s * 32;
+		memcpy(p, &ta, 4);
+		return;
+	}
+	emu_fail(r, PT_E_EMU_TMEM, t0, in,
+		 "cannot allocate %llu TMEM columns (in use: mask 0x%04x of "
+		 "32-column chunks); the GPU would wait for a dealloc that "
+		 "never comes here", (unsigned long long)ncols, c->tmem_used);
+}
 
 void
 exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
-	emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)], in,
-		 "not modelled yet");
+	switch (in->op) {
+	case OP_TC_ALLOC: case OP_TC_DEALLOC:
+		exec_alloc(r, c, lanes, mask, in);
+		return;
+	case OP_TC_LD: case OP_TC_ST:
+		exec_ld_st(r, c, lanes, mask, in);
+		return;
+	case OP_TC_RELINQUISH: case OP_TC_WAIT:
+		return;
+	default:
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)],
+			 in, "not modelled");
+	}
 }
 
 void
 exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled yet");
+	switch (in->op) {
+	case OP_TC_FENCE:
+		return;
+	case OP_TC_COMMIT: {
+		/* tcgen05.commit.cta_group::1.mbarrier::arrive::one
+		 * .shared::cluster.b64 [mbar]: every earlier tcgen05 op of
+		 * this thread is complete here, so the arrive is immediate */
+		if (insn_has(in, "multicast::cluster") || in->nop != 1)
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+		uint64_t a = emu_addr(r, c, t, &in->o[0]);
+		if (in->space == SP_GENERIC && a >= WIN_SHARED)
+			a -= WIN_SHARED;
+		Cta *owner;
+		emu_smem(r, t, in, (uint32_t)a, 8, &owner);
+		mbar_arrive(r, owner, (uint32_t)a, 1, t, in);
+		return;
+	}
+	default:
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "tcgen05.cp and tcgen05.mma are not modelled");
+	}
 }
 
 void
 tmem_check_exit(Run *r, Cta *c)
 {
+	if (c->tmem_used)
+		emu_fail(r, PT_E_EMU_TMEM, NULL, NULL,
+			 "CTA (%u,%u,%u) exited with TMEM columns still "
+			 "allocated (chunk mask 0x%04x); the ISA requires "
+			 "tcgen05.dealloc before exit", c->id[0], c->id[1],
+			 c->id[2], c->tmem_used);
 }
