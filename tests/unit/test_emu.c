@@ -1176,3 +1176,117 @@ TEST(emu_script_tcgen05_ld_16x32bx2)
 	}
 	ptem_free(sr.e);
 }
+
+/* ---- TMA (cp.async.bulk.tensor) ---- */
+
+TEST(emu_script_tma_gather4)
+{
+	/* examples/tma_gather4.py: B[k, :] == A[row + (0, 3, 7, 11)[k], :] */
+	static uint32_t a[64][32], b[4][32];
+	for (int i = 0; i < 64 * 32; i++)
+		a[i / 32][i % 32] = (uint32_t)i * 40503u + 7;
+	for (unsigned flags = 0; flags <= PTEM_LATE_COMPLETION; flags++) {
+		SArg sa[] = {{a, sizeof(a), PTRT_UINT32, 2, {64, 32}, {0}},
+			     {b, sizeof(b), PTRT_UINT32, 2, {4, 32}, {0}},
+			     {NULL, 0, 0, 0, {0}, ptrt_arg_i32(45)}};
+		ScriptRun sr;
+		static const int off[4] = {0, 3, 7, 11};
+		if (script_run(t, &sr, "examples/tma_gather4.py", "sm_100a", sa,
+			       3, flags) == PT_OK) {
+			const uint32_t (*o)[32] = script_out(&sr, 1, sizeof(b));
+			for (int k = 0; k < 4; k++)
+				for (int j = 0; j < 32; j++)
+					CHECK_INT(o[k][j], a[45 + off[k]][j]);
+		}
+		ptem_free(sr.e);
+	}
+}
+
+TEST(emu_script_tma_swizzle_store_reduce)
+{
+	enum { M = 128 };
+	static uint16_t a[M][64], b[M][64], raw[M][64];
+	for (int i = 0; i < M * 64; i++)
+		a[i / 64][i % 64] = (uint16_t)(i * 7 + 3);
+	SArg sa[] = {{a, sizeof(a), PTRT_FLOAT16, 2, {M, 64}, {0}},
+		     {b, sizeof(b), PTRT_FLOAT16, 2, {M, 64}, {0}},
+		     {raw, sizeof(raw), PTRT_FLOAT16, 2, {M, 64}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/tma_load_swizzle.py", "sm_90a", sa, 3,
+		       PTEM_LATE_COMPLETION) == PT_OK) {
+		const uint16_t (*o)[64] = script_out(&sr, 1, sizeof(b));
+		const uint16_t (*w)[64] = script_out(&sr, 2, sizeof(raw));
+		CHECK(memcmp(o, a, sizeof(a)) == 0);
+		/* 128B swizzle (CUTLASS Swizzle<3,4,3>): byte offset x of the
+		 * image holds logical byte x ^ ((x >> 7) & 7) << 4 */
+		int bad = 0;
+		for (int cta = 0; cta < M / 64; cta++)
+			for (int p = 0; p < 64 * 64; p++) {
+				uint32_t x = 2u * (uint32_t)p;
+				uint32_t lg = (x ^ (((x >> 7) & 7) << 4)) / 2;
+				bad += w[64 * cta + p / 64][p % 64] !=
+				       a[64 * cta + lg / 64][lg % 64];
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+
+	/* tma_store: C[32 b + r, c] = 1000 b + 64 r + c */
+	static float cbuf[64][64], x[64][64], d[64][64];
+	SArg sc[] = {{cbuf, sizeof(cbuf), PTRT_FLOAT32, 2, {64, 64}, {0}}};
+	if (script_run(t, &sr, "examples/tma_store.py", "sm_90a", sc, 1,
+		       PTEM_LATE_COMPLETION) == PT_OK) {
+		const float (*o)[64] = script_out(&sr, 0, sizeof(cbuf));
+		for (int r = 0; r < 64; r++)
+			for (int c = 0; c < 64; c++)
+				CHECK(o[r][c] == (float)(1000 * (r / 32) +
+							 64 * (r % 32) + c));
+	}
+	ptem_free(sr.e);
+	/* tma_reduce_add: D += X */
+	for (int i = 0; i < 64 * 64; i++) {
+		x[i / 64][i % 64] = (float)(i % 13) - 6.0f;
+		d[i / 64][i % 64] = (float)(i % 5) * 0.5f;
+	}
+	SArg sd[] = {{x, sizeof(x), PTRT_FLOAT32, 2, {64, 64}, {0}},
+		     {d, sizeof(d), PTRT_FLOAT32, 2, {64, 64}, {0}}};
+	if (script_run(t, &sr, "examples/tma_reduce_add.py", "sm_90a", sd, 2,
+		       PTEM_LATE_COMPLETION) == PT_OK) {
+		const float (*o)[64] = script_out(&sr, 1, sizeof(d));
+		for (int i = 0; i < 64 * 64; i++)
+			CHECK(o[i / 64][i % 64] ==
+			      x[i / 64][i % 64] + d[i / 64][i % 64]);
+	}
+	ptem_free(sr.e);
+}
+
+TEST(emu_script_tma_multicast_3d)
+{
+	/* tma_multicast: both CTAs of cluster c hold A[32 c .. 32 c + 31];
+	 * CTA rank r writes its copy to B rows 32 (2 c + r) .. */
+	static float a[64][64], b[128][64];
+	for (int i = 0; i < 64 * 64; i++)
+		a[i / 64][i % 64] = (float)i;
+	SArg sa[] = {{a, sizeof(a), PTRT_FLOAT32, 2, {64, 64}, {0}},
+		     {b, sizeof(b), PTRT_FLOAT32, 2, {128, 64}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/tma_multicast.py", "sm_90a", sa, 2,
+		       PTEM_LATE_COMPLETION) == PT_OK) {
+		const float (*o)[64] = script_out(&sr, 1, sizeof(b));
+		for (int r = 0; r < 128; r++)
+			for (int c = 0; c < 64; c++)
+				CHECK(o[r][c] ==
+				      a[32 * (r / 64) + r % 32][c]);
+	}
+	ptem_free(sr.e);
+	/* tma_load_3d_steps: Y == X for a (8, 64, 32) tensor */
+	static float x[8][64][32], y[8][64][32];
+	for (int i = 0; i < 8 * 64 * 32; i++)
+		(&x[0][0][0])[i] = (float)(i * 3 % 1001);
+	SArg s3[] = {{x, sizeof(x), PTRT_FLOAT32, 3, {8, 64, 32}, {0}},
+		     {y, sizeof(y), PTRT_FLOAT32, 3, {8, 64, 32}, {0}}};
+	if (script_run(t, &sr, "examples/tma_load_3d_steps.py", "sm_90a", s3, 2,
+		       0) == PT_OK)
+		CHECK(memcmp(script_out(&sr, 1, sizeof(y)), x, sizeof(x)) == 0);
+	ptem_free(sr.e);
+}
