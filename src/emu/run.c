@@ -395,7 +395,9 @@ deadlock(Run *r)
 			if (!first)
 				first = t;
 		}
-	const Insn *in = &r->k->code[first->pc < r->k->ncode ? first->pc : 0];
+	/* a barrier has already advanced the PC; the others re-execute */
+	uint32_t pc = first->pc - (first->st == TS_BAR || first->st == TS_CBAR);
+	const Insn *in = &r->k->code[pc < r->k->ncode ? pc : 0];
 	int code = first->st == TS_COLL ? PT_E_EMU_COLLECTIVE
 					: PT_E_EMU_DEADLOCK;
 	emu_fail(r, code, first, in,
