@@ -30,10 +30,10 @@
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_LIST = 64 };
 
 typedef struct RunOpts {
-	const char *input, *target, *kernel, *meta;
+	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
 	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
 	int nargs, nsizes, ndumps;
-	bool emulate, late;
+	bool emulate, gpu, late;
 	uint64_t max_steps;
 } RunOpts;
 
@@ -42,12 +42,18 @@ static const char run_usage[] =
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--max-steps N]\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
-	"  Runs a kernel in the PTX emulator (docs/emulator.md).\n"
+	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
+	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
+	"  --gpu through the runtime on the GPU, with the same inputs.\n"
 	"  SPEC of a tensor: zeros (default), iota, random[:SEED], file:PATH\n"
 	"  (raw bytes, exactly the tensor's size); of a scalar: its value.\n"
-	"  --size binds a symbolic tensor size.  --dump writes a tensor's\n"
-	"  bytes to PATH, or prints its values.  --late completes every\n"
-	"  asynchronous copy only when the kernel must observe it.\n";
+	"  random-f16[:SEED] / random-bf16[:SEED] fill every 16-bit half\n"
+	"  (for tensors of packed halves).  --fill SPEC is the SPEC of every\n"
+	"  tensor without an --arg.  --size binds a symbolic tensor size.\n"
+	"  --dump writes a tensor's bytes to PATH, or prints its values;\n"
+	"  --dump-all DIR writes every tensor to DIR/NAME.bin.  --late\n"
+	"  completes every asynchronous copy only when the kernel must\n"
+	"  observe it.\n";
 
 static int
 usage_err(const char *msg, const char *arg)
@@ -93,6 +99,8 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			return -1;
 		} else if (!strcmp(a, "--emulate")) {
 			o->emulate = true;
+		} else if (!strcmp(a, "--gpu")) {
+			o->gpu = true;
 		} else if (!strcmp(a, "--late")) {
 			o->late = true;
 		} else if ((v = opt_value(argc, argv, &i, "--target"))) {
@@ -101,6 +109,10 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			o->kernel = v;
 		} else if ((v = opt_value(argc, argv, &i, "--meta"))) {
 			o->meta = v;
+		} else if ((v = opt_value(argc, argv, &i, "--dump-all"))) {
+			o->dump_all = v;
+		} else if ((v = opt_value(argc, argv, &i, "--fill"))) {
+			o->fill_all = v;
 		} else if ((v = opt_value(argc, argv, &i, "--arg"))) {
 			rc = push(o->args, &o->nargs, v, "--arg");
 		} else if ((v = opt_value(argc, argv, &i, "--size"))) {
@@ -122,9 +134,11 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 		if (rc)
 			return rc;
 	}
-	if (!o->emulate)
-		return usage_err("only --emulate is implemented (running on a "
-				 "GPU goes through the runtime API)", NULL);
+	if (o->emulate == o->gpu)
+		return usage_err("give one of --emulate and --gpu", NULL);
+	if (o->gpu && (o->late || o->max_steps))
+		return usage_err("--late and --max-steps are emulator options",
+				 NULL);
 	if (!o->input)
 		return usage_err("missing input file", NULL);
 	size_t n = strlen(o->input);
@@ -236,6 +250,23 @@ fill_tensor(uint8_t *p, uint64_t n, int esize, ptrt_dtype dt,
 		}
 		return 0;
 	}
+	bool bf = !strncmp(spec, "random-bf16", 11);
+	if (bf || !strncmp(spec, "random-f16", 10)) {
+		const char *seed = spec + (bf ? 11 : 10);
+		uint64_t s = *seed == ':' ? strtoull(seed + 1, NULL, 10) : 1;
+		s = s * 2654435761u + 0x9e3779b97f4a7c15ull;
+		if (esize % 2 || (*seed && *seed != ':')) {
+			fprintf(stderr, "ptxtile run: %s: bad SPEC '%s'\n", name,
+				spec);
+			return EXIT_USAGE;
+		}
+		for (uint64_t i = 0; i < n * (uint64_t)esize / 2; i++) {
+			double v = (double)((int64_t)(rnd_next(&s) >> 58) - 32) / 8.0;
+			put_elem(p + 2 * i, bf ? PTRT_BFLOAT16 : PTRT_FLOAT16, 2, v,
+				 0, false);
+		}
+		return 0;
+	}
 	if (!strncmp(spec, "file:", 5)) {
 		Arena a;
 		arena_init(&a, NULL);
@@ -324,14 +355,26 @@ print_tensor(const char *name, const uint8_t *p, uint64_t n, int esize,
 
 typedef struct Tensor {
 	const RtParam *q;
-	uint64_t addr, n;
+	uint8_t *host;      /* the inputs, then the results */
+	uint64_t addr, n;   /* device or emulated address, elements */
 	int esize;
 	int64_t row;
+	int64_t shape[PTRT_MAX_DIMS];
 } Tensor;
 
 static int
-dump_tensors(ptem *e, const RunOpts *o, const Tensor *ts, size_t nt)
+dump_tensors(const RunOpts *o, const Tensor *ts, size_t nt)
 {
+	for (size_t i = 0; o->dump_all && i < nt; i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s.bin", o->dump_all,
+			 ts[i].q->name);
+		if (!write_file_atomic(path, (const char *)ts[i].host,
+				       ts[i].n * (uint64_t)ts[i].esize)) {
+			fprintf(stderr, "ptxtile run: cannot write %s\n", path);
+			return EXIT_USAGE;
+		}
+	}
 	for (int d = 0; d < o->ndumps; d++) {
 		char name[128];
 		const char *eq = strchr(o->dumps[d], '=');
@@ -347,15 +390,15 @@ dump_tensors(ptem *e, const RunOpts *o, const Tensor *ts, size_t nt)
 			return EXIT_USAGE;
 		}
 		uint64_t bytes = t->n * (uint64_t)t->esize;
-		const uint8_t *p = ptem_host(e, t->addr, bytes);
 		if (eq && eq[1]) {
-			if (!write_file_atomic(eq + 1, (const char *)p, bytes)) {
+			if (!write_file_atomic(eq + 1, (const char *)t->host,
+					       bytes)) {
 				fprintf(stderr, "ptxtile run: cannot write %s\n",
 					eq + 1);
 				return EXIT_USAGE;
 			}
 		} else {
-			print_tensor(name, p, t->n, t->esize, t->q->dtype,
+			print_tensor(name, t->host, t->n, t->esize, t->q->dtype,
 				     t->row);
 		}
 	}
@@ -364,9 +407,11 @@ dump_tensors(ptem *e, const RunOpts *o, const Tensor *ts, size_t nt)
 
 /* ---- the run ---- */
 
+/* Host images of the tensors (filled from their SPECs) and the scalar
+ * arguments; the tensor arguments get their addresses later. */
 static int
-bind_args(ptem *e, const RtKernelMeta *k, const RunOpts *o, Arena *a,
-	  ptrt_arg *args, Tensor *ts, size_t *nt)
+bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
+	  Tensor *ts, size_t *nt)
 {
 	int64_t vals[64];
 	if (k->nvars > 64)
@@ -380,6 +425,8 @@ bind_args(ptem *e, const RtKernelMeta *k, const RunOpts *o, Arena *a,
 		if (q->arg < 0)
 			continue;
 		const char *spec = lookup(o->args, o->nargs, q->name);
+		if (!spec && q->kind == RP_TENSOR)
+			spec = o->fill_all;
 		if (q->kind == RP_SCALAR) {
 			if (scalar_arg(q, spec, &args[q->arg]))
 				return EXIT_USAGE;
@@ -391,41 +438,37 @@ bind_args(ptem *e, const RtKernelMeta *k, const RunOpts *o, Arena *a,
 				q->name);
 			return EXIT_USAGE;
 		}
-		int64_t shape[PTRT_MAX_DIMS];
-		uint64_t n = 1;
+		Tensor *t = &ts[(*nt)++];
+		t->q = q;
+		t->n = 1;
 		for (int d = 0; d < q->ndim; d++) {
-			int64_t s = q->shape[d].var >= 0 ? vals[q->shape[d].var]
-							 : q->shape[d].value;
-			if (s <= 0 || s > (1 << 28) || n > (1ull << 30) / (uint64_t)s) {
-				fprintf(stderr, "ptxtile run: tensor %s needs its "
-						"size %s (--size %s=N)\n", q->name,
-					q->shape[d].var >= 0 ? k->vars[q->shape[d].var] : "?",
-					q->shape[d].var >= 0 ? k->vars[q->shape[d].var] : "?");
+			int var = q->shape[d].var;
+			int64_t sz = var >= 0 ? vals[var] : q->shape[d].value;
+			if (sz <= 0 || sz > (1 << 28) ||
+			    t->n > (1ull << 30) / (uint64_t)sz) {
+				fprintf(stderr, "ptxtile run: tensor %s needs a "
+						"size for %s (--size %s=N)\n",
+					q->name, var >= 0 ? k->vars[var] : "?",
+					var >= 0 ? k->vars[var] : "?");
 				return EXIT_USAGE;
 			}
-			shape[d] = s;
-			n *= (uint64_t)s;
+			t->shape[d] = sz;
+			t->n *= (uint64_t)sz;
 		}
-		int esize = dtype_size(q->dtype);
-		if (esize <= 0) {
+		t->esize = dtype_size(q->dtype);
+		if (t->esize <= 0) {
 			fprintf(stderr, "ptxtile run: tensor %s: sub-byte dtypes "
 					"are not supported by the CLI\n", q->name);
 			return EXIT_USAGE;
 		}
-		uint64_t addr;
-		if (ptem_alloc(e, n * (uint64_t)esize, &addr))
-			return EXIT_USAGE;
-		int rc = fill_tensor(ptem_host(e, addr, n * (uint64_t)esize), n,
-				     esize, q->dtype, spec, q->name);
+		t->row = q->ndim > 1 ? t->shape[q->ndim - 1] : 0;
+		uint64_t bytes = t->n * (uint64_t)t->esize;
+		t->host = NEWN(a, uint8_t, bytes);
+		int rc = fill_tensor(t->host, t->n, t->esize, q->dtype, spec,
+				     q->name);
 		if (rc)
 			return rc;
-		args[q->arg] = ptrt_arg_tensor(addr, q->dtype, q->ndim, shape,
-					       NULL);
-		ts[*nt] = (Tensor){q, addr, n, esize,
-				   q->ndim > 1 ? shape[q->ndim - 1] : 0};
-		(*nt)++;
 	}
-	(void)a;
 	return 0;
 }
 
@@ -463,55 +506,57 @@ param_size(const RtParam *q)
 	}
 }
 
-static int
-emulate(const RunOpts *o, const char *ptx, const char *meta)
+static void
+set_tensor_args(const Tensor *ts, size_t nt, ptrt_arg *args)
 {
-	Arena a;
-	arena_init(&a, NULL);
-	RtMeta m;
-	RtStatus st = {0};
-	int rc = EXIT_INPUT;
+	for (size_t i = 0; i < nt; i++)
+		args[ts[i].q->arg] = ptrt_arg_tensor(ts[i].addr, ts[i].q->dtype,
+						     ts[i].q->ndim, ts[i].shape,
+						     NULL);
+}
+
+static int
+emu_error(const char *what, int st, const char *msg)
+{
+	char code[8];
+	fprintf(stderr, "ptxtile run: %serror[%s]: %s\n", what,
+		pt_code_name(st, code) ? code : "?", msg);
+	return EXIT_INPUT;
+}
+
+static int
+run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
+	     Arena *a, ptrt_arg *args, Tensor *ts, size_t nt)
+{
 	ptem *e = ptem_new();
 	if (!e)
-		goto out;
-	if (meta_parse(&a, meta, strlen(meta), &m, &st) != PT_OK) {
-		fprintf(stderr, "ptxtile run: bad metadata: %s\n", st.msg);
-		goto out;
-	}
-	const RtKernelMeta *k = NULL;
-	for (size_t i = 0; i < m.nkernels; i++)
-		if (!o->kernel || !strcmp(m.kernels[i].name, o->kernel))
-			k = &m.kernels[i];
-	if (!k) {
-		fprintf(stderr, "ptxtile run: no kernel %s\n",
-			o->kernel ? o->kernel : "in the metadata");
-		goto out;
-	}
+		return EXIT_USAGE;
+	int rc = EXIT_USAGE;
+	RtStatus st;
 	int lst = ptem_load(e, ptx, strlen(ptx));
 	if (lst) {
-		char code[8];
-		fprintf(stderr, "ptxtile run: error[%s]: %s\n",
-			pt_code_name(lst, code) ? code : "?", ptem_errmsg(e));
+		rc = emu_error("", lst, ptem_errmsg(e));
 		goto out;
 	}
-	ptrt_arg *args = NEWN(&a, ptrt_arg, k->nargs + 1);
-	Tensor *ts = NEWN(&a, Tensor, k->nparams + 1);
-	size_t nt = 0;
-	if ((rc = bind_args(e, k, o, &a, args, ts, &nt)))
-		goto out;
+	for (size_t i = 0; i < nt; i++) {
+		uint64_t bytes = ts[i].n * (uint64_t)ts[i].esize;
+		if (ptem_alloc(e, bytes, &ts[i].addr))
+			goto out;
+		memcpy(ptem_host(e, ts[i].addr, bytes), ts[i].host, bytes);
+	}
+	set_tensor_args(ts, nt, args);
 	LaunchPlan plan;
-	if (launch_plan(&a, k, args, k->nargs, &plan, &st) != PT_OK) {
+	if (launch_plan(a, k, args, k->nargs, &plan, &st) != PT_OK) {
 		fprintf(stderr, "ptxtile run: %s\n", st.msg);
-		rc = EXIT_USAGE;
 		goto out;
 	}
-	ptem_arg *pa = NEWN(&a, ptem_arg, k->nparams + 1);
+	ptem_arg *pa = NEWN(a, ptem_arg, k->nparams + 1);
 	for (size_t i = 0; i < k->nparams; i++) {
 		const RtParam *q = &k->params[i];
 		pa[i].size = (size_t)param_size(q);
 		pa[i].data = plan.params[i];
 		if (q->kind == RP_TMA) {
-			uint8_t *map = NEWN(&a, uint8_t, 128);
+			uint8_t *map = NEWN(a, uint8_t, 128);
 			encode_map(&plan.tma[i], map);
 			pa[i].data = map;
 		}
@@ -527,17 +572,97 @@ emulate(const RunOpts *o, const char *ptx, const char *meta)
 	l.max_steps = o->max_steps;
 	int rst = ptem_run(e, k->name, &l, pa, k->nparams);
 	if (rst) {
-		char code[8];
-		fprintf(stderr, "ptxtile run: error[%s]: %s\n",
-			pt_code_name(rst, code) ? code : "?", ptem_errmsg(e));
-		rc = EXIT_INPUT;
+		rc = emu_error("", rst, ptem_errmsg(e));
 		goto out;
 	}
 	fprintf(stderr, "ptxtile run: %s: %llu instructions emulated\n",
 		k->name, (unsigned long long)ptem_steps(e));
-	rc = dump_tensors(e, o, ts, nt);
+	for (size_t i = 0; i < nt; i++)
+		memcpy(ts[i].host, ptem_host(e, ts[i].addr,
+					     ts[i].n * (uint64_t)ts[i].esize),
+		       ts[i].n * (uint64_t)ts[i].esize);
+	rc = 0;
 out:
 	ptem_free(e);
+	return rc;
+}
+
+static int
+gpu_error(ptrt_ctx *rt, const char *what)
+{
+	fprintf(stderr, "ptxtile run: %s: %s\n", what,
+		rt ? ptrt_errmsg(rt) : "out of memory");
+	return EXIT_USAGE;
+}
+
+static int
+run_gpu(const char *ptx, const char *meta, const RtKernelMeta *km,
+	ptrt_arg *args, Tensor *ts, size_t nt)
+{
+	ptrt_ctx *rt = NULL;
+	ptrt_module *m = NULL;
+	ptrt_kernel *k = NULL;
+	int rc = 0;
+	if (ptrt_open(&rt)) {
+		rc = gpu_error(rt, "no GPU");
+		ptrt_close(rt);
+		return rc;
+	}
+	if (ptrt_module_load(rt, ptx, strlen(ptx), meta, strlen(meta), &m) ||
+	    ptrt_kernel_get(m, km->name, &k))
+		rc = gpu_error(rt, "load");
+	for (size_t i = 0; !rc && i < nt; i++) {
+		size_t bytes = (size_t)(ts[i].n * (uint64_t)ts[i].esize);
+		if (ptrt_alloc(rt, bytes, &ts[i].addr) ||
+		    ptrt_copy_htod(rt, ts[i].addr, ts[i].host, bytes))
+			rc = gpu_error(rt, "upload");
+	}
+	if (!rc) {
+		set_tensor_args(ts, nt, args);
+		if (ptrt_launch(k, args, km->nargs, NULL) || ptrt_sync(rt))
+			rc = gpu_error(rt, "launch");
+	}
+	for (size_t i = 0; !rc && i < nt; i++)
+		if (ptrt_copy_dtoh(rt, ts[i].host, ts[i].addr,
+				   (size_t)(ts[i].n * (uint64_t)ts[i].esize)))
+			rc = gpu_error(rt, "download");
+	ptrt_close(rt);
+	return rc;
+}
+
+static int
+run_kernel(const RunOpts *o, const char *ptx, const char *meta)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	RtMeta m;
+	RtStatus st = {0};
+	int rc = EXIT_INPUT;
+	if (meta_parse(&a, meta, strlen(meta), &m, &st) != PT_OK) {
+		fprintf(stderr, "ptxtile run: bad metadata: %s\n", st.msg);
+		goto out;
+	}
+	const RtKernelMeta *k = NULL;
+	for (size_t i = 0; i < m.nkernels; i++)
+		if (!o->kernel || !strcmp(m.kernels[i].name, o->kernel))
+			k = &m.kernels[i];
+	if (!k || (!o->kernel && m.nkernels != 1)) {
+		fprintf(stderr, "ptxtile run: %s\n",
+			o->kernel ? "no kernel of that name"
+				  : "name the kernel with --kernel");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	ptrt_arg *args = NEWN(&a, ptrt_arg, k->nargs + 1);
+	Tensor *ts = NEWN(&a, Tensor, k->nparams + 1);
+	size_t nt = 0;
+	if ((rc = bind_args(k, o, &a, args, ts, &nt)))
+		goto out;
+	rc = o->gpu ? run_gpu(ptx, meta, k, args, ts, nt)
+		    : run_emulated(o, ptx, k, &a, args, ts, nt);
+	if (!rc)
+		rc = dump_tensors(o, ts, nt);
+out:
 	arena_free(&a);
 	return rc;
 }
@@ -560,7 +685,7 @@ ptxtile_run_main(int argc, char **argv)
 	}
 	if (o.meta) {
 		char *meta = read_file(&a, o.meta, &len);
-		rc = meta ? emulate(&o, text, meta) : EXIT_USAGE;
+		rc = meta ? run_kernel(&o, text, meta) : EXIT_USAGE;
 		if (!meta)
 			fprintf(stderr, "ptxtile run: cannot read %s\n", o.meta);
 		arena_free(&a);
@@ -580,7 +705,7 @@ ptxtile_run_main(int argc, char **argv)
 				o.input);
 		rc = EXIT_INPUT;
 	} else {
-		rc = emulate(&o, ptx, meta);
+		rc = run_kernel(&o, ptx, meta);
 	}
 	pt_ctx_free(ctx);
 	arena_free(&a);
