@@ -97,6 +97,10 @@ bench-frontend: all $(O)/bench_frontend
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh
 
+# Emulator speed on one GEMM tile (bench/README.md).
+bench-emu: all
+	@BUILD=$(O) sh bench/emu_gemm.sh
+
 $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
@@ -115,5 +119,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
+.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend bench-emu install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

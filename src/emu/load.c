@@ -273,7 +273,7 @@ read_reg_decl(Reader *rd)
 		if (accept(rd, '<')) {
 			uint64_t n = number(rd);
 			expect(rd, '>');
-			if (n > 1u << 20 || rd->k->nregs + n > 1u << 22)
+			if (n > 1u << 16 || rd->k->nregs + n > 1u << 16)
 				fail(rd, PT_E_EMU_PARSE, "too many registers");
 			for (uint64_t i = 0; i < n; i++) {
 				Sym *s = sym_add(rd, arena_printf(
@@ -282,7 +282,7 @@ read_reg_decl(Reader *rd)
 				s->slot = rd->k->nregs++;
 			}
 		} else {
-			if (rd->k->nregs + 1 > 1u << 22)
+			if (rd->k->nregs + 1 > 1u << 16)
 				fail(rd, PT_E_EMU_PARSE, "too many registers");
 			sym_add(rd, name)->slot = rd->k->nregs++;
 		}
@@ -332,7 +332,10 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 		fail(rd, PT_E_EMU_UNSUPPORTED,
 		     "static shared '%s' declared after dynamic shared memory "
 		     "is used", w);
-	if (count > (1u << 24) / elem)
+	uint64_t limit = kind == 1 ? 1u << 24 : 1u << 19; /* 512 KiB local */
+	if (count > limit / elem ||
+	    (kind == 1 ? rd->k->smem_static : rd->k->local_size) + count * elem +
+			    align > limit)
 		fail(rd, PT_E_EMU_PARSE, "'%s' is too large", w);
 	uint32_t *size = kind == 1 ? &rd->k->smem_static : &rd->k->local_size;
 	uint64_t off = (*size + align - 1) & ~(align - 1);

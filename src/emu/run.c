@@ -168,7 +168,7 @@ emu_mask(Ty ty)
 void
 reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
 {
-	if (o->kind == K_SINK)
+	if (o->kind != K_REG) /* a sink, or malformed PTX ptxas rejects */
 		return;
 	if (ty == TY_PRED) {
 		t->r[o->reg] = v != 0;

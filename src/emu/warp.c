@@ -68,7 +68,7 @@ exec_shfl(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 			j = l;
 		const Opnd *dd = d->kind == K_VEC ? vec_elem(r, d, 0) : d;
 		reg_set(t, dd, val[j], TY_B32);
-		if (d->kind == K_VEC && d->n > 1)
+		if (d->kind == K_VEC && d->n == 2)
 			reg_set(t, vec_elem(r, d, 1), pval, TY_PRED);
 	}
 }
@@ -134,6 +134,9 @@ exec_elect(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 	/* elect.sync d|p, membermask: the lowest member lane is the leader */
 	int leader = __builtin_ctz(mask);
 	const Opnd *d = &in->o[0];
+	if (d->kind == K_VEC && d->n != 2)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[leader], in,
+			 "elect.sync takes d|p or p");
 	for (int l = 0; l < 32; l++) {
 		if (!(mask & (1u << l)))
 			continue;

@@ -628,17 +628,17 @@ encode_tma(const TmaEncode *t, uint8_t map[128])
 	ptem_tensormap_encode(&d, map);
 }
 
+/* Compiles the script text (named path in messages) and runs it. */
 static int
-script_run(TestCtx *t, ScriptRun *sr, const char *path, const char *target,
-	   const SArg *sa, size_t n, unsigned flags)
+script_run_text(TestCtx *t, ScriptRun *sr, const char *path, char *text,
+		const char *target, const SArg *sa, size_t n, unsigned flags)
 {
 	memset(sr, 0, sizeof(*sr));
 	sr->e = ptem_new();
 	Arena a;
 	arena_init(&a, NULL);
 	pt_ctx *ctx = pt_ctx_new(NULL);
-	size_t len = 0;
-	char *text = read_file(&a, path, &len);
+	size_t len = text ? strlen(text) : 0;
 	pt_module *m = NULL;
 	const char *ptx = NULL, *meta = NULL;
 	int st = text ? pt_load(ctx, path, text, len, &m) : PT_E_NOMEM;
@@ -697,6 +697,19 @@ script_run(TestCtx *t, ScriptRun *sr, const char *path, const char *target,
 	pt_ctx_free(ctx);
 	arena_free(&a);
 	sr->status = st;
+	return st;
+}
+
+static int
+script_run(TestCtx *t, ScriptRun *sr, const char *path, const char *target,
+	   const SArg *sa, size_t n, unsigned flags)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	size_t len = 0;
+	char *text = read_file(&a, path, &len);
+	int st = script_run_text(t, sr, path, text, target, sa, n, flags);
+	arena_free(&a);
 	return st;
 }
 
@@ -1289,4 +1302,78 @@ TEST(emu_script_tma_multicast_3d)
 		       0) == PT_OK)
 		CHECK(memcmp(script_out(&sr, 1, sizeof(y)), x, sizeof(x)) == 0);
 	ptem_free(sr.e);
+}
+
+/* examples/gemm_bf16.py at one 128 x 128 tile (M = N = 128, K = 256, the
+ * smallest K it allows): one CTA of 256 threads, cp.async pipeline,
+ * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
+ * product and partial sum is exact in f32, so C must be the exact dot
+ * product rounded once to bf16 (nearest even), computed here. */
+static char *
+gemm_tile_text(Arena *a, int m, int n, int k)
+{
+	size_t len = 0;
+	char *src = read_file(a, "examples/gemm_bf16.py", &len);
+	if (!src)
+		return NULL;
+	StrBuf b;
+	sb_init(&b, a);
+	for (char *line = src; *line;) {
+		char *end = strchr(line, '\n');
+		size_t l = end ? (size_t)(end - line) + 1 : strlen(line);
+		if (!strncmp(line, "M = 4096\n", 9))
+			sb_printf(&b, "M = %d\n", m);
+		else if (!strncmp(line, "N = 4096\n", 9))
+			sb_printf(&b, "N = %d\n", n);
+		else if (!strncmp(line, "K = 4096\n", 9))
+			sb_printf(&b, "K = %d\n", k);
+		else
+			sb_putn(&b, line, l);
+		line += l;
+	}
+	return (char *)sb_cstr(&b);
+}
+
+static uint16_t
+bf16_rne(double v)
+{
+	float f = (float)v; /* exact: the sums are exact in f32 */
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+TEST(emu_script_gemm_tile)
+{
+	enum { M = 128, N = 128, K = 256 };
+	static uint16_t a[M * K], b[N * K], c[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
+	for (int i = 0; i < N * K; i++)
+		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
+	Arena ar;
+	arena_init(&ar, NULL);
+	char *text = gemm_tile_text(&ar, M, N, K);
+	CHECK(text != NULL);
+	SArg sa[] = {{a, sizeof(a), PTRT_BFLOAT16, 2, {M, K}, {0}},
+		     {b, sizeof(b), PTRT_BFLOAT16, 2, {N, K}, {0}},
+		     {c, sizeof(c), PTRT_BFLOAT16, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (text && script_run_text(t, &sr, "gemm_bf16 (128x128x256)", text,
+				    "sm_90a", sa, 3, PTEM_LATE_COMPLETION) ==
+			    PT_OK) {
+		const uint16_t *o = script_out(&sr, 2, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(b[j * K + q]);
+				bad += o[i * N + j] != bf16_rne(s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+	arena_free(&ar);
 }
