@@ -308,8 +308,8 @@ resolve_warp(Run *r, Cta *c, uint32_t w)
 	for (uint32_t l = 0; l < n; l++) {
 		Thread *t = &c->th[first + l];
 		lanes[l] = t;
-		live |= (t->st != TS_EXIT) << l;
-		waiting |= (t->st == TS_COLL) << l;
+		live |= (uint32_t)(t->st != TS_EXIT) << l;
+		waiting |= (uint32_t)(t->st == TS_COLL) << l;
 	}
 	bool moved = false;
 	/* every distinct collective the lanes wait at */

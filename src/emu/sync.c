@@ -277,7 +277,8 @@ async_perform(Run *r, Pending *p)
 		p->perform(r, p);
 	} else {
 		if (p->zero_from < p->dst_n) {
-			memcpy(p->dst, p->src, p->zero_from);
+			if (p->zero_from)
+				memcpy(p->dst, p->src, p->zero_from);
 			memset(p->dst + p->zero_from, 0, p->dst_n - p->zero_from);
 		} else {
 			memmove(p->dst, p->src, p->dst_n);

@@ -79,8 +79,8 @@ exec_vote(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	uint32_t ballot = 0;
 	for (int l = 0; l < 32; l++)
 		if (mask & (1u << l))
-			ballot |= (lane_get(r, c, lanes[l], &in->o[1]) != 0)
-				  << l;
+			ballot |= (uint32_t)(lane_get(r, c, lanes[l],
+						      &in->o[1]) != 0) << l;
 	bool all = (ballot & mask) == mask, any = ballot != 0;
 	bool uni = ballot == 0 || ballot == mask;
 	for (int l = 0; l < 32; l++) {

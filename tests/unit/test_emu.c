@@ -407,7 +407,8 @@ run_small(const char *body, unsigned threads, unsigned flags, ptem **pe,
 	if (st == PT_OK)
 		st = ptem_alloc(e, 256, &out);
 	ptem_arg args[] = {{&out, 8}};
-	ptem_launch l = {{1, 1, 1}, {threads, 1, 1}, {1, 1, 1}, 0, flags, 0};
+	ptem_launch l = {{1, 1, 1}, {threads, 1, 1}, {1, 1, 1}, 0, flags,
+			 1000000};
 	if (st == PT_OK)
 		st = ptem_run(e, "k", &l, args, 1);
 	*buf = ptem_host(e, out, 256);
