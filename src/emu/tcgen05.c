@@ -17,10 +17,24 @@
  * columns 2k and 2k+1 of that map (low half first); .unpack::16b is the
  * inverse and writes each half zero-extended into its cell.
  *
+ * tcgen05.mma (.cta_group::1, .kind::f16 and .kind::tf32, A and B from
+ * K-major shared-memory descriptors with no/32B/64B/128B swizzle, M = 64
+ * or 128, D f32 or f16, disable-output-lane, scale-input-d) reads the
+ * operands through the sm_100 descriptor (ptx_facts.md §1.2-1.3, PTX
+ * §9.7.16.4.1): for row r and k of a K-major operand with T elements per
+ * 16 bytes, the byte address is
+ *   no swizzle:  start + 16 (r % 8) + SBO (r / 8) + LBO (k / T) + esize (k % T)
+ *   swizzle W:   start + W (r % 8) + SBO (r / 8) + esize k, then the
+ *                Swizzle<B,4,3> of the address (W = 32/64/128, B = 1/2/3)
+ * and the instruction descriptor (§2.1) gives the formats, M and N.  D
+ * (M = 128: lane m, column n; M = 64: lane 32 (m / 16) + m % 16) gets
+ * each element as one exact sum in double, rounded once.
+ *
  * ld/st, cp and mma complete immediately here, so wait::ld/st and the
  * fences have nothing left to order; commit arrives on its mbarrier at
- * once.  tcgen05.cp and tcgen05.mma are not modelled yet (EMU_UNSUPPORTED).
+ * once.  tcgen05.cp is not modelled (EMU_UNSUPPORTED).
  */
+#include <math.h>
 #include <string.h>
 
 #include "emu.h"
@@ -203,6 +217,151 @@ exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	}
 }
 
+/* ---- tcgen05.mma ---- */
+
+typedef struct SmemDesc {
+	uint32_t start, lbo, sbo;
+	int swz; /* swizzle width in bytes, 0 none */
+} SmemDesc;
+
+static SmemDesc
+smem_desc(Run *r, Thread *t, const Insn *in, uint64_t d)
+{
+	SmemDesc s;
+	s.start = (uint32_t)(d & 0x3fff) << 4;
+	s.lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
+	s.sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
+	uint32_t mode = (uint32_t)(d >> 61) & 7;
+	s.swz = mode == 0 ? 0 : mode == 2 ? 128 : mode == 4 ? 64
+		: mode == 6 ? 32 : -1;
+	if (((d >> 46) & 7) != 1 || ((d >> 49) & 7) || ((d >> 52) & 1) ||
+	    s.swz < 0)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "shared memory descriptor 0x%016llx: only version 1, "
+			 "base offset 0, relative LBO and swizzle none/32B/64B/"
+			 "128B are modelled", (unsigned long long)d);
+	return s;
+}
+
+/* Element (row, k) of a K-major operand. */
+static double
+desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
+	  uint32_t row, uint32_t k, int fmt, unsigned esize)
+{
+	uint32_t a;
+	if (!s->swz) {
+		uint32_t tpe = 16 / esize;
+		a = s->start + 16 * (row % 8) + s->sbo * (row / 8) +
+		    s->lbo * (k / tpe) + esize * (k % tpe);
+	} else {
+		a = s->start + (uint32_t)s->swz * (row % 8) + s->sbo * (row / 8) +
+		    esize * k;
+		uint32_t bits = s->swz == 128 ? 7 : s->swz == 64 ? 3 : 1;
+		a ^= ((a >> 7) & bits) << 4;
+	}
+	uint8_t *p = emu_smem(r, t, in, (c->rank << SMEM_RANK_SHIFT) | a, esize,
+			      NULL);
+	uint32_t v = 0;
+	for (unsigned i = 0; i < esize; i++)
+		v |= (uint32_t)p[i] << (8 * i);
+	if (fmt == 0) /* F16 */
+		return emu_small_to_double(v, 5, 10);
+	if (fmt == 1) /* BF16 */
+		return emu_small_to_double(v, 8, 7);
+	float f; /* TF32: an f32 image, the low 13 mantissa bits ignored */
+	v &= ~0x1fffu;
+	memcpy(&f, &v, 4);
+	return f;
+}
+
+static uint32_t *
+mma_cell(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t lane,
+	 uint32_t col)
+{
+	if (!c->tmem || lane >= TM_LANES || col >= TM_COLS ||
+	    !(c->tmem_used & (1u << (col / 32))))
+		emu_fail(r, PT_E_EMU_TMEM, t, in,
+			 "MMA accumulator at TMEM lane %u column %u is not "
+			 "allocated", lane, col);
+	return &c->tmem[lane * TM_COLS + col];
+}
+
+static void
+exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	bool tf32 = insn_has(in, "kind::tf32");
+	if (!insn_has(in, "cta_group::1") || (!tf32 && !insn_has(in, "kind::f16")) ||
+	    insn_has(in, "ws") || insn_has(in, "sp") ||
+	    insn_has(in, "block_scale") || in->nop < 5 ||
+	    in->o[0].kind != K_ADDR || in->o[1].kind == K_ADDR)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "only .cta_group::1 .kind::f16/.kind::tf32 with A and "
+			 "B descriptors is modelled");
+	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
+	int dfmt = (int)(id >> 4) & 3, afmt = (int)(id >> 7) & 7;
+	int bfmt = (int)(id >> 10) & 7;
+	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
+	bool ok = !(id & 0x7) && !(id & (3u << 13)) && !(id & (3u << 15)) &&
+		  !(id >> 30) && afmt == bfmt && (m == 64 || m == 128) &&
+		  n >= 8 && n <= 256 && (dfmt == 1 || (dfmt == 0 && !tf32)) &&
+		  (tf32 ? afmt == 2 : afmt <= 1) && !(dfmt == 0 && afmt == 1);
+	if (!ok)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "instruction descriptor 0x%08x: only dense K-major "
+			 "f16/bf16 (tf32) with f32/f16 D, no negation, M 64 or "
+			 "128 is modelled", id);
+	unsigned esize = tf32 ? 4 : 2, kdim = 32 / esize;
+	SmemDesc da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
+	/* {disable-output-lane}, enable-input-d {, scale-input-d} */
+	unsigned ei = 4;
+	uint32_t disable[4] = {0};
+	if (in->o[4].kind == K_VEC) {
+		if (in->o[4].n != 4 || in->nop < 6)
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+				 "disable-output-lane takes 4 registers");
+		for (unsigned v = 0; v < 4; v++)
+			disable[v] = (uint32_t)opnd_get(r, c, t,
+							vec_elem(r, &in->o[4], v));
+		ei = 5;
+	}
+	bool acc = opnd_get(r, c, t, &in->o[ei]) != 0;
+	uint64_t scale = ei + 1 < in->nop ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
+	if (scale > 15)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "scale-input-d %llu",
+			 (unsigned long long)scale);
+	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
+	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
+	double *bm = NEWN(r->arena, double, (size_t)n * kdim);
+	for (uint32_t j = 0; j < n; j++)
+		for (uint32_t k = 0; k < kdim; k++)
+			bm[j * kdim + k] = desc_elem(r, c, t, in, &db, j, k, bfmt,
+						     esize);
+	for (uint32_t i = 0; i < m; i++) {
+		double a[16];
+		for (uint32_t k = 0; k < kdim; k++)
+			a[k] = desc_elem(r, c, t, in, &da, i, k, afmt, esize);
+		uint32_t lane = lane0 + (m == 128 ? i : 32 * (i / 16) + i % 16);
+		if (disable[(lane % 128) / 32] & (1u << (lane % 32)))
+			continue;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t *cell = mma_cell(r, c, t, in, lane, col0 + j);
+			double d = 0;
+			if (acc) {
+				float f;
+				memcpy(&f, cell, 4);
+				d = dfmt == 1 ? (double)f
+				    : emu_small_to_double(*cell & 0xffff, 5, 10);
+				d = ldexp(d, -(int)scale);
+			}
+			for (uint32_t k = 0; k < kdim; k++)
+				d += a[k] * bm[j * kdim + k];
+			*cell = dfmt == 1 ? emu_round_small(d, RND_RN, 8, 23)
+					  : emu_round_small(d, RND_RN, 5, 10);
+		}
+	}
+}
+
 void
 exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -223,9 +382,12 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		mbar_arrive(r, owner, (uint32_t)a, 1, t, in);
 		return;
 	}
+	case OP_TC_MMA:
+		exec_mma(r, c, t, in);
+		return;
 	default:
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "tcgen05.cp and tcgen05.mma are not modelled");
+			 "tcgen05.cp is not modelled");
 	}
 }
 

@@ -1378,3 +1378,138 @@ TEST(emu_script_gemm_tile)
 	ptem_free(sr.e);
 	arena_free(&ar);
 }
+
+/* tcgen05.mma.cta_group::1.kind::f16, bf16 x bf16 -> f32, M128 N64 and
+ * K 32 as two MMAs (the second descriptor 32 bytes further, enable-input-d
+ * false then true), A (128 x 64) and B (64 x 64) K-major with the 128B
+ * swizzle: the images are built here from the ISA's canonical K-major
+ * layout (row r at (r % 8) * 128 + (r / 8) * SBO, SBO = 1024, then 16-byte
+ * chunk bits [4,7) ^= bits [7,10)), copied to 1024-aligned shared memory,
+ * and D is read back with tcgen05.ld 32x32b.x1 per column.  Every value is
+ * a multiple of 1/8 in [-4, 4): D must equal the host's exact sums. */
+static const char mma_ptx[] =
+	".version 8.6\n.target sm_100a\n.address_size 64\n"
+	".visible .entry k(.param .u64 ga, .param .u64 gb, .param .u64 out,\n"
+	"  .param .u32 idesc)\n{\n"
+	"\t.reg .pred %p<4>;\n\t.reg .b32 %r<40>;\n\t.reg .b64 %rd<20>;\n"
+	"\t.shared .align 1024 .b8 sa[16384];\n"
+	"\t.shared .align 1024 .b8 sb[8192];\n"
+	"\t.shared .align 8 .b8 bar[8];\n\t.shared .align 4 .b8 ta[4];\n"
+	"\tld.param.u64 %rd1, [ga];\n\tld.param.u64 %rd2, [gb];\n"
+	"\tld.param.u64 %rd3, [out];\n\tld.param.u32 %r30, [idesc];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tshr.u32 %r2, %r1, 5;\n"
+	"\tsetp.eq.u32 %p1, %r2, 0;\n\t@!%p1 bra $L_noalloc;\n"
+	"\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [ta], 64;\n"
+	"$L_noalloc:\n"
+	"\tsetp.eq.u32 %p2, %r1, 0;\n\t@%p2 mbarrier.init.shared.b64 [bar], 1;\n"
+	/* copy the images: 16 bytes per step */
+	"\tmov.u32 %r3, %r1;\n"
+	"$L_ca:\n\tmul.wide.u32 %rd4, %r3, 16;\n\tadd.s64 %rd5, %rd1, %rd4;\n"
+	"\tld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd5];\n"
+	"\tmov.u32 %r4, sa;\n\tshl.b32 %r5, %r3, 4;\n\tadd.s32 %r4, %r4, %r5;\n"
+	"\tst.shared.v4.u32 [%r4], {%r10, %r11, %r12, %r13};\n"
+	"\tadd.s32 %r3, %r3, 128;\n\tsetp.lt.u32 %p3, %r3, 1024;\n"
+	"\t@%p3 bra $L_ca;\n\tmov.u32 %r3, %r1;\n"
+	"$L_cb:\n\tmul.wide.u32 %rd4, %r3, 16;\n\tadd.s64 %rd5, %rd2, %rd4;\n"
+	"\tld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd5];\n"
+	"\tmov.u32 %r4, sb;\n\tshl.b32 %r5, %r3, 4;\n\tadd.s32 %r4, %r4, %r5;\n"
+	"\tst.shared.v4.u32 [%r4], {%r10, %r11, %r12, %r13};\n"
+	"\tadd.s32 %r3, %r3, 128;\n\tsetp.lt.u32 %p3, %r3, 512;\n"
+	"\t@%p3 bra $L_cb;\n"
+	"\tfence.proxy.async.shared::cta;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\ttcgen05.fence::after_thread_sync;\n\tld.shared.u32 %r6, [ta];\n"
+	"\t@!%p2 bra $L_wait;\n"
+	/* descriptors: 128B swizzle (2 << 61), version (1 << 46), SBO 1024
+	 * (64 << 32), LBO 16 (1 << 16), start >> 4 */
+	"\tmov.u32 %r7, sa;\n\tshr.u32 %r7, %r7, 4;\n\tcvt.u64.u32 %rd6, %r7;\n"
+	"\tmov.u32 %r8, sb;\n\tshr.u32 %r8, %r8, 4;\n\tcvt.u64.u32 %rd7, %r8;\n"
+	"\tmov.b64 %rd8, 0x4000404000010000;\n"
+	"\tor.b64 %rd6, %rd6, %rd8;\n\tor.b64 %rd7, %rd7, %rd8;\n"
+	"\tsetp.ne.u32 %p3, %r1, 0;\n"
+	"\ttcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7, %r30, %p3;\n"
+	"\tadd.s64 %rd6, %rd6, 2;\n\tadd.s64 %rd7, %rd7, 2;\n"
+	"\tsetp.eq.u32 %p3, %r1, 0;\n"
+	"\ttcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7, %r30, %p3;\n"
+	"\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];\n"
+	"$L_wait:\n"
+	"\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;\n"
+	"\t@!%p3 bra $L_wait;\n\ttcgen05.fence::after_thread_sync;\n"
+	/* warp w reads lanes 32w..: D[lane][n] for n = 0..63 */
+	"\tshl.b32 %r9, %r2, 21;\n\tadd.s32 %r9, %r9, %r6;\n"
+	"\tmov.u32 %r20, 0;\n"
+	"$L_rd:\n\tadd.s32 %r21, %r9, %r20;\n"
+	"\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r22}, [%r21];\n"
+	"\ttcgen05.wait::ld.sync.aligned;\n"
+	"\tmul.lo.s32 %r23, %r1, 64;\n\tadd.s32 %r23, %r23, %r20;\n"
+	"\tmul.wide.u32 %rd9, %r23, 4;\n\tadd.s64 %rd10, %rd3, %rd9;\n"
+	"\tst.global.u32 [%rd10], %r22;\n"
+	"\tadd.s32 %r20, %r20, 1;\n\tsetp.lt.u32 %p3, %r20, 64;\n"
+	"\t@%p3 bra $L_rd;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\t@!%p1 bra $L_end;\n"
+	"\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 64;\n"
+	"$L_end:\n\tret;\n}\n";
+
+static void
+place_kmajor_128b(uint8_t *img, int rows, const uint16_t *v, int kdim)
+{
+	for (int r = 0; r < rows; r++)
+		for (int k = 0; k < kdim; k++) {
+			uint32_t off = (uint32_t)((r % 8) * 128 + (r / 8) * 1024 +
+						  2 * k);
+			off ^= ((off >> 7) & 7) << 4;
+			memcpy(img + off, &v[r * kdim + k], 2);
+		}
+}
+
+TEST(emu_tcgen05_mma)
+{
+	enum { M = 128, N = 64, K = 32 };
+	static uint16_t a[M * K], b[N * K];
+	static uint8_t ia[16384], ib[8192];
+	for (int i = 0; i < M * K; i++)
+		a[i] = to_bf16((float)((i * 29 + 3) % 64 - 32) / 8.0f);
+	for (int i = 0; i < N * K; i++)
+		b[i] = to_bf16((float)((i * 43 + 9) % 64 - 32) / 8.0f);
+	place_kmajor_128b(ia, M, a, K);
+	place_kmajor_128b(ib, N, b, K);
+	ptem *e = ptem_new();
+	uint64_t ga = 0, gb = 0, go = 0;
+	/* kind::f16 idesc: D f32 (1 << 4), A/B bf16 (1 << 7, 1 << 10),
+	 * N >> 3 at bit 17, M >> 4 at bit 24 (ptx_facts.md §2.1) */
+	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
+			 (M >> 4) << 24;
+	CHECK_HEX(idesc, 0x08100490u);
+	int st = ptem_load(e, mma_ptx, strlen(mma_ptx));
+	if (!st)
+		st = ptem_alloc(e, sizeof(ia), &ga);
+	if (!st)
+		st = ptem_alloc(e, sizeof(ib), &gb);
+	if (!st)
+		st = ptem_alloc(e, (size_t)M * N * 4, &go);
+	if (!st) {
+		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
+		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
+		ptem_arg args[] = {{&ga, 8}, {&gb, 8}, {&go, 8}, {&idesc, 4}};
+		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		st = ptem_run(e, "k", &l, args, 4);
+	}
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", ptem_errmsg(e));
+	} else {
+		const float *d = ptem_host(e, go, (size_t)M * N * 4);
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(b[j * K + q]);
+				bad += d[i * N + j] != (float)s;
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(e);
+}
