@@ -3,24 +3,24 @@
 # cut to M = N = 128 (one CTA of 256 threads: cp.async pipeline, ldmatrix,
 # mma.sync m16n8k16) for K = 256 and 512 (the script needs K >= 256, a
 # multiple of 128).  Prints the emulated instruction count and the best of
-# 5 wall times of `ptxtile run --emulate` minus the best of 5 of
+# 5 CPU times (user + system, /usr/bin/time: the machine is shared, wall
+# time is noise) of `ptxtile run --emulate` minus the best of 5 of
 # `ptxtile compile` (the run compiles the script first).
 BUILD=${BUILD:-build}
 P="$BUILD/ptxtile"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
-now() { date +%s.%N; }
-best() { # command...: best wall time of 5 runs, in seconds
+[ -x /usr/bin/time ] || { echo "bench/emu_gemm.sh needs /usr/bin/time" >&2; exit 2; }
+best() { # command...: best CPU time of 5 runs, in seconds
 	b=999
 	for i in 1 2 3 4 5; do
-		s=$(now)
-		"$@" >/dev/null 2>&1 || { echo "fail: $*" >&2; return 1; }
-		e=$(now)
-		b=$(echo "$b $s $e" | awk '{d = $3 - $2; print (d < $1 ? d : $1)}')
+		/usr/bin/time -f '%U %S' -o "$t/time" "$@" >/dev/null 2>&1 ||
+			{ echo "fail: $*" >&2; return 1; }
+		b=$(awk -v b="$b" '{d = $1 + $2; print (d < b ? d : b)}' "$t/time")
 	done
 	echo "$b"
 }
-printf '%-22s %14s %10s %10s %10s\n' tile instructions run_s compile_s emulate_s
+printf '%-22s %14s %10s %10s %10s\n' tile instructions run_cpu_s compile_s emulate_s
 for k in 256 512; do
 	sed -e 's/^M = 4096$/M = 128/' -e 's/^N = 4096$/N = 128/' \
 	    -e "s/^K = 4096\$/K = $k/" examples/gemm_bf16.py >"$t/g.py"
