@@ -24,6 +24,7 @@
 #include "ptxtile_rt.h"
 #include "base.h"
 #include "rt/rt.h"
+#include "emu/from_rt.h"
 
 #include "ptxtile_run.h"
 
@@ -472,27 +473,6 @@ bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 	return 0;
 }
 
-/* The emulator's tensor map for a planned runtime-encoded one. */
-static void
-encode_map(const TmaEncode *t, uint8_t map[128])
-{
-	ptem_tma_desc d = {0};
-	d.format = (int)t->format;
-	d.rank = (int)t->rank;
-	d.addr = t->addr;
-	for (uint32_t i = 0; i < t->rank && i < 5; i++) {
-		d.dims[i] = t->dims[i];
-		d.box[i] = t->box[i];
-		d.elem_strides[i] = t->elem_strides[i];
-		if (i + 1 < t->rank)
-			d.strides[i] = t->strides[i];
-	}
-	d.interleave = t->interleave;
-	d.swizzle = t->swizzle;
-	d.oob_fill = t->oob_fill;
-	ptem_tensormap_encode(&d, map);
-}
-
 static int
 param_size(const RtParam *q)
 {
@@ -557,7 +537,7 @@ run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
 		pa[i].data = plan.params[i];
 		if (q->kind == RP_TMA) {
 			uint8_t *map = NEWN(a, uint8_t, 128);
-			encode_map(&plan.tma[i], map);
+			emu_tensormap_from_plan(&plan.tma[i], map);
 			pa[i].data = map;
 		}
 	}

@@ -250,6 +250,8 @@ uint8_t *emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp,
 uint8_t *emu_smem(Run *r, Thread *t, const Insn *in, uint32_t addr,
 		  uint64_t n, Cta **owner);
 uint64_t emu_addr(Run *r, Cta *c, Thread *t, const Opnd *o);
+uint64_t emu_load_le(const uint8_t *p, unsigned n);
+void emu_store_le(uint8_t *p, uint64_t v, unsigned n);
 
 /* ---- sync.c ---- */
 void exec_sync(Run *r, Cta *c, Thread *t, const Insn *in);

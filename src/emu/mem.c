@@ -115,8 +115,8 @@ emu_addr(Run *r, Cta *c, Thread *t, const Opnd *o)
 	return a;
 }
 
-static uint64_t
-load_le(const uint8_t *p, unsigned n)
+uint64_t
+emu_load_le(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -124,8 +124,8 @@ load_le(const uint8_t *p, unsigned n)
 	return v;
 }
 
-static void
-store_le(uint8_t *p, uint64_t v, unsigned n)
+void
+emu_store_le(uint8_t *p, uint64_t v, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
@@ -156,9 +156,9 @@ exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 	for (unsigned i = 0; i < nv; i++) {
 		const Opnd *o = nv > 1 ? vec_elem(r, data, i) : data;
 		if (st)
-			store_le(p + i * eb, opnd_get(r, c, t, o), eb);
+			emu_store_le(p + i * eb, opnd_get(r, c, t, o), eb);
 		else if (o->kind == K_REG)
-			reg_set(t, o, load_le(p + i * eb, eb), ty);
+			reg_set(t, o, emu_load_le(p + i * eb, eb), ty);
 	}
 }
 

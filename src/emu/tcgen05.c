@@ -41,16 +41,18 @@
 
 enum { TM_LANES = 128, TM_COLS = 512 };
 
+/* The cell at (lane, col); a warp's ld/st (partition) may only reach its
+ * sub-partition's 32 lanes, an MMA any. */
 static uint32_t *
 tmem_cell(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t lane,
-	  uint32_t col)
+	  uint32_t col, bool partition)
 {
 	if (!c->tmem || lane >= TM_LANES || col >= TM_COLS ||
 	    !(c->tmem_used & (1u << (col / 32))))
 		emu_fail(r, PT_E_EMU_TMEM, t, in,
 			 "TMEM lane %u column %u is not allocated", lane, col);
 	uint32_t part = t->warp % 4;
-	if (lane / 32 != part)
+	if (partition && lane / 32 != part)
 		emu_fail(r, PT_E_EMU_TMEM, t, in,
 			 "warp %u (sub-partition %u) accesses TMEM lane %u; it "
 			 "reaches lanes %u..%u only", t->warp, part, lane,
@@ -130,16 +132,17 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 			uint32_t lane = base_lane + lo;
 			if (!pack) {
 				uint32_t *cell = tmem_cell(r, c, t, in, lane,
-							   base_col + co);
+							   base_col + co, true);
 				if (st)
 					*cell = (uint32_t)opnd_get(r, c, t, o);
 				else
 					reg_set(t, o, *cell, TY_B32);
 				continue;
 			}
-			uint32_t *c0 = tmem_cell(r, c, t, in, lane, base_col + 2 * co);
+			uint32_t *c0 = tmem_cell(r, c, t, in, lane, base_col + 2 * co,
+						 true);
 			uint32_t *c1 = tmem_cell(r, c, t, in, lane,
-						 base_col + 2 * co + 1);
+						 base_col + 2 * co + 1, true);
 			if (st) {
 				uint32_t v = (uint32_t)opnd_get(r, c, t, o);
 				*c0 = v & 0xffff;
@@ -274,18 +277,6 @@ desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
 	return f;
 }
 
-static uint32_t *
-mma_cell(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t lane,
-	 uint32_t col)
-{
-	if (!c->tmem || lane >= TM_LANES || col >= TM_COLS ||
-	    !(c->tmem_used & (1u << (col / 32))))
-		emu_fail(r, PT_E_EMU_TMEM, t, in,
-			 "MMA accumulator at TMEM lane %u column %u is not "
-			 "allocated", lane, col);
-	return &c->tmem[lane * TM_COLS + col];
-}
-
 static void
 exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -345,7 +336,7 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 		if (disable[(lane % 128) / 32] & (1u << (lane % 32)))
 			continue;
 		for (uint32_t j = 0; j < n; j++) {
-			uint32_t *cell = mma_cell(r, c, t, in, lane, col0 + j);
+			uint32_t *cell = tmem_cell(r, c, t, in, lane, col0 + j, false);
 			double d = 0;
 			if (acc) {
 				float f;

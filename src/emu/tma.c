@@ -14,13 +14,6 @@
 
 #define TMAP_MAGIC 0x4d455450u
 
-static void
-put(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 int
 ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 {
@@ -35,7 +28,7 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 			return PT_E_EMU_ARGS;
 	uint8_t *p = map128;
 	memset(p, 0, 128);
-	put(p, TMAP_MAGIC, 4);
+	emu_store_le(p, TMAP_MAGIC, 4);
 	p[4] = (uint8_t)d->format;
 	p[5] = (uint8_t)d->rank;
 	p[6] = (uint8_t)d->interleave;
@@ -43,22 +36,13 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 	p[8] = (uint8_t)d->oob_fill;
 	for (int i = 0; i < d->rank; i++) {
 		p[12 + i] = (uint8_t)d->elem_strides[i];
-		put(p + 20 + 2 * i, d->box[i], 2);
-		put(p + 40 + 8 * i, d->dims[i], 8);
+		emu_store_le(p + 20 + 2 * i, d->box[i], 2);
+		emu_store_le(p + 40 + 8 * i, d->dims[i], 8);
 		if (i < 4)
-			put(p + 80 + 8 * i, d->strides[i], 8);
+			emu_store_le(p + 80 + 8 * i, d->strides[i], 8);
 	}
-	put(p + 32, d->addr, 8);
+	emu_store_le(p + 32, d->addr, 8);
 	return PT_OK;
-}
-
-static uint64_t
-get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
 }
 
 typedef struct TMap {
@@ -110,8 +94,8 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 	m->swizzle = p[7];
 	m->oob = p[8];
 	m->esize = format_size(m->format);
-	m->addr = get(p + 32, 8);
-	if (get(p, 4) != TMAP_MAGIC || m->rank < 1 || m->rank > 5)
+	m->addr = emu_load_le(p + 32, 8);
+	if (emu_load_le(p, 4) != TMAP_MAGIC || m->rank < 1 || m->rank > 5)
 		emu_fail(r, PT_E_EMU_ARGS, t, in,
 			 "the operand at 0x%llx is not an emulator tensor map "
 			 "(ptem_tensormap_encode)", (unsigned long long)a);
@@ -124,10 +108,10 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 	m->strides[0] = m->esize;
 	for (int i = 0; i < m->rank; i++) {
 		m->estr[i] = p[12 + i];
-		m->box[i] = (uint32_t)get(p + 20 + 2 * i, 2);
-		m->dims[i] = get(p + 40 + 8 * i, 8);
+		m->box[i] = (uint32_t)emu_load_le(p + 20 + 2 * i, 2);
+		m->dims[i] = emu_load_le(p + 40 + 8 * i, 8);
 		if (i > 0)
-			m->strides[i] = get(p + 80 + 8 * (i - 1), 8);
+			m->strides[i] = emu_load_le(p + 80 + 8 * (i - 1), 8);
 	}
 	m->estr[0] = 1; /* ignored for non-interleaved maps */
 }
@@ -147,7 +131,7 @@ swizzle(uint32_t a, int mode)
 static void
 reduce_elem(uint8_t *g, const uint8_t *s, const TMap *m, int red)
 {
-	uint64_t a = get(g, (int)m->esize), b = get(s, (int)m->esize), v = a;
+	uint64_t a = emu_load_le(g, m->esize), b = emu_load_le(s, m->esize), v = a;
 	int f = m->format;
 	if (f == 7 || f == 10) { /* FLOAT32 */
 		float x, y;
@@ -178,8 +162,7 @@ reduce_elem(uint8_t *g, const uint8_t *s, const TMap *m, int red)
 		    : red == RED_MAX ? (b > a ? b : a)
 		    : red == RED_AND ? a & b : red == RED_OR ? a | b : a ^ b;
 	}
-	for (unsigned i = 0; i < m->esize; i++)
-		g[i] = (uint8_t)(v >> (8 * i));
+	emu_store_le(g, v, m->esize);
 }
 
 /* Moves one element between global coordinate gc and box offset off. */
@@ -224,8 +207,7 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 		uint64_t nan = m->esize == 2 ? 0x7fff
 			       : m->esize == 4 ? 0x7fffffff
 					       : 0x7fffffffffffffffull;
-		for (unsigned i = 0; i < m->esize; i++)
-			val[i] = (uint8_t)(nan >> (8 * i));
+		emu_store_le(val, nan, m->esize);
 	}
 	for (int k = 0; k < 16; k++) {
 		if (!op->cta[k])

@@ -152,6 +152,17 @@ exec_elect(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 
 /* ---- ldmatrix / stmatrix ---- */
 
+/* The first lane, after checking that the whole warp takes part. */
+static Thread *
+full_warp(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	Thread *t0 = lanes[__builtin_ctz(mask)];
+	if (mask != 0xffffffffu)
+		emu_fail(r, PT_E_EMU_COLLECTIVE, t0, in,
+			 "executed by lanes 0x%08x, not the full warp", mask);
+	return t0;
+}
+
 static int
 matrix_count(Run *r, Thread *t, const Insn *in)
 {
@@ -181,10 +192,7 @@ matrix_row(Run *r, Cta *c, Thread **lanes, const Insn *in, int src,
 static void
 exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
-	Thread *t0 = lanes[__builtin_ctz(mask)];
-	if (mask != 0xffffffffu)
-		emu_fail(r, PT_E_EMU_COLLECTIVE, t0, in,
-			 "executed by lanes 0x%08x, not the full warp", mask);
+	Thread *t0 = full_warp(r, lanes, mask, in);
 	bool st = in->op == OP_STMATRIX, trans = insn_has(in, "trans");
 	int n = matrix_count(r, t0, in);
 	const Opnd *regs = &in->o[st ? 1 : 0], *addr = &in->o[st ? 0 : 1];
@@ -244,10 +252,7 @@ reg_of(Run *r, Cta *c, Thread *t, const Opnd *v, int i)
 static void
 exec_mma(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
-	Thread *t0 = lanes[__builtin_ctz(mask)];
-	if (mask != 0xffffffffu)
-		emu_fail(r, PT_E_EMU_COLLECTIVE, t0, in,
-			 "executed by lanes 0x%08x, not the full warp", mask);
+	Thread *t0 = full_warp(r, lanes, mask, in);
 	int k = insn_has(in, "m16n8k16") ? 16 : insn_has(in, "m16n8k8") ? 8 : 0;
 	Ty dty = (Ty)in->ty[0], aty = (Ty)in->ty[1], cty = (Ty)in->ty[3];
 	if (!k || in->nty != 4 || !insn_has(in, "row") || !insn_has(in, "col") ||

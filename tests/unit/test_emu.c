@@ -17,6 +17,7 @@
 #include "ptxtile_rt.h"
 #include "base.h"
 #include "rt/rt.h"
+#include "emu/from_rt.h"
 #include "emu/emu.h"
 
 /* ---- one-instruction kernels ----
@@ -609,26 +610,6 @@ typedef struct SArg {
 	ptrt_arg scalar; /* used when data is NULL */
 } SArg;
 
-static void
-encode_tma(const TmaEncode *t, uint8_t map[128])
-{
-	ptem_tma_desc d = {0};
-	d.format = (int)t->format;
-	d.rank = (int)t->rank;
-	d.addr = t->addr;
-	for (uint32_t i = 0; i < t->rank; i++) {
-		d.dims[i] = t->dims[i];
-		d.box[i] = t->box[i];
-		d.elem_strides[i] = t->elem_strides[i];
-		if (i + 1 < t->rank)
-			d.strides[i] = t->strides[i];
-	}
-	d.interleave = t->interleave;
-	d.swizzle = t->swizzle;
-	d.oob_fill = t->oob_fill;
-	ptem_tensormap_encode(&d, map);
-}
-
 /* Compiles the script text (named path in messages) and runs it. */
 static int
 script_run_text(TestCtx *t, ScriptRun *sr, const char *path, char *text,
@@ -678,7 +659,7 @@ script_run_text(TestCtx *t, ScriptRun *sr, const char *path, char *text,
 				     : (size_t)dtype_size(q->dtype);
 			if (q->kind == RP_TMA) {
 				uint8_t *map = NEWN(&a, uint8_t, 128);
-				encode_tma(&plan.tma[i], map);
+				emu_tensormap_from_plan(&plan.tma[i], map);
 				pa[i].data = map;
 			}
 		}
