@@ -36,6 +36,11 @@ enum {
 	 * block), and reading its destination or overwriting its source
 	 * before then is an error: a missing wait shows, not a lucky result. */
 	PTEM_LATE_COMPLETION = 1u << 0,
+	/* Report shared-memory races: two threads touch the same bytes, at
+	 * least one writing, with no synchronisation between (a CTA or
+	 * cluster barrier, an mbarrier phase completing, a warp collective;
+	 * docs/emulator.md says how coarse this is). */
+	PTEM_CHECK_RACES = 1u << 1,
 };
 
 typedef struct ptem_launch {

@@ -34,14 +34,15 @@ typedef struct RunOpts {
 	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
 	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
 	int nargs, nsizes, ndumps;
-	bool emulate, gpu, late;
+	bool emulate, gpu, late, races;
 	uint64_t max_steps;
 } RunOpts;
 
 static const char run_usage[] =
 	"usage: ptxtile run --emulate FILE.py [--target T] [--kernel NAME]\n"
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
-	"                   [--dump NAME[=PATH]]... [--late] [--max-steps N]\n"
+	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
+	"                   [--max-steps N]\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -54,7 +55,7 @@ static const char run_usage[] =
 	"  --dump writes a tensor's bytes to PATH, or prints its values;\n"
 	"  --dump-all DIR writes every tensor to DIR/NAME.bin.  --late\n"
 	"  completes every asynchronous copy only when the kernel must\n"
-	"  observe it.\n";
+	"  observe it.  --check-races reports shared-memory races.\n";
 
 static int
 usage_err(const char *msg, const char *arg)
@@ -104,6 +105,8 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			o->gpu = true;
 		} else if (!strcmp(a, "--late")) {
 			o->late = true;
+		} else if (!strcmp(a, "--check-races")) {
+			o->races = true;
 		} else if ((v = opt_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = opt_value(argc, argv, &i, "--kernel"))) {
@@ -137,9 +140,9 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 	}
 	if (o->emulate == o->gpu)
 		return usage_err("give one of --emulate and --gpu", NULL);
-	if (o->gpu && (o->late || o->max_steps))
-		return usage_err("--late and --max-steps are emulator options",
-				 NULL);
+	if (o->gpu && (o->late || o->max_steps || o->races))
+		return usage_err("--late, --check-races and --max-steps are "
+				 "emulator options", NULL);
 	if (!o->input)
 		return usage_err("missing input file", NULL);
 	size_t n = strlen(o->input);
@@ -548,7 +551,8 @@ run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
 		l.cluster[d] = plan.cluster[d];
 	}
 	l.dynamic_smem = plan.smem;
-	l.flags = o->late ? PTEM_LATE_COMPLETION : 0;
+	l.flags = (o->late ? PTEM_LATE_COMPLETION : 0) |
+		  (o->races ? PTEM_CHECK_RACES : 0);
 	l.max_steps = o->max_steps;
 	int rst = ptem_run(e, k->name, &l, pa, k->nparams);
 	if (rst) {

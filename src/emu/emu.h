@@ -155,6 +155,12 @@ typedef struct Mbar {
 	uint32_t phase;
 } Mbar;
 
+typedef struct Shadow {
+	uint32_t epoch;
+	uint16_t writer, reader;
+	uint32_t wline;
+} Shadow;
+
 typedef struct Cta {
 	uint32_t id[3], cid[3], rank;
 	uint8_t *smem;
@@ -166,7 +172,10 @@ typedef struct Cta {
 	uint32_t nmbar, capmbar;
 	uint32_t *tmem;          /* 128 lanes x 512 columns, on first alloc */
 	uint32_t tmem_used;      /* bit per 32-column chunk */
-	uint64_t cta_progress;
+	/* race check: the synchronisation epoch, and per shared byte the
+	 * last epoch, writer and reader (thread key, 0 none, 0xffff many) */
+	uint32_t epoch;
+	struct Shadow *shadow;
 } Cta;
 
 typedef struct Pending Pending;
@@ -186,6 +195,7 @@ typedef struct Run {
 	uint32_t npend;
 	bool progress;
 	bool late;
+	bool races;
 	int status;
 	Arena *arena;
 	jmp_buf fail;
@@ -243,6 +253,8 @@ uint64_t emu_mask(Ty ty);
 
 /* ---- mem.c ---- */
 void exec_mem(Run *r, Cta *c, Thread *t, const Insn *in);
+void race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
+		const Insn *in, bool write);
 /* Host pointer of [addr, addr + n) in space sp (generic resolved), or an
  * error naming thread t and instruction in. */
 uint8_t *emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp,

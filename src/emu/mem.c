@@ -9,6 +9,7 @@
  * addresses into windows (emu.h) and everything else to global.  Every
  * access is bounds- and alignment-checked.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "emu.h"
@@ -28,6 +29,80 @@ emu_smem(Run *r, Thread *t, const Insn *in, uint32_t addr, uint64_t n,
 	if (owner)
 		*owner = c;
 	return c->smem + off;
+}
+
+/* A thread's shared access: bounds, and the race check when it is on. */
+static uint8_t *
+shared_access(Run *r, Thread *t, const Insn *in, uint32_t addr, uint64_t n,
+	      bool write)
+{
+	Cta *owner;
+	uint8_t *p = emu_smem(r, t, in, addr, n, &owner);
+	if (r->races && t)
+		race_check(r, owner, addr & ((1u << SMEM_RANK_SHIFT) - 1), n, t,
+			   in, write);
+	return p;
+}
+
+static uint16_t
+thread_key(Run *r, const Thread *t)
+{
+	return (uint16_t)((cta_of_thread(r, t)->rank << 11 | t->lin) + 1);
+}
+
+static const Thread *
+thread_of_key(Run *r, uint16_t key)
+{
+	uint32_t k = (uint32_t)key - 1;
+	return &r->ctas[k >> 11].th[k & 2047];
+}
+
+void
+race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
+	   const Insn *in, bool write)
+{
+	if (!owner->shadow)
+		owner->shadow = NEWN(r->arena, Shadow, owner->smem_size + 1);
+	uint16_t me = thread_key(r, t);
+	for (uint64_t i = 0; i < n; i++) {
+		Shadow *s = &owner->shadow[off + i];
+		if (s->epoch != owner->epoch) {
+			s->epoch = owner->epoch;
+			s->writer = s->reader = 0;
+		}
+		uint16_t other = s->writer && s->writer != me ? s->writer
+				 : write && s->reader && s->reader != me
+					 ? s->reader
+					 : 0;
+		if (other == 0xffff)
+			emu_fail(r, PT_E_EMU_RACE, t, in,
+				 "shared-memory race on byte 0x%x of CTA rank %u: "
+				 "this write, and reads by several other threads "
+				 "with no synchronisation between",
+				 (unsigned)(off + i), owner->rank);
+		if (other) {
+			const Thread *o = thread_of_key(r, other);
+			char what[64];
+			if (other == s->writer)
+				snprintf(what, sizeof(what), "wrote at PTX line %u",
+					 s->wline);
+			else
+				snprintf(what, sizeof(what), "read");
+			emu_fail(r, PT_E_EMU_RACE, t, in,
+				 "shared-memory race on byte 0x%x of CTA rank %u: "
+				 "this %s, and thread (%u,%u,%u) of CTA rank %u %s "
+				 "it with no synchronisation between",
+				 (unsigned)(off + i), owner->rank,
+				 write ? "write" : "read", o->tid[0], o->tid[1],
+				 o->tid[2], (unsigned)(other - 1) >> 11, what);
+		}
+		if (write) {
+			s->writer = me;
+			s->wline = (uint32_t)in->line;
+		} else if (s->reader != me) {
+			s->reader = s->reader ? 0xffff : me;
+		}
+	}
 }
 
 static uint8_t *
@@ -73,14 +148,14 @@ emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "shared::cta address 0x%llx is not in this "
 				 "CTA's window", (unsigned long long)addr);
-		p = emu_smem(r, t, in, (uint32_t)addr, n, NULL);
+		p = shared_access(r, t, in, (uint32_t)addr, n, write);
 		break;
 	case SP_SHARED_CLUSTER:
 		if (addr >> 32)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "shared address 0x%llx too large",
 				 (unsigned long long)addr);
-		p = emu_smem(r, t, in, (uint32_t)addr, n, NULL);
+		p = shared_access(r, t, in, (uint32_t)addr, n, write);
 		break;
 	case SP_LOCAL:
 		p = window(r, t, in, t->local, r->k->local_size, addr, n,

@@ -296,6 +296,7 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 			lanes[l]->st = TS_RUN;
 			lanes[l]->pc = pc + 1;
 		}
+	c->epoch++; /* the collective synchronises its lanes */
 	return true;
 }
 
@@ -345,6 +346,7 @@ resolve_cta(Run *r, Cta *c)
 				c->th[i].st = TS_RUN;
 		c->bar_arrived[b] = 0;
 		c->bar_count[b] = 0;
+		c->epoch++;
 		moved = true;
 	}
 	for (uint32_t i = 0; i < c->nth; i++) {
@@ -372,6 +374,8 @@ resolve_cluster_barrier(Run *r)
 		return false;
 	r->cbar_phase++;
 	r->cbar_arrived = 0;
+	for (uint32_t i = 0; i < r->nctas; i++)
+		r->ctas[i].epoch++;
 	return true;
 }
 
@@ -478,6 +482,7 @@ setup_cluster(Run *r, const unsigned cl[3])
 		memset(c->bar_count, 0, sizeof(c->bar_count));
 		c->nmbar = 0;
 		c->tmem_used = 0;
+		c->epoch++;
 		for (uint32_t j = 0; j < nth; j++) {
 			Thread *t = &c->th[j];
 			uint64_t *regs = t->r;
@@ -681,6 +686,7 @@ ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
 	r->l = l;
 	r->arena = &e->run_arena;
 	r->late = (l->flags & PTEM_LATE_COMPLETION) != 0;
+	r->races = (l->flags & PTEM_CHECK_RACES) != 0;
 	r->max_steps = l->max_steps ? l->max_steps : 1ull << 32;
 	e->run_arena.oom = &e->oom;
 	int st = check_launch(e, k, l, r);

@@ -65,12 +65,15 @@ mbar_lookup(Run *r, Cta *c, uint32_t addr, const Thread *t, const Insn *in)
 	return mbar_get(r, c, addr, t, in);
 }
 
+/* A phase completes; its waiters are synchronised with every arrival
+ * (a new race-check epoch for the barrier's CTA). */
 static void
-mbar_maybe_complete(Mbar *m)
+mbar_maybe_complete(Cta *c, Mbar *m)
 {
 	if (m->pending == 0 && m->tx == 0) {
 		m->phase++;
 		m->pending = m->expected;
+		c->epoch++;
 	}
 }
 
@@ -93,7 +96,7 @@ mbar_arrive(Run *r, Cta *c, uint32_t addr, uint32_t count, const Thread *t,
 			 "%u arrivals on an mbarrier phase with %u pending "
 			 "(expected count %u)", count, m->pending, m->expected);
 	m->pending -= count;
-	mbar_maybe_complete(m);
+	mbar_maybe_complete(c, m);
 	r->progress = true;
 }
 
@@ -104,7 +107,7 @@ mbar_complete_tx(Run *r, Cta *c, uint32_t addr, int64_t bytes,
 	Mbar *m = mbar_get(r, c, addr, t, in);
 	m->tx -= bytes;
 	mbar_tx_range(r, m, t, in);
-	mbar_maybe_complete(m);
+	mbar_maybe_complete(c, m);
 	r->progress = true;
 }
 
@@ -186,7 +189,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		m->tx += in->op == OP_MB_EXPECT_TX ? (int64_t)arg : -(int64_t)arg;
 		mbar_tx_range(r, m, t, in);
-		mbar_maybe_complete(m);
+		mbar_maybe_complete(owner, m);
 		return;
 	}
 	case OP_MB_ARRIVE: case OP_MB_ARRIVE_TX: {

@@ -69,3 +69,10 @@ printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
 expect_rc deadlock 1 "$P" run --emulate "$t/d.ptx" --meta "$t/b.json"
 grep -q "error\[E9006\]: CTA (0,0,0) thread (0,0,0), PTX line 14 (bar.sync)" "$t/err" &&
 	ok deadlock_message || bad deadlock_message "$(cat "$t/err")"
+
+# --check-races: every thread writes shared word 0, no barrier
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n\t.shared .align 4 .b8 s[4];\n\tmov.u32 %%r1, %%tid.x;\n\tst.shared.u32 [s], %%r1;\n\tret;\n}\n' >"$t/r.ptx"
+expect_rc race_unchecked 0 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json"
+expect_rc race 1 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json" --check-races
+grep -q "error\[E9009\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
+	ok race_message || bad race_message "$(cat "$t/err")"

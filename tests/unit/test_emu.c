@@ -1494,3 +1494,46 @@ TEST(emu_tcgen05_mma)
 	}
 	ptem_free(e);
 }
+
+TEST(emu_race_check)
+{
+	/* thread i writes word i of shared memory and reads word i ^ 1:
+	 * without the barrier between, PT_E_EMU_RACE names both threads;
+	 * with it, the run is clean; without the check, nothing is said */
+	const char *fmt = "%s"
+		"\tmul.lo.s32 %%r2, %%r1, 4;\n\tmov.u32 %%r3, sm;\n"
+		"\tadd.s32 %%r4, %%r3, %%r2;\n\tst.shared.u32 [%%r4], %%r1;\n%s"
+		"\txor.b32 %%r5, %%r2, 4;\n\tadd.s32 %%r5, %%r3, %%r5;\n"
+		"\tld.shared.u32 %%r6, [%%r5];\n"
+		"\tcvt.u64.u32 %%rd2, %%r2;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		"\tst.global.u32 [%%rd3], %%r6;\n\tret;\n";
+	char body[4096];
+	ptem *e;
+	uint8_t *b;
+	snprintf(body, sizeof(body), fmt, regs, "");
+	CHECK_INT(run_small(body, 32, PTEM_CHECK_RACES, &e, &b), PT_E_EMU_RACE);
+	/* threads run one after another: thread 0 has read word 1 when
+	 * thread 1 writes it */
+	CHECK(strstr(ptem_errmsg(e), "thread (1,0,0), PTX line 17") &&
+	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 read it"));
+	ptem_free(e);
+	CHECK_INT(run_small(body, 32, 0, &e, &b), PT_OK);
+	ptem_free(e);
+	snprintf(body, sizeof(body), fmt, regs, "\tbar.sync 0;\n");
+	CHECK_INT(run_small(body, 32, PTEM_CHECK_RACES, &e, &b), PT_OK);
+	for (int i = 0; b && i < 32; i++)
+		CHECK_INT(out_word(b, i), i ^ 1);
+	ptem_free(e);
+	/* read after write: odd threads read what the even ones wrote */
+	snprintf(body, sizeof(body), "%s"
+		 "\tand.b32 %%r2, %%r1, 1;\n\tshr.u32 %%r3, %%r1, 1;\n"
+		 "\tshl.b32 %%r3, %%r3, 2;\n\tmov.u32 %%r4, sm;\n"
+		 "\tadd.s32 %%r4, %%r4, %%r3;\n\tsetp.eq.u32 %%p1, %%r2, 0;\n"
+		 "\t@%%p1 st.shared.u32 [%%r4], %%r1;\n"
+		 "\t@!%%p1 ld.shared.u32 %%r5, [%%r4];\n\tret;\n", regs);
+	CHECK_INT(run_small(body, 32, PTEM_CHECK_RACES, &e, &b), PT_E_EMU_RACE);
+	CHECK(strstr(ptem_errmsg(e), "thread (1,0,0), PTX line 21") &&
+	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 wrote at "
+				     "PTX line 20"));
+	ptem_free(e);
+}
