@@ -32,7 +32,8 @@
  *
  * ld/st, cp and mma complete immediately here, so wait::ld/st and the
  * fences have nothing left to order; commit arrives on its mbarrier at
- * once.  tcgen05.cp is not modelled (EMU_UNSUPPORTED).
+ * once.  tcgen05.cp (.cta_group::1, every shape and warpx replica mode,
+ * no decompression) walks the same descriptor addresses, 32-bit words.
  */
 #include <math.h>
 #include <string.h>
@@ -246,27 +247,38 @@ smem_desc(Run *r, Thread *t, const Insn *in, uint64_t d)
 	return s;
 }
 
-/* Element (row, k) of a K-major operand. */
+/* The shared address of byte `byte` of row `row` of a descriptor's
+ * matrix: rows at (row / 8) SBO + (row % 8) W (W = 16 without swizzle);
+ * without swizzle 16-byte chunks LBO apart, with it contiguous bytes and
+ * then the Swizzle<B,4,3> of the address. */
+static uint32_t
+desc_addr(const SmemDesc *s, uint32_t row, uint32_t byte)
+{
+	uint32_t w = s->swz ? (uint32_t)s->swz : 16;
+	uint32_t a = s->start + s->sbo * (row / 8) + w * (row % 8);
+	if (!s->swz)
+		return a + s->lbo * (byte / 16) + byte % 16;
+	a += byte;
+	uint32_t bits = s->swz == 128 ? 7 : s->swz == 64 ? 3 : 1;
+	return a ^ (((a >> 7) & bits) << 4);
+}
+
+static uint32_t
+desc_load(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
+	  uint32_t row, uint32_t byte, unsigned n)
+{
+	uint32_t a = desc_addr(s, row, byte);
+	uint8_t *p = emu_smem(r, t, in, (c->rank << SMEM_RANK_SHIFT) | a, n,
+			      NULL);
+	return (uint32_t)emu_load_le(p, n);
+}
+
+/* Element (row, k) of a K-major MMA operand. */
 static double
 desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
 	  uint32_t row, uint32_t k, int fmt, unsigned esize)
 {
-	uint32_t a;
-	if (!s->swz) {
-		uint32_t tpe = 16 / esize;
-		a = s->start + 16 * (row % 8) + s->sbo * (row / 8) +
-		    s->lbo * (k / tpe) + esize * (k % tpe);
-	} else {
-		a = s->start + (uint32_t)s->swz * (row % 8) + s->sbo * (row / 8) +
-		    esize * k;
-		uint32_t bits = s->swz == 128 ? 7 : s->swz == 64 ? 3 : 1;
-		a ^= ((a >> 7) & bits) << 4;
-	}
-	uint8_t *p = emu_smem(r, t, in, (c->rank << SMEM_RANK_SHIFT) | a, esize,
-			      NULL);
-	uint32_t v = 0;
-	for (unsigned i = 0; i < esize; i++)
-		v |= (uint32_t)p[i] << (8 * i);
+	uint32_t v = desc_load(r, c, t, in, s, row, esize * k, esize);
 	if (fmt == 0) /* F16 */
 		return emu_small_to_double(v, 5, 10);
 	if (fmt == 1) /* BF16 */
@@ -275,6 +287,62 @@ desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
 	v &= ~0x1fffu;
 	memcpy(&f, &v, 4);
 	return f;
+}
+
+/* ---- tcgen05.cp ---- */
+
+static void
+exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	/* tcgen05.cp.cta_group::1.shape{.warpx..} [taddr], s-desc: rows of
+	 * 32-bit words from the descriptor's matrix into TMEM, with the
+	 * shape's lane map and replicas (the reference's "Shared-to-TMEM
+	 * copies" table) */
+	static const struct {
+		const char *shape, *multi;
+		uint32_t rows, words;
+	} shapes[] = {
+		{"128x256b", NULL, 128, 8}, {"128x128b", NULL, 128, 4},
+		{"4x256b", NULL, 4, 8},
+		{"64x128b", "warpx2::02_13", 64, 4},
+		{"64x128b", "warpx2::01_23", 64, 4},
+		{"32x128b", "warpx4", 32, 4},
+	};
+	int k = -1;
+	for (int i = 0; i < 6 && k < 0; i++)
+		if (insn_has(in, shapes[i].shape) &&
+		    (!shapes[i].multi || insn_has(in, shapes[i].multi)))
+			k = i;
+	if (k < 0 || !insn_has(in, "cta_group::1") || in->nop != 2 ||
+	    insn_has(in, "b8x16"))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "only .cta_group::1 without decompression is modelled");
+	SmemDesc s = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
+	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
+	for (uint32_t row = 0; row < shapes[k].rows; row++) {
+		uint32_t lanes[4], n = 1;
+		switch (k) {
+		case 2: lanes[0] = 32 * row; break;
+		case 3: lanes[0] = row; lanes[1] = row + 64; n = 2; break;
+		case 4:
+			lanes[0] = 64 * (row / 32) + row % 32;
+			lanes[1] = lanes[0] + 32;
+			n = 2;
+			break;
+		case 5:
+			for (n = 0; n < 4; n++)
+				lanes[n] = row + 32 * n;
+			break;
+		default: lanes[0] = row; break;
+		}
+		for (uint32_t w = 0; w < shapes[k].words; w++) {
+			uint32_t v = desc_load(r, c, t, in, &s, row, 4 * w, 4);
+			for (uint32_t q = 0; q < n; q++)
+				*tmem_cell(r, c, t, in, lane0 + lanes[q], col0 + w,
+					   false) = v;
+		}
+	}
 }
 
 static void
@@ -376,9 +444,11 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 	case OP_TC_MMA:
 		exec_mma(r, c, t, in);
 		return;
+	case OP_TC_CP:
+		exec_cp(r, c, t, in);
+		return;
 	default:
-		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "tcgen05.cp is not modelled");
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
 	}
 }
 

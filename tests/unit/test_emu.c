@@ -1602,3 +1602,99 @@ TEST(emu_script_tcgen05_gemm)
 	}
 	ptem_free(sr.e);
 }
+
+/* tcgen05.cp: shared memory holds word value (byte offset + 0x10000) at
+ * every word, so each TMEM cell shows where it was read from; expected
+ * from the reference's address walk ("Shared-to-TMEM copies": row r at
+ * (r//8)*SDO + (r%8)*(16 << swizzle), word w at (w//4)*LDO + (w%4)*4
+ * without swizzle, 4*w and the Swizzle<B,4,3> of the address with it) and
+ * its lane table (128x256b: lane r; 32x128b.warpx4: lanes r + 32q). */
+static const char cp_ptx_fmt[] =
+	".version 8.6\n.target sm_100a\n.address_size 64\n"
+	".visible .entry k(.param .u64 out, .param .u64 desc)\n{\n"
+	"\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<40>;\n\t.reg .b64 %%rd<20>;\n"
+	"\t.shared .align 1024 .b8 sm[4096];\n"
+	"\t.shared .align 8 .b8 bar[8];\n\t.shared .align 4 .b8 ta[4];\n"
+	"\tld.param.u64 %%rd1, [out];\n\tld.param.u64 %%rd2, [desc];\n"
+	"\tmov.u32 %%r1, %%tid.x;\n\tshr.u32 %%r2, %%r1, 5;\n"
+	"\tsetp.eq.u32 %%p1, %%r2, 0;\n\t@!%%p1 bra $L_na;\n"
+	"\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [ta], 32;\n"
+	"$L_na:\n\tsetp.eq.u32 %%p2, %%r1, 0;\n"
+	"\t@%%p2 mbarrier.init.shared.b64 [bar], 1;\n\tmov.u32 %%r3, %%r1;\n"
+	"$L_f:\n\tshl.b32 %%r4, %%r3, 2;\n\tadd.s32 %%r5, %%r4, 0x10000;\n"
+	"\tmov.u32 %%r6, sm;\n\tadd.s32 %%r6, %%r6, %%r4;\n"
+	"\tst.shared.u32 [%%r6], %%r5;\n\tadd.s32 %%r3, %%r3, 128;\n"
+	"\tsetp.lt.u32 %%p3, %%r3, 1024;\n\t@%%p3 bra $L_f;\n"
+	"\tfence.proxy.async.shared::cta;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\ttcgen05.fence::after_thread_sync;\n\tld.shared.u32 %%r7, [ta];\n"
+	"\t@!%%p2 bra $L_w;\n\tmov.u32 %%r8, sm;\n\tshr.u32 %%r8, %%r8, 4;\n"
+	"\tcvt.u64.u32 %%rd3, %%r8;\n\tor.b64 %%rd3, %%rd3, %%rd2;\n"
+	"\ttcgen05.cp.cta_group::1.%s [%%r7], %%rd3;\n"
+	"\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];\n"
+	"$L_w:\n\tmbarrier.try_wait.parity.shared::cta.b64 %%p3, [bar], 0;\n"
+	"\t@!%%p3 bra $L_w;\n\ttcgen05.fence::after_thread_sync;\n"
+	"\tshl.b32 %%r9, %%r2, 21;\n\tadd.s32 %%r9, %%r9, %%r7;\n"
+	"\ttcgen05.ld.sync.aligned.32x32b.x8.b32 {%%r10, %%r11, %%r12, %%r13, "
+	"%%r14, %%r15, %%r16, %%r17}, [%%r9];\n"
+	"\ttcgen05.wait::ld.sync.aligned;\n"
+	"\tmul.wide.u32 %%rd4, %%r1, 32;\n\tadd.s64 %%rd5, %%rd1, %%rd4;\n"
+	"\tst.global.v8.b32 [%%rd5], {%%r10, %%r11, %%r12, %%r13, %%r14, "
+	"%%r15, %%r16, %%r17};\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\t@!%%p1 bra $L_end;\n"
+	"\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %%r7, 32;\n"
+	"$L_end:\n\tret;\n}\n";
+
+TEST(emu_tcgen05_cp)
+{
+	/* desc: version bit 46, SBO at bit 32, LBO at bit 16 (16-byte
+	 * units), swizzle at bit 61 (0 none, 2 = 128B) */
+	static const struct {
+		const char *shape;
+		uint64_t desc;
+		int swz; /* 0 none (SDO 256, LDO 128), 3 = 128B (SDO 1024) */
+		int words, rows;
+	} cases[] = {
+		{"128x256b", 1ull << 46 | 16ull << 32 | 8ull << 16, 0, 8, 128},
+		{"32x128b.warpx4", 2ull << 61 | 1ull << 46 | 64ull << 32 |
+					   1ull << 16, 3, 4, 32},
+	};
+	for (int c = 0; c < 2; c++) {
+		char ptx[8192];
+		snprintf(ptx, sizeof(ptx), cp_ptx_fmt, cases[c].shape);
+		ptem *e = ptem_new();
+		uint64_t out = 0, desc = cases[c].desc;
+		int st = ptem_load(e, ptx, strlen(ptx));
+		if (!st)
+			st = ptem_alloc(e, 128 * 32, &out);
+		ptem_arg args[] = {{&out, 8}, {&desc, 8}};
+		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		if (!st)
+			st = ptem_run(e, "k", &l, args, 2);
+		CHECK_INT(st, PT_OK);
+		if (st) {
+			fprintf(stderr, "  %s\n", ptem_errmsg(e));
+			ptem_free(e);
+			continue;
+		}
+		const uint32_t *o = ptem_host(e, out, 128 * 32);
+		int bad = 0;
+		for (int lane = 0; lane < 128; lane++)
+			for (int w = 0; w < cases[c].words; w++) {
+				int r = lane % cases[c].rows;
+				uint32_t a;
+				if (cases[c].swz == 0) {
+					a = (uint32_t)((r / 8) * 256 + (r % 8) * 16 +
+						       (w / 4) * 128 + (w % 4) * 4);
+				} else {
+					a = (uint32_t)((r / 8) * 1024 + (r % 8) * 128 +
+						       4 * w);
+					a ^= ((a >> 7) & 7) << 4;
+				}
+				bad += o[lane * 8 + w] != a + 0x10000;
+			}
+		CHECK_INT(bad, 0);
+		ptem_free(e);
+	}
+}
