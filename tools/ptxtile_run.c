@@ -1,19 +1,23 @@
 /*
- * ptxtile_run.c - `ptxtile run --emulate`: runs a kernel in the PTX
- * emulator (docs/emulator.md).
+ * ptxtile_run.c - `ptxtile run`: runs a kernel in the PTX emulator
+ * (--emulate, docs/emulator.md) or on the GPU through the runtime (--gpu)
+ * with the same inputs, and dumps its tensors.
  *
  *   ptxtile run --emulate FILE.py [--target T] [--kernel NAME]
- *               [--arg NAME=SPEC]... [--size VAR=N]... [--dump NAME[=PATH]]...
- *               [--late] [--max-steps N]
+ *               [--arg NAME=SPEC]... [--fill SPEC] [--size VAR=N]...
+ *               [--dump NAME[=PATH]]... [--dump-all DIR]
+ *               [--late] [--check-races] [--max-steps N]
  *   ptxtile run --emulate FILE.ptx --meta FILE.json ...
+ *   ptxtile run --gpu FILE ...
  *
  * The script is compiled in-process; the metadata gives the parameters
  * and the launch, and the runtime's launch planner (the same checks as a
  * GPU launch) binds the arguments and computes the tensor maps, which are
  * then written in the emulator's tensor map encoding.
- * SPEC of a tensor: zeros (default) | iota | random[:SEED] | file:PATH
- * (raw little-endian bytes of exactly the tensor's size); of a scalar: its
- * value.  --dump writes a tensor's bytes to PATH, or prints its values.
+ * SPEC of a tensor: zeros (default) | iota | random[:SEED] |
+ * random-f16[:SEED] | random-bf16[:SEED] | file:PATH (raw little-endian
+ * bytes of exactly the tensor's size); of a scalar: its value.  --dump
+ * writes a tensor's bytes to PATH, or prints its values.
  */
 #include <stdio.h>
 #include <stdlib.h>
