@@ -3,7 +3,7 @@
 # metadata run in the emulator, tensors dumped as text and as bytes; the
 # expected values are worked out by hand below from what each script
 # computes.  Exit status 0 on success, 1 when the kernel or its PTX fails
-# in the emulator (E90xx on stderr), 2 for usage errors.
+# in the emulator (E95xx on stderr), 2 for usage errors.
 BUILD=${BUILD:-build}
 P="$BUILD/ptxtile"
 t=$(mktemp -d)
@@ -64,15 +64,15 @@ expect_rc file_arg_size 2 "$P" run --emulate examples/cluster_copy.py \
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tbogus.op;\n}\n' >"$t/b.ptx"
 printf '{"format": "ptxtile-meta", "version": 1, "target": "sm_90", "kernels": [{"name": "k", "params": [], "launch": {"grid": [1, 1, 1], "block": [32, 1, 1], "dynamic_smem": 0}}]}\n' >"$t/b.json"
 expect_rc bad_ptx 1 "$P" run --emulate "$t/b.ptx" --meta "$t/b.json"
-grep -q "error\[E9002\]: PTX line 6" "$t/err" && ok bad_ptx_code || bad bad_ptx_code "$(cat "$t/err")"
+grep -q "error\[E9502\]: PTX line 6" "$t/err" && ok bad_ptx_code || bad bad_ptx_code "$(cat "$t/err")"
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<2>;\n\tmov.u32 %%r1, %%tid.x;\n\tsetp.eq.u32 %%p1, %%r1, 0;\n\t@%%p1 bra $L1;\n\tbar.sync 0;\n\tret;\n$L1:\n\tbar.sync 1;\n\tret;\n}\n' >"$t/d.ptx"
 expect_rc deadlock 1 "$P" run --emulate "$t/d.ptx" --meta "$t/b.json"
-grep -q "error\[E9006\]: CTA (0,0,0) thread (0,0,0), PTX line 14 (bar.sync)" "$t/err" &&
+grep -q "error\[E9506\]: CTA (0,0,0) thread (0,0,0), PTX line 14 (bar.sync)" "$t/err" &&
 	ok deadlock_message || bad deadlock_message "$(cat "$t/err")"
 
 # --check-races: every thread writes shared word 0, no barrier
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n\t.shared .align 4 .b8 s[4];\n\tmov.u32 %%r1, %%tid.x;\n\tst.shared.u32 [s], %%r1;\n\tret;\n}\n' >"$t/r.ptx"
 expect_rc race_unchecked 0 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json"
 expect_rc race 1 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json" --check-races
-grep -q "error\[E9009\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
+grep -q "error\[E9509\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
 	ok race_message || bad race_message "$(cat "$t/err")"
