@@ -45,8 +45,10 @@ $(O)/libptxtile_rt.a: $(RT_OBJ) $(RT_BASE_OBJ)
 	ar rcs $@ $^
 $(O)/libptxtile_rt.so: $(RT_OBJ) $(RT_BASE_OBJ)
 	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
-$(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
-	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+# `ptxtile run --emulate` (tools/ptxtile_run.c) uses the emulator in
+# libptxtile (src/emu/) and the runtime's launch planner.
+$(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
+	$(CC) $(SAN) -o $@ $< $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
 
 # Unit tests: every TEST(name) in tests/unit/*.c is registered by name.
 $(O)/unit_list.h: $(UNIT_SRC)
@@ -95,6 +97,10 @@ bench-frontend: all $(O)/bench_frontend
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh
 
+# Emulator speed on one GEMM tile (bench/README.md).
+bench-emu: all
+	@BUILD=$(O) sh bench/emu_gemm.sh
+
 $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
@@ -113,7 +119,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
+.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend bench-emu install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it

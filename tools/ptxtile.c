@@ -16,6 +16,7 @@
 
 #include "ptxtile.h"
 #include "base.h"
+#include "ptxtile_run.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -76,6 +77,8 @@ usage_all(FILE *f)
 		   " (default %s)\n"
 		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
 		   "  --help        help for a command: ptxtile COMMAND --help\n"
+		   "\nptxtile run --emulate FILE ...  runs a kernel in the PTX"
+		   " emulator\n  (ptxtile run --help)\n"
 		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
 		   " errors\n",
 		   pt_default_target());
@@ -350,6 +353,8 @@ main(int argc, char **argv)
 {
 	Options o;
 	const Command *cmd = NULL;
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return ptxtile_run_main(argc, argv);
 	int rc = parse_args(argc, argv, &o, &cmd);
 	if (rc)
 		return rc < 0 ? 0 : rc;

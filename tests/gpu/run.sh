@@ -65,6 +65,18 @@ if [ -f tests/python_gpu/run.sh ]; then
 		ran=$((ran + 1))
 	fi
 fi
+# the emulator against the GPU on the same inputs (tests/gpu/emu_diff.sh)
+BUILD="$BUILD" sh tests/gpu/emu_diff.sh >"$out/emu_diff.out" 2>&1
+rc=$?
+cat "$out/emu_diff.out"
+if [ $rc -eq 77 ]; then
+	skipped=$((skipped + 1))
+else
+	ran=$((ran + 1))
+	grep '^PASS \|^FAIL ' "$out/emu_diff.out" >>"$log"
+	[ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/emu_diff.out" &&
+		echo "FAIL gpu/emu_diff: exited with status $rc" | tee -a "$log"
+fi
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 if [ $ran -eq 0 ] && [ $failed -eq 0 ] && [ $skipped -gt 0 ]; then

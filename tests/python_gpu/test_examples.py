@@ -217,7 +217,7 @@ def test_gemm_wgmma():
 
 
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",
-         "tma_gather4.py", "gemm_mxf8_sm100.py"]
+         "tma_gather4.py", "gemm_mxf8_sm100.py", "tcgen05_gemm.py"]
 
 
 @pytest.mark.parametrize("name", SM100)

@@ -1,0 +1,836 @@
+/*
+ * alu.c - scalar arithmetic, logic, comparisons and conversions, from the
+ * PTX ISA's definitions (§9.7.1-9.7.4, §9.7.9.21 cvt).
+ *
+ * Integer results wrap at the type's width; signed results are kept
+ * sign-extended in the register.  Float results are IEEE with the
+ * instruction's rounding mode (the host FPU in round-to-nearest for
+ * .f32/.f64; directed modes through fesetround around the one operation;
+ * .f16/.bf16 computed in double and rounded once by emu_round_small).
+ * NaN results are the GPU's canonical NaN (0x7fffffff, 0x7fff).  The .approx
+ * functions use the host libm, which is within the ISA's stated error.
+ */
+#include <fenv.h>
+#include <math.h>
+#include <string.h>
+
+#include "emu.h"
+
+/* ---- float encodings ---- */
+
+static float
+as_f32(uint64_t b)
+{
+	uint32_t u = (uint32_t)b;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint64_t
+f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+static double
+as_f64(uint64_t b)
+{
+	double d;
+	memcpy(&d, &b, 8);
+	return d;
+}
+
+static uint64_t
+f64_bits(double d)
+{
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+double
+emu_small_to_double(uint32_t bits, int ebits, int mbits)
+{
+	uint32_t sign = bits >> (ebits + mbits) & 1;
+	uint32_t e = bits >> mbits & ((1u << ebits) - 1);
+	uint32_t m = bits & ((1u << mbits) - 1);
+	int bias = (1 << (ebits - 1)) - 1;
+	double v;
+	if (e == (1u << ebits) - 1)
+		v = m ? NAN : INFINITY;
+	else if (e == 0)
+		v = ldexp((double)m, 1 - bias - mbits);
+	else
+		v = ldexp((double)(m | 1u << mbits), (int)e - bias - mbits);
+	return sign ? -v : v;
+}
+
+/* x rounded to a float format with ebits exponent and mbits mantissa bits
+ * (f16 5/10, bf16 8/7, f32 8/23), in rounding mode rnd; NaN becomes the
+ * canonical NaN (all ones but the sign). */
+uint32_t
+emu_round_small(double x, int rnd, int ebits, int mbits)
+{
+	uint32_t expmask = (1u << ebits) - 1;
+	uint32_t sbit = 1u << (ebits + mbits);
+	if (isnan(x))
+		return (expmask << mbits) | ((1u << mbits) - 1);
+	uint32_t sign = signbit(x) ? sbit : 0;
+	double a = fabs(x);
+	if (isinf(a))
+		return sign | expmask << mbits;
+	if (a == 0)
+		return sign;
+	int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias, emax = bias;
+	int e;
+	frexp(a, &e);
+	e -= 1; /* a in [2^e, 2^(e+1)) */
+	if (e < emin)
+		e = emin;
+	double scaled = ldexp(a, mbits - e); /* exact */
+	double fl = floor(scaled);
+	double rem = scaled - fl;
+	uint64_t n = (uint64_t)fl;
+	bool up = false;
+	switch (rnd) {
+	case RND_RZ: break;
+	case RND_RM: up = sign && rem > 0; break;
+	case RND_RP: up = !sign && rem > 0; break;
+	default: up = rem > 0.5 || (rem == 0.5 && (n & 1)); break;
+	}
+	n += up;
+	if (n >> (mbits + 1)) {
+		n >>= 1;
+		e++;
+	}
+	if (e > emax) {
+		bool to_inf = rnd == RND_RN || rnd == RND_NONE ||
+			      (rnd == RND_RP && !sign) || (rnd == RND_RM && sign);
+		return to_inf ? sign | expmask << mbits
+			      : sign | (expmask - 1) << mbits |
+					((1u << mbits) - 1);
+	}
+	if (n < (1ull << mbits))
+		return sign | (uint32_t)n; /* subnormal */
+	return sign | (uint32_t)(e + bias) << mbits |
+	       (uint32_t)(n - (1ull << mbits));
+}
+
+static int
+fenv_mode(int rnd)
+{
+	switch (rnd) {
+	case RND_RZ: return FE_TOWARDZERO;
+	case RND_RM: return FE_DOWNWARD;
+	case RND_RP: return FE_UPWARD;
+	default: return FE_TONEAREST;
+	}
+}
+
+static float
+ftz32(float x)
+{
+	return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x;
+}
+
+/* ---- integer helpers ---- */
+
+static uint64_t
+sx(uint64_t v, unsigned bits)
+{
+	if (bits >= 64)
+		return v;
+	v &= (1ull << bits) - 1;
+	return (v >> (bits - 1)) & 1 ? v | (~0ull << bits) : v;
+}
+
+static uint64_t
+zx(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+
+/* ---- float element operations ---- */
+
+enum FOp {
+	F_ADD, F_SUB, F_MUL, F_FMA, F_DIV, F_MIN, F_MAX, F_ABS, F_NEG,
+	F_RCP, F_SQRT, F_RSQRT, F_EX2, F_LG2, F_SIN, F_COS, F_TANH,
+	F_COPYSIGN
+};
+
+static double
+f_apply(int op, double a, double b, double c, bool nan_prop, bool *is_minmax)
+{
+	switch (op) {
+	case F_ADD: return a + b;
+	case F_SUB: return a - b;
+	case F_MUL: return a * b;
+	case F_FMA: return fma(a, b, c);
+	case F_DIV: return a / b;
+	case F_ABS: return fabs(a);
+	case F_NEG: return -a;
+	case F_RCP: return 1.0 / a;
+	case F_SQRT: return sqrt(a);
+	case F_RSQRT: return 1.0 / sqrt(a);
+	case F_EX2: return exp2(a);
+	case F_LG2: return log2(a);
+	case F_SIN: return sin(a);
+	case F_COS: return cos(a);
+	case F_TANH: return tanh(a);
+	case F_COPYSIGN: return copysign(b, a);
+	default: /* min / max: NaN only when both are (or with .NaN) */
+		*is_minmax = true;
+		if (isnan(a) || isnan(b)) {
+			if (nan_prop || (isnan(a) && isnan(b)))
+				return NAN;
+			return isnan(a) ? b : a;
+		}
+		if (a == b) /* -0 < +0 */
+			return op == F_MIN ? (signbit(a) ? a : b)
+					   : (signbit(a) ? b : a);
+		return op == F_MIN ? (a < b ? a : b) : (a > b ? a : b);
+	}
+}
+
+/* f32 with one rounding in mode rnd: the host's float arithmetic. */
+static float
+f32_apply(int op, float a, float b, float c, int rnd)
+{
+	int old = fegetround();
+	if (rnd != RND_NONE && rnd != RND_RN)
+		fesetround(fenv_mode(rnd));
+	volatile float va = a, vb = b, vc = c;
+	float r;
+	switch (op) {
+	case F_ADD: r = va + vb; break;
+	case F_SUB: r = va - vb; break;
+	case F_MUL: r = va * vb; break;
+	case F_FMA: r = fmaf(va, vb, vc); break;
+	case F_DIV: r = va / vb; break;
+	case F_RCP: r = 1.0f / va; break;
+	case F_SQRT: r = sqrtf(va); break;
+	default: r = 0; break;
+	}
+	fesetround(old);
+	return r;
+}
+
+static double
+f64_apply(int op, double a, double b, double c, int rnd)
+{
+	int old = fegetround();
+	if (rnd != RND_NONE && rnd != RND_RN)
+		fesetround(fenv_mode(rnd));
+	volatile double va = a, vb = b, vc = c;
+	double r;
+	switch (op) {
+	case F_ADD: r = va + vb; break;
+	case F_SUB: r = va - vb; break;
+	case F_MUL: r = va * vb; break;
+	case F_FMA: r = fma(va, vb, vc); break;
+	case F_DIV: r = va / vb; break;
+	case F_RCP: r = 1.0 / va; break;
+	case F_SQRT: r = sqrt(va); break;
+	default: r = 0; break;
+	}
+	fesetround(old);
+	return r;
+}
+
+static bool
+rounded_op(int op)
+{
+	return op <= F_DIV || op == F_RCP || op == F_SQRT;
+}
+
+/* One element of a float operation in type ety. */
+static uint64_t
+float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
+{
+	bool nanp = in->fl & FL_NAN, mm = false;
+	bool ftz = in->fl & FL_FTZ;
+	if (ety == TY_F32) {
+		float x = as_f32(a), y = as_f32(b), z = as_f32(c);
+		if (op == F_ABS || op == F_NEG) /* sign bit only */
+			return ftz && fpclassify(x) == FP_SUBNORMAL
+				       ? f32_bits(op == F_NEG ? -0.0f : 0.0f)
+				       : (op == F_ABS ? a & 0x7fffffffu
+						      : (a ^ 0x80000000u) & 0xffffffffu);
+		if (ftz) {
+			x = ftz32(x);
+			y = ftz32(y);
+			z = ftz32(z);
+		}
+		float r;
+		if (rounded_op(op))
+			r = f32_apply(op, x, y, z, in->rnd);
+		else
+			r = (float)f_apply(op, x, y, z, nanp, &mm);
+		if (ftz)
+			r = ftz32(r);
+		if (isnan(r))
+			return 0x7fffffffu;
+		return f32_bits(r);
+	}
+	if (ety == TY_F64) {
+		double x = as_f64(a), y = as_f64(b), z = as_f64(c), r;
+		if (op == F_ABS)
+			return a & ~(1ull << 63);
+		if (op == F_NEG)
+			return a ^ (1ull << 63);
+		r = rounded_op(op) ? f64_apply(op, x, y, z, in->rnd)
+				   : f_apply(op, x, y, z, nanp, &mm);
+		return f64_bits(r);
+	}
+	/* f16 / bf16: exact in double for one add/sub/mul, then one rounding */
+	int eb = ety == TY_BF16 ? 8 : 5, mb = ety == TY_BF16 ? 7 : 10;
+	uint32_t sign = 1u << 15;
+	if (op == F_ABS)
+		return a & (sign - 1);
+	if (op == F_NEG)
+		return (a ^ sign) & 0xffff;
+	double x = emu_small_to_double((uint32_t)a & 0xffff, eb, mb);
+	double y = emu_small_to_double((uint32_t)b & 0xffff, eb, mb);
+	double z = emu_small_to_double((uint32_t)c & 0xffff, eb, mb);
+	double r = f_apply(op, x, y, z, nanp, &mm);
+	uint32_t out = emu_round_small(r, in->rnd ? in->rnd : RND_RN, eb, mb);
+	if (ftz && (out & 0x7fff) < (1u << mb))
+		out &= sign;
+	return out;
+}
+
+/* The element type of a float instruction type. */
+static Ty
+elem_type(Ty ty)
+{
+	switch (ty) {
+	case TY_F16X2: return TY_F16;
+	case TY_BF16X2: return TY_BF16;
+	case TY_F32X2: return TY_F32;
+	default: return ty;
+	}
+}
+
+static uint64_t
+float_op(const Insn *in, int op, Ty ty, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (emu_ty[ty].cls != TC_PAIR)
+		return float_elem(in, op, ty, a, b, c);
+	Ty et = elem_type(ty);
+	unsigned eb = 8u * emu_ty[et].bytes;
+	uint64_t lo = float_elem(in, op, et, zx(a, eb), zx(b, eb), zx(c, eb));
+	uint64_t hi = float_elem(in, op, et, zx(a >> eb, eb), zx(b >> eb, eb),
+				 zx(c >> eb, eb));
+	return zx(lo, eb) | zx(hi, eb) << eb;
+}
+
+static double
+float_value(uint64_t bits, Ty ty)
+{
+	switch (ty) {
+	case TY_F32: return as_f32(bits);
+	case TY_F64: return as_f64(bits);
+	case TY_F16: return emu_small_to_double((uint32_t)bits & 0xffff, 5, 10);
+	case TY_BF16: return emu_small_to_double((uint32_t)bits & 0xffff, 8, 7);
+	default: return 0;
+	}
+}
+
+/* ---- comparisons ---- */
+
+static bool
+compare_float(int cmp, double a, double b, bool ftz)
+{
+	bool un = isnan(a) || isnan(b);
+	(void)ftz;
+	switch (cmp) {
+	case CMP_EQ: return !un && a == b;
+	case CMP_NE: return !un && a != b;
+	case CMP_LT: return !un && a < b;
+	case CMP_LE: return !un && a <= b;
+	case CMP_GT: return !un && a > b;
+	case CMP_GE: return !un && a >= b;
+	case CMP_EQU: return un || a == b;
+	case CMP_NEU: return un || a != b;
+	case CMP_LTU: return un || a < b;
+	case CMP_LEU: return un || a <= b;
+	case CMP_GTU: return un || a > b;
+	case CMP_GEU: return un || a >= b;
+	case CMP_NUM: return !un;
+	case CMP_NAN: return un;
+	default: return false;
+	}
+}
+
+static bool
+compare_int(int cmp, uint64_t a, uint64_t b, bool is_signed, unsigned bits)
+{
+	int64_t sa = (int64_t)sx(a, bits), sb = (int64_t)sx(b, bits);
+	uint64_t ua = zx(a, bits), ub = zx(b, bits);
+	switch (cmp) {
+	case CMP_EQ: return ua == ub;
+	case CMP_NE: return ua != ub;
+	case CMP_LT: return is_signed ? sa < sb : ua < ub;
+	case CMP_LE: return is_signed ? sa <= sb : ua <= ub;
+	case CMP_GT: return is_signed ? sa > sb : ua > ub;
+	case CMP_GE: return is_signed ? sa >= sb : ua >= ub;
+	case CMP_LO: return ua < ub;
+	case CMP_LS: return ua <= ub;
+	case CMP_HI: return ua > ub;
+	case CMP_HS: return ua >= ub;
+	default: return false;
+	}
+}
+
+/* ---- integer operations ---- */
+
+static Ty
+wide_type(Ty ty)
+{
+	switch (ty) {
+	case TY_S16: return TY_S32;
+	case TY_U16: return TY_U32;
+	case TY_S32: return TY_S64;
+	default: return TY_U64;
+	}
+}
+
+static uint64_t
+mul_int(const Insn *in, Ty ty, uint64_t a, uint64_t b, Ty *dty)
+{
+	unsigned bits = 8u * emu_ty[ty].bytes;
+	bool s = emu_ty[ty].cls == TC_S;
+	uint64_t x = s ? sx(a, bits) : zx(a, bits);
+	uint64_t y = s ? sx(b, bits) : zx(b, bits);
+	*dty = ty;
+	if (in->fl & FL_WIDE) {
+		*dty = wide_type(ty);
+		return x * y; /* bits <= 32: exact in 64 */
+	}
+	if (in->fl & FL_HI) {
+		if (bits == 64) {
+			if (s)
+				return (uint64_t)(((__int128)(int64_t)x *
+						   (__int128)(int64_t)y) >> 64);
+			return (uint64_t)(((unsigned __int128)x * y) >> 64);
+		}
+		uint64_t p = s ? (uint64_t)((int64_t)x * (int64_t)y) : x * y;
+		return s ? (uint64_t)((int64_t)p >> bits) : p >> bits;
+	}
+	return x * y;
+}
+
+static uint64_t
+div_int(Ty ty, uint64_t a, uint64_t b, bool rem)
+{
+	unsigned bits = 8u * emu_ty[ty].bytes;
+	if (emu_ty[ty].cls == TC_S) {
+		int64_t x = (int64_t)sx(a, bits), y = (int64_t)sx(b, bits);
+		if (y == 0) /* unspecified in the ISA: the GPU's all-ones / a */
+			return rem ? (uint64_t)x : ~0ull;
+		if (y == -1) /* also avoids the host's INT_MIN / -1 trap */
+			return rem ? 0 : (uint64_t)0 - (uint64_t)x;
+		return rem ? (uint64_t)(x % y) : (uint64_t)(x / y);
+	}
+	uint64_t x = zx(a, bits), y = zx(b, bits);
+	if (y == 0)
+		return rem ? x : ~0ull;
+	return rem ? x % y : x / y;
+}
+
+static uint64_t
+int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
+       uint64_t c, Ty *dty)
+{
+	unsigned bits = 8u * emu_ty[ty].bytes;
+	bool s = emu_ty[ty].cls == TC_S;
+	*dty = ty;
+	switch (in->op) {
+	case OP_ADD:
+		if (in->fl & FL_SAT) {
+			int64_t v = (int64_t)sx(a, 32) + (int64_t)sx(b, 32);
+			return (uint64_t)(v > INT32_MAX ? INT32_MAX
+					  : v < INT32_MIN ? INT32_MIN : v);
+		}
+		return a + b;
+	case OP_SUB:
+		if (in->fl & FL_SAT) {
+			int64_t v = (int64_t)sx(a, 32) - (int64_t)sx(b, 32);
+			return (uint64_t)(v > INT32_MAX ? INT32_MAX
+					  : v < INT32_MIN ? INT32_MIN : v);
+		}
+		return a - b;
+	case OP_MUL: return mul_int(in, ty, a, b, dty);
+	case OP_MAD: return mul_int(in, ty, a, b, dty) + c;
+	case OP_DIV: return div_int(ty, a, b, false);
+	case OP_REM: return div_int(ty, a, b, true);
+	case OP_ABS: {
+		int64_t v = (int64_t)sx(a, bits);
+		return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	}
+	case OP_NEG: return (uint64_t)0 - a;
+	case OP_MIN: case OP_MAX: {
+		bool lt = s ? (int64_t)sx(a, bits) < (int64_t)sx(b, bits)
+			    : zx(a, bits) < zx(b, bits);
+		return (in->op == OP_MIN) == lt ? a : b;
+	}
+	case OP_AND: return a & b;
+	case OP_OR: return a | b;
+	case OP_XOR: return a ^ b;
+	case OP_NOT: return ty == TY_PRED ? !a : ~a;
+	case OP_CNOT: return zx(a, bits) == 0;
+	case OP_SHL: {
+		uint32_t n = (uint32_t)b;
+		return n >= bits ? 0 : a << n;
+	}
+	case OP_SHR: {
+		uint32_t n = (uint32_t)b;
+		if (s)
+			return (uint64_t)((int64_t)sx(a, bits) >>
+					  (n >= bits ? bits - 1 : n));
+		return n >= bits ? 0 : zx(a, bits) >> n;
+	}
+	case OP_POPC:
+		*dty = TY_U32;
+		return (uint64_t)__builtin_popcountll(zx(a, bits));
+	case OP_CLZ:
+		*dty = TY_U32;
+		return zx(a, bits) ? (uint64_t)__builtin_clzll(zx(a, bits)) -
+					     (64 - bits)
+				   : bits;
+	case OP_BREV: {
+		uint64_t v = 0;
+		for (unsigned i = 0; i < bits; i++)
+			v |= ((a >> i) & 1) << (bits - 1 - i);
+		return v;
+	}
+	case OP_BFE: {
+		uint32_t pos = (uint32_t)b & 0xff, len = (uint32_t)c & 0xff;
+		uint64_t sbit = s ? (len == 0 ? 0
+				     : (a >> (pos + len - 1 < bits - 1
+						      ? pos + len - 1
+						      : bits - 1)) & 1)
+				  : 0;
+		uint64_t v = 0;
+		for (unsigned i = 0; i < bits; i++) {
+			uint64_t bit = (i < len && pos + i < bits)
+					       ? (a >> (pos + i)) & 1
+					       : sbit;
+			v |= bit << i;
+		}
+		return v;
+	}
+	case OP_PRMT: {
+		uint64_t bytes = zx(a, 32) | zx(b, 32) << 32, v = 0;
+		for (int i = 0; i < 4; i++) {
+			uint32_t sel = (uint32_t)(c >> (4 * i)) & 0xf;
+			uint64_t byte = bytes >> (8 * (sel & 7)) & 0xff;
+			if (sel & 8) /* replicate the sign bit */
+				byte = (byte & 0x80) ? 0xff : 0;
+			v |= byte << (8 * i);
+		}
+		return v;
+	}
+	default:
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "not modelled for .%s", emu_ty[ty].name);
+	}
+}
+
+/* mov/pack/unpack: {a, b} <-> wide register, element width = total / n */
+static void
+exec_mov(Run *r, Cta *c, Thread *t, const Insn *in, Ty ty)
+{
+	const Opnd *d = &in->o[0], *a = &in->o[1];
+	unsigned total = 8u * emu_ty[ty].bytes;
+	if (a->kind == K_VEC) {
+		unsigned w = total / a->n;
+		uint64_t v = 0;
+		for (unsigned i = 0; i < a->n; i++)
+			v |= zx(opnd_get(r, c, t, vec_elem(r, a, i)), w)
+			     << (w * i);
+		reg_set(t, d, v, ty);
+		return;
+	}
+	uint64_t v = opnd_get(r, c, t, a);
+	if (d->kind == K_VEC) {
+		unsigned w = total / d->n;
+		for (unsigned i = 0; i < d->n; i++) {
+			const Opnd *e = vec_elem(r, d, i);
+			if (e->kind == K_REG)
+				t->r[e->reg] = zx(v >> (w * i), w);
+		}
+		return;
+	}
+	reg_set(t, d, v, ty);
+}
+
+static int
+float_opcode(int op)
+{
+	switch (op) {
+	case OP_ADD: return F_ADD;
+	case OP_SUB: return F_SUB;
+	case OP_MUL: return F_MUL;
+	case OP_FMA: case OP_MAD: return F_FMA;
+	case OP_DIV: return F_DIV;
+	case OP_MIN: return F_MIN;
+	case OP_MAX: return F_MAX;
+	case OP_ABS: return F_ABS;
+	case OP_NEG: return F_NEG;
+	case OP_RCP: return F_RCP;
+	case OP_SQRT: return F_SQRT;
+	case OP_RSQRT: return F_RSQRT;
+	case OP_EX2: return F_EX2;
+	case OP_LG2: return F_LG2;
+	case OP_SIN: return F_SIN;
+	case OP_COS: return F_COS;
+	case OP_TANH: return F_TANH;
+	case OP_COPYSIGN: return F_COPYSIGN;
+	default: return -1;
+	}
+}
+
+static uint64_t
+src(Run *r, Cta *c, Thread *t, const Insn *in, unsigned i)
+{
+	return i < in->nop ? opnd_get(r, c, t, &in->o[i]) : 0;
+}
+
+void
+exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	if (!in->nty || in->nop < 2 || in->o[0].kind == K_IMM)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed instruction");
+	Ty ty = (Ty)in->ty[in->nty - 1];
+	if (in->op == OP_MOV) {
+		exec_mov(r, c, t, in, ty);
+		return;
+	}
+	uint64_t a = src(r, c, t, in, 1), b = src(r, c, t, in, 2),
+		 cc = src(r, c, t, in, 3);
+	int cls = emu_ty[ty].cls;
+	bool is_float = cls == TC_F || cls == TC_PAIR;
+	if (in->op == OP_SETP) {
+		bool v = is_float ? compare_float(in->cmp, float_value(a, ty),
+						  float_value(b, ty),
+						  in->fl & FL_FTZ)
+				  : compare_int(in->cmp, a, b, cls == TC_S,
+						8u * emu_ty[ty].bytes);
+		if (in->fl & FL_BOP_AND)
+			v = v && cc;
+		else if (in->fl & FL_BOP_OR)
+			v = v || cc;
+		else if (in->fl & FL_BOP_XOR)
+			v = v != (cc != 0);
+		reg_set(t, &in->o[0], v, TY_PRED);
+		return;
+	}
+	if (in->op == OP_SELP) {
+		reg_set(t, &in->o[0], cc ? a : b, ty);
+		return;
+	}
+	if (in->op == OP_LOP3) {
+		uint32_t lut = (uint32_t)src(r, c, t, in, 4), v = 0;
+		for (int i = 0; i < 32; i++) {
+			uint32_t idx = ((uint32_t)(a >> i) & 1) << 2 |
+				       ((uint32_t)(b >> i) & 1) << 1 |
+				       ((uint32_t)(cc >> i) & 1);
+			v |= ((lut >> idx) & 1u) << i;
+		}
+		reg_set(t, &in->o[0], v, ty);
+		return;
+	}
+	if (in->op == OP_BFI) {
+		/* bfi d, f, b, pos, len: f's low len bits into b at pos */
+		unsigned bits = 8u * emu_ty[ty].bytes;
+		uint32_t pos = (uint32_t)cc & 0xff;
+		uint32_t len = (uint32_t)src(r, c, t, in, 4) & 0xff;
+		uint64_t v = b;
+		for (unsigned i = 0; i < len && pos + i < bits; i++) {
+			v &= ~(1ull << (pos + i));
+			v |= ((a >> i) & 1) << (pos + i);
+		}
+		reg_set(t, &in->o[0], v, ty);
+		return;
+	}
+	if (is_float && in->op != OP_AND && in->op != OP_OR &&
+	    in->op != OP_XOR) {
+		int fop = float_opcode(in->op);
+		if (fop < 0 || (in->fl & FL_XORSIGN) || (in->fl & FL_RELU) ||
+		    (in->fl & FL_SAT))
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+				 "not modelled");
+		reg_set(t, &in->o[0], float_op(in, fop, ty, a, b, cc), ty);
+		return;
+	}
+	Ty dty;
+	uint64_t v = int_op(r, t, in, ty, a, b, cc, &dty);
+	reg_set(t, &in->o[0], v, dty);
+}
+
+/* ---- cvt ---- */
+
+static uint64_t
+float_to_int(double v, Ty dty, int rnd)
+{
+	if (isnan(v))
+		return 0;
+	switch (rnd) {
+	case RND_RZ: v = trunc(v); break;
+	case RND_RM: v = floor(v); break;
+	case RND_RP: v = ceil(v); break;
+	default: v = nearbyint(v); break; /* host mode is nearest-even */
+	}
+	unsigned bits = 8u * emu_ty[dty].bytes;
+	if (emu_ty[dty].cls == TC_S) {
+		double lo = -ldexp(1, (int)bits - 1);
+		double hi = ldexp(1, (int)bits - 1);
+		if (v < lo)
+			return (uint64_t)(int64_t)lo;
+		if (v >= hi)
+			return bits == 64 ? (uint64_t)INT64_MAX
+					  : (uint64_t)(int64_t)(hi - 1);
+		return (uint64_t)(int64_t)v;
+	}
+	if (v <= 0)
+		return 0;
+	if (v >= ldexp(1, (int)bits))
+		return bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+	return (uint64_t)v;
+}
+
+/* v (already a finite or special double) to float type dty, mode rnd */
+static uint64_t
+to_float(double v, Ty dty, int rnd, bool ftz)
+{
+	switch (dty) {
+	case TY_F64: return f64_bits(v);
+	case TY_F32: {
+		uint32_t b = emu_round_small(v, rnd, 8, 23);
+		if (isnan(v))
+			b = 0x7fffffffu;
+		if (ftz && (b & 0x7f800000u) == 0)
+			b &= 0x80000000u;
+		return b;
+	}
+	case TY_F16: return emu_round_small(v, rnd, 5, 10);
+	case TY_BF16: return emu_round_small(v, rnd, 8, 7);
+	default: return 0;
+	}
+}
+
+/* A 64-bit integer to double loses bits; round it to the target through
+ * an exact split instead (hi part exact, lo part exact, one rounding). */
+static uint64_t
+int_to_float(uint64_t v, bool is_signed, Ty dty, int rnd)
+{
+	bool neg = is_signed && (int64_t)v < 0;
+	uint64_t m = neg ? (uint64_t)0 - v : v;
+	if (m < (1ull << 53))
+		return to_float(neg ? -(double)m : (double)m, dty, rnd, false);
+	/* keep 53 significant bits and a sticky bit: the result rounds
+	 * the same as the exact value for every target of <= 52 bits */
+	int shift = 64 - __builtin_clzll(m) - 53;
+	uint64_t kept = m >> shift;
+	bool sticky = (m & ((1ull << shift) - 1)) != 0;
+	kept = (kept & ~1ull) | (sticky || (kept & 1));
+	double d = ldexp((double)kept, shift);
+	if (dty == TY_F64) {
+		int old = fegetround();
+		fesetround(fenv_mode(rnd));
+		volatile int64_t sv = (int64_t)v;
+		volatile uint64_t uv = v;
+		double x = is_signed ? (double)sv : (double)uv;
+		fesetround(old);
+		return f64_bits(x);
+	}
+	return to_float(neg ? -d : d, dty, rnd, false);
+}
+
+void
+exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	if (in->nty != 2 || in->nop < 2)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed cvt");
+	Ty dty = (Ty)in->ty[0], sty = (Ty)in->ty[1];
+	int dcls = emu_ty[dty].cls, scls = emu_ty[sty].cls;
+	int rnd = in->rnd ? in->rnd : RND_RN;
+	bool ftz = in->fl & FL_FTZ;
+	uint64_t a = opnd_get(r, c, t, &in->o[1]);
+	if (dcls == TC_PAIR) {
+		/* cvt.rn{.relu}.f16x2.f32 d, a, b: a in the upper half */
+		if (sty != TY_F32 || in->nop != 3)
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+		Ty et = elem_type(dty);
+		double hi = as_f32(a), lo = as_f32(opnd_get(r, c, t, &in->o[2]));
+		if (in->fl & FL_RELU) {
+			hi = isnan(hi) ? hi : hi < 0 ? 0 : hi;
+			lo = isnan(lo) ? lo : lo < 0 ? 0 : lo;
+		}
+		uint64_t v = to_float(lo, et, rnd, false) |
+			     to_float(hi, et, rnd, false) << 16;
+		reg_set(t, &in->o[0], v, TY_B32);
+		return;
+	}
+	unsigned sbits = 8u * emu_ty[sty].bytes;
+	uint64_t v;
+	if (scls != TC_F && dcls != TC_F) {
+		/* integer to integer: extend by the source type, then
+		 * truncate (or clamp with .sat) to the destination */
+		int64_t x = scls == TC_S ? (int64_t)sx(a, sbits) : 0;
+		uint64_t ux = zx(a, sbits);
+		v = scls == TC_S ? (uint64_t)x : ux;
+		if (in->fl & FL_SAT) {
+			unsigned db = 8u * emu_ty[dty].bytes;
+			double val = scls == TC_S ? (double)x : (double)ux;
+			if (scls == TC_S && dcls != TC_S && x < 0)
+				v = 0;
+			else if (dcls == TC_S && db < 64 &&
+				 val > ldexp(1, (int)db - 1) - 1)
+				v = (1ull << (db - 1)) - 1;
+			else if (dcls == TC_S && db < 64 && x < -(int64_t)(1ull << (db - 1)))
+				v = (uint64_t)-(int64_t)(1ull << (db - 1));
+			else if (dcls != TC_S && db < 64 && ux >= (1ull << db) &&
+				 scls != TC_S)
+				v = (1ull << db) - 1;
+			else if (dcls != TC_S && db < 64 && scls == TC_S &&
+				 (uint64_t)x >= (1ull << db))
+				v = (1ull << db) - 1;
+		}
+	} else if (scls != TC_F) {
+		v = int_to_float(scls == TC_S ? sx(a, sbits) : zx(a, sbits),
+				 scls == TC_S, dty, rnd);
+	} else {
+		double x = float_value(a, sty);
+		if (ftz && sty == TY_F32 && fpclassify(x) == FP_SUBNORMAL)
+			x = copysign(0, x);
+		if (dcls != TC_F) {
+			if (!(in->fl & FL_RINT))
+				emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+					 "float to integer needs .rni/.rzi/"
+					 ".rmi/.rpi");
+			v = float_to_int(x, dty, in->rnd);
+		} else {
+			if (in->fl & FL_RINT) {
+				/* round to an integral value in the same
+				 * format */
+				x = isnan(x) ? x
+				    : in->rnd == RND_RZ ? trunc(x)
+				    : in->rnd == RND_RM ? floor(x)
+				    : in->rnd == RND_RP ? ceil(x)
+							: nearbyint(x);
+				rnd = RND_RN;
+			}
+			if (in->fl & FL_SAT)
+				x = isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
+			v = to_float(x, dty, rnd, ftz);
+			if (isnan(x) && dty == TY_F64)
+				v = 0x7fffffffffffffffull;
+		}
+	}
+	reg_set(t, &in->o[0], v, dty);
+}

@@ -1,0 +1,289 @@
+/*
+ * emu.h - internals of the PTX emulator (public API: ptxtile_emu.h).
+ *
+ * load.c reads PTX text into a Module: per kernel a pre-decoded Insn array
+ * whose operands are resolved at load (register slots, immediates typed,
+ * symbols turned into offsets, labels into instruction indices).  run.c
+ * runs one cluster at a time: every thread has its own PC and runs until it
+ * blocks (barrier, warp collective, mbarrier wait) or exits; a warp
+ * collective executes once every live lane of the warp has reached it.
+ * alu.c, mem.c, sync.c, warp.c and tcgen05.c implement the instruction
+ * families from the PTX ISA definitions.
+ */
+#ifndef PT_EMU_H
+#define PT_EMU_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ptxtile_emu.h"
+#include "base.h"
+
+/* ---- types (.b32, .f16x2, ...) ---- */
+typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
+typedef enum Ty {
+	TY_NONE,
+#define T(name, id, bytes, cls) TY_##id,
+#include "emu_types.def"
+#undef T
+	TY_COUNT
+} Ty;
+extern const struct TyInfo {
+	const char *name;
+	uint8_t bytes, cls;
+} emu_ty[TY_COUNT];
+
+/* ---- opcodes: the base name of a mnemonic (longest dotted prefix) ---- */
+typedef enum Op {
+	OP_NONE,
+#define O(name, id, family) OP_##id,
+#define A(name, id, family)
+#include "emu_ops.def"
+#undef O
+#undef A
+	OP_COUNT
+} Op;
+typedef enum Family {
+	FAM_ALU, FAM_CVT, FAM_MEM, FAM_CTRL, FAM_SYNC, FAM_ASYNC, FAM_WARP,
+	FAM_TC
+} Family;
+
+typedef enum Rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP } Rnd;
+typedef enum Space {
+	SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_SHARED_CLUSTER, SP_LOCAL,
+	SP_PARAM, SP_CONST
+} Space;
+typedef enum Cmp {
+	CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO,
+	CMP_LS, CMP_HI, CMP_HS, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU,
+	CMP_GEU, CMP_NUM, CMP_NAN
+} Cmp;
+
+enum {
+	FL_FTZ = 1u << 0, FL_SAT = 1u << 1, FL_APPROX = 1u << 2,
+	FL_LO = 1u << 3, FL_HI = 1u << 4, FL_WIDE = 1u << 5,
+	FL_NAN = 1u << 6, FL_RINT = 1u << 7, /* .rni/.rzi/.rmi/.rpi */
+	FL_TO = 1u << 8, FL_RELU = 1u << 9, FL_FULL = 1u << 10,
+	FL_BOP_AND = 1u << 11, FL_BOP_OR = 1u << 12, FL_BOP_XOR = 1u << 13,
+	FL_ABS = 1u << 14, FL_XORSIGN = 1u << 15,
+};
+
+/* ---- operands ---- */
+typedef enum OpndKind {
+	K_NONE, K_REG, K_IMM, K_SPEC, K_ADDR, K_VEC, K_LABEL, K_SINK
+} OpndKind;
+#define NOREG UINT32_MAX
+typedef struct Opnd {
+	uint8_t kind;
+	uint8_t neg;    /* !%p */
+	uint8_t fimm;   /* K_IMM written as a decimal float (imm = double bits) */
+	uint8_t smem;   /* K_IMM/K_ADDR: add the CTA's shared window base */
+	uint16_t n;     /* K_VEC, K_ADDR with coordinates: element count */
+	uint32_t reg;   /* K_REG slot; K_ADDR base slot or NOREG; K_SPEC id */
+	uint32_t vec;   /* K_VEC / K_ADDR coordinates: first index in pool */
+	int64_t imm;    /* K_IMM bits; K_ADDR offset; K_LABEL target pc */
+} Opnd;
+
+#define MAX_OPND 8
+typedef struct Insn {
+	uint16_t op;
+	uint8_t ty[4], nty; /* type tokens in the order written */
+	uint8_t rnd, cmp, space, vec;
+	uint8_t nop;
+	uint8_t coll;       /* a warp-collective instruction */
+	uint8_t guard_neg;
+	uint32_t fl;
+	uint32_t guard;     /* predicate slot or NOREG */
+	int line;
+	const char *name;   /* the mnemonic as written */
+	Opnd o[MAX_OPND];
+	void *aux;          /* family-specific decoded form */
+} Insn;
+
+typedef struct Param {
+	const char *name;
+	uint32_t off, size;
+} Param;
+
+typedef struct Kernel {
+	const char *name;
+	Insn *code;
+	uint32_t ncode;
+	Opnd *pool;         /* vector elements */
+	uint32_t npool;
+	uint32_t nregs;
+	Param *params;
+	uint32_t nparams, param_size;
+	uint32_t smem_static;  /* bytes; dynamic shared memory follows */
+	uint32_t dyn_align;
+	uint32_t local_size;
+	unsigned reqntid[3];   /* 0 when not given */
+	unsigned reqcluster[3];
+	struct Kernel *next;
+} Kernel;
+
+typedef struct Module {
+	Kernel *kernels;
+} Module;
+
+/* ---- run state ---- */
+typedef enum ThState {
+	TS_RUN, TS_BAR, TS_COLL, TS_MBAR, TS_CBAR, TS_EXIT
+} ThState;
+
+typedef struct Thread {
+	uint32_t pc;
+	uint8_t st;
+	uint8_t bar_id;
+	uint16_t lane;
+	uint32_t tid[3], lin, warp;
+	uint64_t *r;
+	uint8_t *local;
+	/* TS_MBAR: the mbarrier waited on and the phase parity */
+	uint32_t wait_addr;
+	uint32_t wait_parity;
+	uint64_t cbar_phase;   /* cluster barrier phase this thread arrived in */
+	uint32_t cpa_group;    /* cp.async groups committed so far */
+	uint32_t bulk_group;   /* bulk async-groups committed so far */
+} Thread;
+
+typedef struct Mbar {
+	uint32_t addr;          /* shared::cta address (with rank bits) */
+	uint32_t expected, pending;
+	int64_t tx;
+	uint32_t phase;
+} Mbar;
+
+typedef struct Shadow {
+	uint32_t epoch;
+	uint16_t writer, reader;
+	uint32_t wline;
+} Shadow;
+
+typedef struct Cta {
+	uint32_t id[3], cid[3], rank;
+	uint8_t *smem;
+	uint32_t smem_size;
+	Thread *th;
+	uint32_t nth, nwarps;
+	uint32_t bar_arrived[16], bar_count[16];
+	Mbar *mbar;
+	uint32_t nmbar, capmbar;
+	uint32_t *tmem;          /* 128 lanes x 512 columns, on first alloc */
+	uint32_t tmem_used;      /* bit per 32-column chunk */
+	/* race check: the synchronisation epoch, and per shared byte the
+	 * last epoch, writer and reader (thread key, 0 none, 0xffff many) */
+	uint32_t epoch;
+	struct Shadow *shadow;
+} Cta;
+
+typedef struct Pending Pending;
+typedef struct Run {
+	ptem *e;
+	const Kernel *k;
+	const ptem_launch *l;
+	unsigned grid[3], block[3], cluster[3];
+	unsigned clusterid[3], ncluster[3];
+	Cta *ctas;              /* the CTAs of the current cluster */
+	uint32_t nctas;
+	uint8_t *param;
+	uint64_t steps, max_steps;
+	uint64_t cbar_phase;    /* cluster barrier */
+	uint32_t cbar_arrived;
+	Pending *pend, *pend_tail;
+	uint32_t npend;
+	bool progress;
+	bool late;
+	bool races;
+	int status;
+	Arena *arena;
+	jmp_buf fail;
+} Run;
+
+/* global memory allocations: [addr, addr + size) */
+typedef struct Alloc {
+	uint64_t addr, size;
+	uint8_t *mem;
+} Alloc;
+
+struct ptem {
+	Arena arena;        /* module, global memory */
+	Arena run_arena;    /* the state of one run */
+	jmp_buf oom;
+	Module *m;
+	Alloc *allocs;
+	size_t nallocs, capallocs;
+	uint64_t next_addr;
+	uint64_t steps;
+	char err[1024];
+};
+
+/* address windows of the generic space */
+/* The shared window's low 32 bits are zero, as on the GPU: truncating a
+ * generic shared address (cvt.u32.u64) gives the shared address. */
+#define WIN_SHARED 0x7f0000000000ull /* + 32-bit shared::cluster address */
+#define WIN_LOCAL 0x7e0000000000ull  /* + offset in the thread's local memory */
+#define WIN_PARAM 0x7d0000000000ull  /* + offset in the kernel parameters */
+#define WIN_GLOBAL 0x100000000ull    /* first global allocation */
+#define SMEM_RANK_SHIFT 24        /* shared address = rank << 24 | offset */
+
+/* ---- load.c ---- */
+int emu_load(ptem *e, const char *text, size_t len);
+const Kernel *emu_find_kernel(const Module *m, const char *name);
+bool insn_has(const Insn *in, const char *tok);
+/* The number after "prefix" in a token of the mnemonic, or -1. */
+long insn_num(const Insn *in, const char *prefix);
+
+/* ---- run.c ---- */
+_Noreturn void emu_fail(Run *r, int code, const Thread *t, const Insn *in,
+			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+uint64_t opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o);
+void reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty);
+Cta *cta_of_rank(Run *r, const Thread *t, const Insn *in, uint32_t rank);
+Cta *cta_of_thread(Run *r, const Thread *t);
+const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
+
+/* ---- alu.c / cvt ---- */
+void exec_alu(Run *r, Cta *c, Thread *t, const Insn *in);
+void exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in);
+uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
+double emu_small_to_double(uint32_t bits, int ebits, int mbits);
+uint64_t emu_mask(Ty ty);
+
+/* ---- mem.c ---- */
+void exec_mem(Run *r, Cta *c, Thread *t, const Insn *in);
+void race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
+		const Insn *in, bool write);
+/* Host pointer of [addr, addr + n) in space sp (generic resolved), or an
+ * error naming thread t and instruction in. */
+uint8_t *emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp,
+		 uint64_t addr, uint64_t n, bool write);
+uint8_t *emu_smem(Run *r, Thread *t, const Insn *in, uint32_t addr,
+		  uint64_t n, Cta **owner);
+uint64_t emu_addr(Run *r, Cta *c, Thread *t, const Opnd *o);
+uint64_t emu_load_le(const uint8_t *p, unsigned n);
+void emu_store_le(uint8_t *p, uint64_t v, unsigned n);
+
+/* ---- sync.c ---- */
+void exec_sync(Run *r, Cta *c, Thread *t, const Insn *in);
+void exec_async(Run *r, Cta *c, Thread *t, const Insn *in);
+bool mbar_phase_done(Run *r, Cta *c, uint32_t addr, uint32_t parity);
+void mbar_complete_tx(Run *r, Cta *c, uint32_t addr, int64_t bytes,
+		      const Thread *t, const Insn *in);
+void mbar_arrive(Run *r, Cta *c, uint32_t addr, uint32_t count,
+		 const Thread *t, const Insn *in);
+bool async_complete_one(Run *r);
+void async_complete_all(Run *r);
+void async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *p,
+		 uint64_t n, bool write);
+
+/* ---- warp.c / tcgen05.c: executed once per warp, for lanes in mask ---- */
+void exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+	       const Insn *in);
+void exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+		  const Insn *in);
+void exec_tc(Run *r, Cta *c, Thread *t, const Insn *in);
+void tmem_check_exit(Run *r, Cta *c);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * emu_async.h - pending asynchronous operations (sync.c, tma.c).
+ */
+#ifndef PT_EMU_ASYNC_H
+#define PT_EMU_ASYNC_H
+
+#include "emu.h"
+
+struct Pending {
+	Pending *next;
+	Thread *t;             /* the issuing thread */
+	const Insn *in;
+	int group_kind;        /* 0 none, 1 cp.async group, 2 bulk group */
+	uint32_t group;
+	/* a plain copy: dst_n bytes, the first zero_from from src, the rest
+	 * zero; dst/src also bound the memory a late check guards */
+	uint8_t *dst, *src;
+	uint64_t dst_n, src_n, zero_from;
+	/* complete_tx of tx bytes on this mbarrier when done */
+	Cta *mbar_cta;
+	uint32_t mbar_addr;
+	uint64_t tx;
+	/* anything else (TMA): does the work instead of the plain copy */
+	void (*perform)(Run *r, Pending *p);
+	void *data;
+};
+
+Pending *async_new(Run *r, Thread *t, const Insn *in, int group_kind);
+void async_issue(Run *r, Pending *p);
+Cta *mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
+		  uint32_t *addr);
+Mbar *mbar_lookup(Run *r, Cta *c, uint32_t addr, const Thread *t,
+		  const Insn *in);
+void exec_tma(Run *r, Cta *c, Thread *t, const Insn *in);
+
+#endif

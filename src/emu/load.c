@@ -1,0 +1,1065 @@
+/*
+ * load.c - reads PTX text into pre-decoded kernels.
+ *
+ * The subset is what ptxtile emits (module header, .entry kernels with
+ * .param lists and performance directives, .reg/.shared/.local
+ * declarations, labels, guarded instructions).  Everything is resolved
+ * here so that the interpreter never looks at text again: register names
+ * become slots, symbols become offsets, float immediates are typed, labels
+ * become instruction indices.  Anything outside the subset is an
+ * EMU_PARSE or EMU_UNSUPPORTED error naming the line.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+
+const struct TyInfo emu_ty[TY_COUNT] = {
+	[TY_NONE] = {"", 0, TC_B},
+#define T(name, id, bytes, cls) [TY_##id] = {#name, bytes, cls},
+#include "emu_types.def"
+#undef T
+};
+
+static const struct {
+	const char *name;
+	uint16_t op;
+	uint8_t fam;
+} op_table[] = {
+#define O(name, id, family) {name, OP_##id, family},
+#define A(name, id, family) {name, OP_##id, family},
+#include "emu_ops.def"
+#undef O
+#undef A
+};
+
+/* special registers: %name -> K_SPEC id (run.c reads them) */
+static const char *const spec_names[] = {
+#define S(name) #name,
+#include "emu_specials.def"
+#undef S
+};
+
+typedef struct Sym {
+	const char *name;
+	uint32_t slot;     /* register slot */
+	int kind;          /* 0 register, 1 shared, 2 local, 3 param */
+	uint64_t value;    /* shared/local/param offset */
+} Sym;
+
+typedef struct LabelRef {
+	const char *name;
+	uint32_t insn, opnd;
+	int line;
+} LabelRef;
+
+typedef struct Reader {
+	ptem *e;
+	Arena *a;
+	const char *p, *end;
+	int line;
+	jmp_buf *fail;
+	int status;
+	/* the kernel being read */
+	Kernel *k;
+	Sym *syms;
+	size_t nsyms, capsyms; /* open-addressing table */
+	VEC(Insn) code;
+	VEC(Opnd) pool;
+	VEC(Param) params;
+	VEC(LabelRef) refs;
+	VEC(Sym) labels;
+	const char *dyn_name;
+	uint32_t dyn_align;
+	bool dyn_used;
+} Reader;
+
+static _Noreturn __attribute__((format(printf, 3, 4))) void
+fail(Reader *rd, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(rd->e->err, sizeof(rd->e->err), "PTX line %d: ",
+			 rd->line);
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(rd->e->err))
+		vsnprintf(rd->e->err + n, sizeof(rd->e->err) - (size_t)n, fmt,
+			  ap);
+	va_end(ap);
+	rd->status = code;
+	longjmp(*rd->fail, 1);
+}
+
+/* ---- lexing ---- */
+
+static void
+skip_space(Reader *rd)
+{
+	while (rd->p < rd->end) {
+		char c = *rd->p;
+		if (c == '\n') {
+			rd->line++;
+			rd->p++;
+		} else if (isspace((unsigned char)c)) {
+			rd->p++;
+		} else if (c == '/' && rd->p + 1 < rd->end && rd->p[1] == '/') {
+			while (rd->p < rd->end && *rd->p != '\n')
+				rd->p++;
+		} else if (c == '/' && rd->p + 1 < rd->end && rd->p[1] == '*') {
+			rd->p += 2;
+			while (rd->p + 1 < rd->end &&
+			       !(rd->p[0] == '*' && rd->p[1] == '/')) {
+				rd->line += *rd->p == '\n';
+				rd->p++;
+			}
+			if (rd->p + 1 >= rd->end)
+				fail(rd, PT_E_EMU_PARSE, "unterminated comment");
+			rd->p += 2;
+		} else {
+			break;
+		}
+	}
+}
+
+static bool
+is_word(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '%' ||
+	       c == '.' || c == ':';
+}
+
+/* A word: letters, digits, _ $ % . and ::. */
+static const char *
+word(Reader *rd)
+{
+	skip_space(rd);
+	const char *s = rd->p;
+	while (rd->p < rd->end && is_word(*rd->p))
+		rd->p++;
+	if (rd->p == s)
+		fail(rd, PT_E_EMU_PARSE, "expected a word, found '%c'",
+		     rd->p < rd->end ? *rd->p : '?');
+	return arena_strndup(rd->a, s, (size_t)(rd->p - s));
+}
+
+static bool
+accept(Reader *rd, char c)
+{
+	skip_space(rd);
+	if (rd->p < rd->end && *rd->p == c) {
+		rd->p++;
+		return true;
+	}
+	return false;
+}
+
+static void
+expect(Reader *rd, char c)
+{
+	if (!accept(rd, c))
+		fail(rd, PT_E_EMU_PARSE, "expected '%c'", c);
+}
+
+static char
+peek(Reader *rd)
+{
+	skip_space(rd);
+	return rd->p < rd->end ? *rd->p : 0;
+}
+
+static uint64_t
+number(Reader *rd)
+{
+	skip_space(rd);
+	char *end;
+	unsigned long long v = strtoull(rd->p, &end, 0);
+	if (end == rd->p || end > rd->end)
+		fail(rd, PT_E_EMU_PARSE, "expected a number");
+	rd->p = end;
+	if (rd->p < rd->end && (*rd->p == 'U' || *rd->p == 'u'))
+		rd->p++;
+	return v;
+}
+
+/* Skips to just after the next ';' of the current statement. */
+static void
+skip_statement(Reader *rd)
+{
+	while (rd->p < rd->end && *rd->p != ';') {
+		rd->line += *rd->p == '\n';
+		rd->p++;
+	}
+	if (rd->p >= rd->end)
+		fail(rd, PT_E_EMU_PARSE, "missing ';'");
+	rd->p++;
+}
+
+/* ---- symbols ---- */
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static Sym *
+sym_find(Reader *rd, const char *name)
+{
+	if (!rd->capsyms)
+		return NULL;
+	size_t i = hash_str(name) & (rd->capsyms - 1);
+	while (rd->syms[i].name) {
+		if (!strcmp(rd->syms[i].name, name))
+			return &rd->syms[i];
+		i = (i + 1) & (rd->capsyms - 1);
+	}
+	return NULL;
+}
+
+static Sym *
+sym_add(Reader *rd, const char *name)
+{
+	if (sym_find(rd, name))
+		fail(rd, PT_E_EMU_PARSE, "'%s' declared twice", name);
+	if (2 * (rd->nsyms + 1) > rd->capsyms) {
+		size_t cap = rd->capsyms ? 2 * rd->capsyms : 256;
+		Sym *old = rd->syms;
+		size_t oldcap = rd->capsyms;
+		rd->syms = NEWN(rd->a, Sym, cap);
+		rd->capsyms = cap;
+		for (size_t i = 0; i < oldcap; i++) {
+			if (!old[i].name)
+				continue;
+			size_t j = hash_str(old[i].name) & (cap - 1);
+			while (rd->syms[j].name)
+				j = (j + 1) & (cap - 1);
+			rd->syms[j] = old[i];
+		}
+	}
+	size_t i = hash_str(name) & (rd->capsyms - 1);
+	while (rd->syms[i].name)
+		i = (i + 1) & (rd->capsyms - 1);
+	rd->syms[i].name = name;
+	rd->nsyms++;
+	return &rd->syms[i];
+}
+
+/* ---- directives inside a kernel ---- */
+
+static Ty
+type_of(const char *tok)
+{
+	for (int t = 1; t < TY_COUNT; t++)
+		if (!strcmp(emu_ty[t].name, tok))
+			return (Ty)t;
+	return TY_NONE;
+}
+
+/* .reg .b32 %r<92>;  or  .reg .b32 %a, %b; */
+static void
+read_reg_decl(Reader *rd)
+{
+	const char *ty = word(rd);
+	if (ty[0] != '.' || !type_of(ty + 1))
+		fail(rd, PT_E_EMU_PARSE, "bad register type '%s'", ty);
+	do {
+		const char *name = word(rd);
+		if (accept(rd, '<')) {
+			uint64_t n = number(rd);
+			expect(rd, '>');
+			if (n > 1u << 16 || rd->k->nregs + n > 1u << 16)
+				fail(rd, PT_E_EMU_PARSE, "too many registers");
+			for (uint64_t i = 0; i < n; i++) {
+				Sym *s = sym_add(rd, arena_printf(
+					rd->a, "%s%llu", name,
+					(unsigned long long)i));
+				s->slot = rd->k->nregs++;
+			}
+		} else {
+			if (rd->k->nregs + 1 > 1u << 16)
+				fail(rd, PT_E_EMU_PARSE, "too many registers");
+			sym_add(rd, name)->slot = rd->k->nregs++;
+		}
+	} while (accept(rd, ','));
+	expect(rd, ';');
+}
+
+/* [.align N] .type name[N] (or name[] for dynamic shared memory) */
+static void
+read_var_decl(Reader *rd, int kind, bool is_extern)
+{
+	uint64_t align = 1, elem = 0;
+	const char *w;
+	for (;;) {
+		w = word(rd);
+		if (!strcmp(w, ".align")) {
+			align = number(rd);
+		} else if (w[0] == '.' && type_of(w + 1)) {
+			elem = emu_ty[type_of(w + 1)].bytes;
+		} else {
+			break;
+		}
+	}
+	if (!elem || !align || align > 4096 || (align & (align - 1)))
+		fail(rd, PT_E_EMU_PARSE, "bad variable declaration");
+	uint64_t count = 1;
+	bool dynamic = false;
+	if (accept(rd, '[')) {
+		if (accept(rd, ']')) {
+			dynamic = true;
+		} else {
+			count = number(rd);
+			expect(rd, ']');
+		}
+	}
+	expect(rd, ';');
+	if (dynamic) {
+		if (kind != 1 || !is_extern)
+			fail(rd, PT_E_EMU_PARSE, "unsized array '%s'", w);
+		rd->dyn_name = w;
+		rd->dyn_align = (uint32_t)align;
+		if (rd->syms || rd->k->name)
+			sym_add(rd, w)->kind = 5;
+		return;
+	}
+	if (kind == 1 && rd->dyn_used)
+		fail(rd, PT_E_EMU_UNSUPPORTED,
+		     "static shared '%s' declared after dynamic shared memory "
+		     "is used", w);
+	uint64_t limit = kind == 1 ? 1u << 24 : 1u << 19; /* 512 KiB local */
+	if (count > limit / elem ||
+	    (kind == 1 ? rd->k->smem_static : rd->k->local_size) + count * elem +
+			    align > limit)
+		fail(rd, PT_E_EMU_PARSE, "'%s' is too large", w);
+	uint32_t *size = kind == 1 ? &rd->k->smem_static : &rd->k->local_size;
+	uint64_t off = (*size + align - 1) & ~(align - 1);
+	Sym *s = sym_add(rd, w);
+	s->kind = kind;
+	s->value = off;
+	*size = (uint32_t)(off + count * elem);
+}
+
+/* ---- operands ---- */
+
+static void
+special_or_reg(Reader *rd, const char *name, Opnd *o)
+{
+	Sym *s = sym_find(rd, name);
+	if (s && s->kind == 0) {
+		o->kind = K_REG;
+		o->reg = s->slot;
+		return;
+	}
+	for (size_t i = 0; i < countof(spec_names); i++)
+		if (!strcmp(spec_names[i], name + 1)) {
+			o->kind = K_SPEC;
+			o->reg = (uint32_t)i;
+			return;
+		}
+	fail(rd, PT_E_EMU_PARSE, "unknown register '%s'", name);
+}
+
+static void operand(Reader *rd, Opnd *o);
+
+/* The value of a symbol (shared/local/param offset) as an immediate. */
+static bool
+symbol_value(Reader *rd, const char *name, Opnd *o)
+{
+	Sym *s = sym_find(rd, name);
+	if (!s || s->kind == 0 || s->kind == 4)
+		return false;
+	if (s->kind == 5) {
+		/* dynamic shared memory follows the static variables */
+		uint64_t a = rd->dyn_align ? rd->dyn_align : 16;
+		s->value = (rd->k->smem_static + a - 1) & ~(a - 1);
+		rd->dyn_used = true;
+	}
+	o->imm = (int64_t)s->value;
+	o->smem = s->kind == 1 || s->kind == 5;
+	return true;
+}
+
+static int64_t
+signed_number(Reader *rd)
+{
+	bool neg = accept(rd, '-');
+	uint64_t v = number(rd);
+	return neg ? -(int64_t)v : (int64_t)v;
+}
+
+static void
+vector_operand(Reader *rd, Opnd *o)
+{
+	VEC(Opnd) el = {0};
+	do {
+		Opnd x = {0};
+		operand(rd, &x);
+		if (x.kind == K_VEC || x.kind == K_ADDR)
+			fail(rd, PT_E_EMU_PARSE, "nested vector");
+		vec_push(rd->a, &el, x);
+	} while (accept(rd, ','));
+	expect(rd, '}');
+	if (el.n > 256)
+		fail(rd, PT_E_EMU_PARSE, "vector too long");
+	o->kind = K_VEC;
+	o->n = (uint16_t)el.n;
+	o->vec = (uint32_t)rd->pool.n;
+	for (size_t i = 0; i < el.n; i++)
+		vec_push(rd->a, &rd->pool, el.v[i]);
+}
+
+/* [base], [base+off], [sym+off], [imm], [tmap, {coords}] */
+static void
+address_operand(Reader *rd, Opnd *o)
+{
+	o->kind = K_ADDR;
+	o->reg = NOREG;
+	char c = peek(rd);
+	if (c == '-' || isdigit((unsigned char)c)) {
+		o->imm = signed_number(rd);
+	} else {
+		const char *w = word(rd);
+		Opnd base = {0};
+		if (w[0] == '%') {
+			special_or_reg(rd, w, &base);
+			if (base.kind != K_REG)
+				fail(rd, PT_E_EMU_PARSE, "bad address base");
+			o->reg = base.reg;
+		} else if (symbol_value(rd, w, &base)) {
+			o->imm = base.imm;
+			o->smem = base.smem;
+		} else {
+			fail(rd, PT_E_EMU_PARSE, "unknown symbol '%s'", w);
+		}
+		if (accept(rd, '+'))
+			o->imm += signed_number(rd);
+		else if (accept(rd, '-'))
+			o->imm -= (int64_t)number(rd);
+	}
+	if (accept(rd, ',')) {
+		expect(rd, '{');
+		Opnd v = {0};
+		vector_operand(rd, &v);
+		o->n = v.n;
+		o->vec = v.vec;
+	}
+	expect(rd, ']');
+}
+
+static void
+operand(Reader *rd, Opnd *o)
+{
+	memset(o, 0, sizeof(*o));
+	char c = peek(rd);
+	if (c == '[') {
+		rd->p++;
+		address_operand(rd, o);
+		return;
+	}
+	if (c == '{') {
+		rd->p++;
+		vector_operand(rd, o);
+		return;
+	}
+	if (c == '!') {
+		rd->p++;
+		operand(rd, o);
+		if (o->kind != K_REG)
+			fail(rd, PT_E_EMU_PARSE, "'!' before a non-register");
+		o->neg = 1;
+		return;
+	}
+	if (c == '-' || c == '+' || isdigit((unsigned char)c)) {
+		const char *s = rd->p;
+		bool neg = c == '-';
+		if (c == '-' || c == '+')
+			s++;
+		o->kind = K_IMM;
+		if (s + 1 < rd->end && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' ||
+						       s[1] == 'd' || s[1] == 'D')) {
+			/* 0fXXXXXXXX / 0dXXXXXXXXXXXXXXXX: the bits */
+			bool dbl = s[1] == 'd' || s[1] == 'D';
+			char *end;
+			uint64_t bits = strtoull(s + 2, &end, 16);
+			if (end - (s + 2) != (dbl ? 16 : 8))
+				fail(rd, PT_E_EMU_PARSE, "bad float literal");
+			if (neg)
+				bits ^= dbl ? 1ull << 63 : 1ull << 31;
+			rd->p = end;
+			o->imm = (int64_t)bits;
+			o->fimm = dbl ? 3 : 2; /* already f64 / f32 bits */
+			return;
+		}
+		const char *q = s;
+		while (q < rd->end && (isalnum((unsigned char)*q) || *q == '.'))
+			q++;
+		bool is_float = false;
+		if (!(s + 1 < rd->end && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+			for (const char *t = s; t < q; t++)
+				is_float |= *t == '.' || *t == 'e' || *t == 'E';
+		if (is_float) {
+			char *end;
+			double d = strtod(rd->p, &end);
+			if (end == rd->p)
+				fail(rd, PT_E_EMU_PARSE, "bad number");
+			rd->p = end;
+			memcpy(&o->imm, &d, 8);
+			o->fimm = 1;
+			return;
+		}
+		if (c == '-' || c == '+')
+			rd->p++;
+		uint64_t v = number(rd);
+		o->imm = neg ? -(int64_t)v : (int64_t)v;
+		return;
+	}
+	const char *w = word(rd);
+	if (!strcmp(w, "_")) {
+		o->kind = K_SINK;
+		return;
+	}
+	if (w[0] == '%') {
+		special_or_reg(rd, w, o);
+		return;
+	}
+	if (symbol_value(rd, w, o)) {
+		o->kind = K_IMM;
+		if (accept(rd, '+'))
+			o->imm += signed_number(rd);
+		return;
+	}
+	/* a label, resolved when the kernel ends */
+	o->kind = K_LABEL;
+	LabelRef ref = {w, (uint32_t)rd->code.n, 0, rd->line};
+	vec_push(rd->a, &rd->refs, ref);
+}
+
+/* ---- instructions ---- */
+
+bool
+insn_has(const Insn *in, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *s = in->name;
+	while ((s = strchr(s, '.'))) {
+		s++;
+		if (!strncmp(s, tok, n) && (s[n] == '.' || s[n] == 0))
+			return true;
+	}
+	return false;
+}
+
+long
+insn_num(const Insn *in, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *s = in->name;
+	while ((s = strchr(s, '.'))) {
+		s++;
+		if (!strncmp(s, prefix, n) && isdigit((unsigned char)s[n]))
+			return strtol(s + n, NULL, 10);
+	}
+	return -1;
+}
+
+static int
+find_op(const char *mn, size_t *len, int *fam)
+{
+	int best = -1;
+	size_t blen = 0;
+	for (size_t i = 0; i < countof(op_table); i++) {
+		size_t n = strlen(op_table[i].name);
+		if (n > blen && !strncmp(mn, op_table[i].name, n) &&
+		    (mn[n] == '.' || mn[n] == 0)) {
+			best = (int)i;
+			blen = n;
+		}
+	}
+	if (best < 0)
+		return -1;
+	*len = blen;
+	*fam = op_table[best].fam;
+	return op_table[best].op;
+}
+
+static const struct {
+	const char *tok;
+	uint8_t cmp;
+} cmp_names[] = {
+	{"eq", CMP_EQ}, {"ne", CMP_NE}, {"lt", CMP_LT}, {"le", CMP_LE},
+	{"gt", CMP_GT}, {"ge", CMP_GE}, {"lo", CMP_LO}, {"ls", CMP_LS},
+	{"hi", CMP_HI}, {"hs", CMP_HS}, {"equ", CMP_EQU}, {"neu", CMP_NEU},
+	{"ltu", CMP_LTU}, {"leu", CMP_LEU}, {"gtu", CMP_GTU},
+	{"geu", CMP_GEU}, {"num", CMP_NUM}, {"nan", CMP_NAN},
+};
+
+static const struct {
+	const char *tok;
+	uint32_t fl;
+} flag_names[] = {
+	{"ftz", FL_FTZ}, {"sat", FL_SAT}, {"approx", FL_APPROX},
+	{"lo", FL_LO}, {"hi", FL_HI}, {"wide", FL_WIDE}, {"NaN", FL_NAN},
+	{"to", FL_TO}, {"relu", FL_RELU}, {"full", FL_FULL},
+	{"abs", FL_ABS}, {"xorsign", FL_XORSIGN},
+};
+
+/* Modifiers that change nothing the emulator models (cache and eviction
+ * hints, memory-order qualifiers: every access is sequentially consistent
+ * here, which is stronger than any of them). */
+static bool
+harmless(const char *tok)
+{
+	static const char *const names[] = {
+		"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile",
+		"relaxed", "weak", "acquire", "release", "gpu", "cta", "sys",
+		"cluster", "aligned", "sync", "uni", "L2::128B", "L2::64B",
+		"L2::256B", "L2::cache_hint", "L1::no_allocate",
+		"L1::evict_last", "L1::evict_first", "L1::evict_normal",
+		"L1::evict_unchanged", "L2::evict_last", "L2::evict_first",
+		"L2::evict_normal", "mmio",
+	};
+	for (size_t i = 0; i < countof(names); i++)
+		if (!strcmp(tok, names[i]))
+			return true;
+	return false;
+}
+
+/* Classifies the modifier tokens of a generic instruction. */
+static void
+decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
+{
+	char tok[64];
+	while (*rest) {
+		if (*rest == '.')
+			rest++;
+		size_t n = strcspn(rest, ".");
+		if (n == 0 || n >= sizeof(tok))
+			fail(rd, PT_E_EMU_PARSE, "bad mnemonic '%s'", in->name);
+		memcpy(tok, rest, n);
+		tok[n] = 0;
+		rest += n;
+		Ty ty = type_of(tok);
+		if (ty) {
+			if (in->nty == 4)
+				fail(rd, PT_E_EMU_PARSE, "too many types");
+			in->ty[in->nty++] = (uint8_t)ty;
+			continue;
+		}
+		static const char *const rnd[] = {"rn", "rz", "rm", "rp"};
+		static const char *const rndi[] = {"rni", "rzi", "rmi", "rpi"};
+		bool done = false;
+		for (int i = 0; i < 4 && !done; i++) {
+			if (!strcmp(tok, rnd[i])) {
+				in->rnd = (uint8_t)(RND_RN + i);
+				done = true;
+			} else if (!strcmp(tok, rndi[i])) {
+				in->rnd = (uint8_t)(RND_RN + i);
+				in->fl |= FL_RINT;
+				done = true;
+			}
+		}
+		if (in->op == OP_SETP && !in->cmp)
+			for (size_t i = 0; i < countof(cmp_names) && !done; i++)
+				if (!strcmp(tok, cmp_names[i].tok)) {
+					in->cmp = cmp_names[i].cmp;
+					done = true;
+				}
+		if (in->op == OP_SETP && in->cmp && !done) {
+			if (!strcmp(tok, "and"))
+				in->fl |= FL_BOP_AND, done = true;
+			else if (!strcmp(tok, "or"))
+				in->fl |= FL_BOP_OR, done = true;
+			else if (!strcmp(tok, "xor"))
+				in->fl |= FL_BOP_XOR, done = true;
+		}
+		for (size_t i = 0; i < countof(flag_names) && !done; i++)
+			if (!strcmp(tok, flag_names[i].tok)) {
+				in->fl |= flag_names[i].fl;
+				done = true;
+			}
+		if (!done && tok[0] == 'v' && isdigit((unsigned char)tok[1])) {
+			in->vec = (uint8_t)atoi(tok + 1);
+			done = in->vec == 2 || in->vec == 4 || in->vec == 8;
+		}
+		static const struct {
+			const char *tok;
+			uint8_t sp;
+		} spaces[] = {
+			{"global", SP_GLOBAL}, {"shared", SP_SHARED},
+			{"shared::cta", SP_SHARED},
+			{"shared::cluster", SP_SHARED_CLUSTER},
+			{"local", SP_LOCAL}, {"param", SP_PARAM},
+			{"param::entry", SP_PARAM}, {"const", SP_CONST},
+		};
+		for (size_t i = 0; i < countof(spaces) && !done; i++)
+			if (!strcmp(tok, spaces[i].tok)) {
+				in->space = spaces[i].sp;
+				done = true;
+			}
+		if (!done && !harmless(tok) &&
+		    (fam == FAM_ALU || fam == FAM_CVT || fam == FAM_MEM))
+			fail(rd, PT_E_EMU_UNSUPPORTED,
+			     "modifier .%s of %s is not modelled", tok,
+			     in->name);
+	}
+}
+
+/* Gives a float immediate the bits of the instruction's type. */
+static void
+type_immediates(Reader *rd, Insn *in)
+{
+	Ty ty = in->nty ? (Ty)in->ty[in->nty - 1] : TY_NONE;
+	for (unsigned i = 0; i < in->nop; i++) {
+		Opnd *o = &in->o[i];
+		if (o->kind != K_IMM || !o->fimm)
+			continue;
+		double d;
+		if (o->fimm == 2) {
+			float f;
+			uint32_t b = (uint32_t)o->imm;
+			memcpy(&f, &b, 4);
+			d = f;
+		} else {
+			memcpy(&d, &o->imm, 8);
+		}
+		if (ty == TY_F32) {
+			float f = (float)d;
+			uint32_t b;
+			memcpy(&b, &f, 4);
+			o->imm = b;
+		} else if (ty == TY_F64) {
+			memcpy(&o->imm, &d, 8);
+		} else if (ty == TY_F16 || ty == TY_F16X2) {
+			o->imm = emu_round_small(d, RND_RN, 5, 10);
+		} else if (ty == TY_BF16 || ty == TY_BF16X2) {
+			o->imm = emu_round_small(d, RND_RN, 8, 7);
+		} else if (o->fimm == 1) {
+			fail(rd, PT_E_EMU_PARSE, "float literal in %s",
+			     in->name);
+		}
+		o->fimm = 0;
+	}
+}
+
+static void
+read_instruction(Reader *rd, const char *first)
+{
+	Insn in = {0};
+	in.guard = NOREG;
+	in.line = rd->line;
+	const char *mn = first;
+	if (first[0] == '@') {
+		const char *g = first + 1;
+		if (*g == '!') {
+			in.guard_neg = 1;
+			g++;
+		}
+		if (!*g)
+			g = word(rd);
+		Opnd o = {0};
+		special_or_reg(rd, g, &o);
+		if (o.kind != K_REG)
+			fail(rd, PT_E_EMU_PARSE, "bad guard");
+		in.guard = o.reg;
+		mn = word(rd);
+	}
+	in.name = mn;
+	size_t len;
+	int fam;
+	int op = find_op(mn, &len, &fam);
+	if (op < 0)
+		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
+		     mn);
+	in.op = (uint16_t)op;
+	decode_tokens(rd, &in, mn + len, fam);
+	in.coll = fam == FAM_WARP || (fam == FAM_TC && insn_has(&in, "sync"));
+	if (!accept(rd, ';')) {
+		do {
+			if (in.nop == MAX_OPND)
+				fail(rd, PT_E_EMU_PARSE, "too many operands");
+			Opnd *o = &in.o[in.nop++];
+			operand(rd, o);
+			if (accept(rd, '|')) {
+				/* d|p: a pair of destinations */
+				Opnd second;
+				operand(rd, &second);
+				Opnd head = *o;
+				o->kind = K_VEC;
+				o->n = 2;
+				o->vec = (uint32_t)rd->pool.n;
+				vec_push(rd->a, &rd->pool, head);
+				vec_push(rd->a, &rd->pool, second);
+			}
+		} while (accept(rd, ','));
+		expect(rd, ';');
+	}
+	for (unsigned i = 0; i < in.nop; i++)
+		if (in.o[i].kind == K_LABEL)
+			rd->refs.v[rd->refs.n - 1].opnd = i;
+	type_immediates(rd, &in);
+	if (rd->code.n >= 1u << 24)
+		fail(rd, PT_E_EMU_PARSE, "kernel too long");
+	vec_push(rd->a, &rd->code, in);
+}
+
+static void
+read_params(Reader *rd)
+{
+	expect(rd, '(');
+	if (accept(rd, ')'))
+		return;
+	do {
+		const char *w = word(rd);
+		if (strcmp(w, ".param"))
+			fail(rd, PT_E_EMU_PARSE, "expected .param");
+		uint64_t align = 0, elem = 0, count = 1;
+		for (;;) {
+			w = word(rd);
+			if (!strcmp(w, ".align"))
+				align = number(rd);
+			else if (w[0] == '.' && type_of(w + 1))
+				elem = emu_ty[type_of(w + 1)].bytes;
+			else if (!strcmp(w, ".ptr") || !strncmp(w, ".global", 7))
+				continue;
+			else
+				break;
+		}
+		if (accept(rd, '[')) {
+			count = number(rd);
+			expect(rd, ']');
+		}
+		if (!elem || count == 0 || count > 4096)
+			fail(rd, PT_E_EMU_PARSE, "bad parameter '%s'", w);
+		if (!align)
+			align = elem;
+		if (align > 256 || (align & (align - 1)))
+			fail(rd, PT_E_EMU_PARSE, "bad parameter alignment");
+		uint32_t off = (uint32_t)((rd->k->param_size + align - 1) &
+					  ~(align - 1));
+		Param p = {w, off, (uint32_t)(elem * count)};
+		if (off + p.size > 32768)
+			fail(rd, PT_E_EMU_PARSE, "parameters too large");
+		vec_push(rd->a, &rd->params, p);
+		rd->k->param_size = off + p.size;
+		Sym *s = sym_add(rd, w);
+		s->kind = 3;
+		s->value = off;
+	} while (accept(rd, ','));
+	expect(rd, ')');
+}
+
+static void
+read_dims(Reader *rd, unsigned d[3])
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t v = number(rd);
+		if (v == 0 || v > 1024)
+			fail(rd, PT_E_EMU_PARSE, "bad dimension");
+		d[i] = (unsigned)v;
+		if (!accept(rd, ','))
+			break;
+	}
+}
+
+static void
+resolve_labels(Reader *rd)
+{
+	for (size_t i = 0; i < rd->refs.n; i++) {
+		LabelRef *ref = &rd->refs.v[i];
+		size_t j = 0;
+		while (j < rd->labels.n && strcmp(rd->labels.v[j].name, ref->name))
+			j++;
+		if (j == rd->labels.n) {
+			rd->line = ref->line;
+			fail(rd, PT_E_EMU_PARSE, "unknown name '%s'", ref->name);
+		}
+		rd->code.v[ref->insn].o[ref->opnd].imm =
+			(int64_t)rd->labels.v[j].value;
+	}
+}
+
+static void
+read_body(Reader *rd)
+{
+	int depth = 1;
+	while (depth > 0) {
+		char c = peek(rd);
+		if (!c)
+			fail(rd, PT_E_EMU_PARSE, "unterminated kernel body");
+		if (c == '{') {
+			rd->p++;
+			depth++;
+			continue;
+		}
+		if (c == '}') {
+			rd->p++;
+			depth--;
+			continue;
+		}
+		if (c == '@') {
+			rd->p++;
+			bool neg = accept(rd, '!');
+			const char *g = word(rd);
+			read_instruction(rd, arena_printf(rd->a, "@%s%s",
+							  neg ? "!" : "", g));
+			continue;
+		}
+		const char *w = word(rd);
+		size_t wl = strlen(w);
+		if (w[wl - 1] == ':' && (wl < 2 || w[wl - 2] != ':')) {
+			Sym l = {arena_strndup(rd->a, w, wl - 1), 0, 4,
+				 (uint64_t)rd->code.n};
+			vec_push(rd->a, &rd->labels, l);
+			continue;
+		}
+		if (!strcmp(w, ".reg")) {
+			read_reg_decl(rd);
+		} else if (!strcmp(w, ".shared")) {
+			read_var_decl(rd, 1, false);
+		} else if (!strcmp(w, ".extern")) {
+			if (strcmp(word(rd), ".shared"))
+				fail(rd, PT_E_EMU_UNSUPPORTED, "extern non-shared");
+			read_var_decl(rd, 1, true);
+		} else if (!strcmp(w, ".local")) {
+			read_var_decl(rd, 2, false);
+		} else if (!strcmp(w, ".pragma") || !strcmp(w, ".loc")) {
+			skip_statement(rd);
+		} else if (w[0] == '.') {
+			fail(rd, PT_E_EMU_UNSUPPORTED, "directive %s", w);
+		} else {
+			read_instruction(rd, w);
+		}
+	}
+}
+
+/* .visible .entry name(params) directives { body } */
+static void
+read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
+{
+	Kernel *k = NEW(rd->a, Kernel);
+	rd->k = k;
+	rd->syms = NULL;
+	rd->nsyms = rd->capsyms = 0;
+	memset(&rd->code, 0, sizeof(rd->code));
+	memset(&rd->pool, 0, sizeof(rd->pool));
+	memset(&rd->params, 0, sizeof(rd->params));
+	memset(&rd->refs, 0, sizeof(rd->refs));
+	memset(&rd->labels, 0, sizeof(rd->labels));
+	rd->dyn_name = ext_dyn;
+	rd->dyn_align = ext_align;
+	rd->dyn_used = false;
+	k->name = word(rd);
+	if (ext_dyn)
+		sym_add(rd, ext_dyn)->kind = 5;
+	read_params(rd);
+	for (;;) {
+		char c = peek(rd);
+		if (c == '{')
+			break;
+		const char *w = word(rd);
+		if (!strcmp(w, ".reqntid")) {
+			read_dims(rd, k->reqntid);
+		} else if (!strcmp(w, ".reqnctapercluster")) {
+			read_dims(rd, k->reqcluster);
+		} else if (!strcmp(w, ".maxntid") || !strcmp(w, ".maxnreg") ||
+			   !strcmp(w, ".minnctapersm") ||
+			   !strcmp(w, ".maxclusterrank") ||
+			   !strcmp(w, ".maxnctapersm")) {
+			unsigned d[3];
+			read_dims(rd, d);
+		} else if (!strcmp(w, ".explicitcluster") ||
+			   !strcmp(w, ".noreturn")) {
+			continue;
+		} else {
+			fail(rd, PT_E_EMU_UNSUPPORTED, "kernel directive %s", w);
+		}
+	}
+	expect(rd, '{');
+	read_body(rd);
+	resolve_labels(rd);
+	/* dynamic shared memory starts after the static variables */
+	k->dyn_align = rd->dyn_align ? rd->dyn_align : 16;
+	k->code = rd->code.v;
+	k->ncode = (uint32_t)rd->code.n;
+	k->pool = rd->pool.v;
+	k->npool = (uint32_t)rd->pool.n;
+	k->params = rd->params.v;
+	k->nparams = (uint32_t)rd->params.n;
+	k->next = m->kernels;
+	m->kernels = k;
+}
+
+static void
+read_module(Reader *rd, Module *m)
+{
+	const char *ext_dyn = NULL;
+	uint32_t ext_align = 0;
+	for (;;) {
+		skip_space(rd);
+		if (rd->p >= rd->end)
+			break;
+		const char *w = word(rd);
+		if (!strcmp(w, ".version") || !strcmp(w, ".target") ||
+		    !strcmp(w, ".address_size")) {
+			while (rd->p < rd->end && *rd->p != '\n')
+				rd->p++;
+		} else if (!strcmp(w, ".visible") || !strcmp(w, ".weak")) {
+			continue;
+		} else if (!strcmp(w, ".entry")) {
+			read_entry(rd, m, ext_dyn, ext_align);
+		} else if (!strcmp(w, ".extern")) {
+			if (strcmp(word(rd), ".shared"))
+				fail(rd, PT_E_EMU_UNSUPPORTED, "extern non-shared");
+			Kernel tmp = {0};
+			rd->k = &tmp;
+			rd->syms = NULL;
+			read_var_decl(rd, 1, true);
+			rd->k = NULL;
+			if (tmp.smem_static)
+				fail(rd, PT_E_EMU_UNSUPPORTED,
+				     "module-scope shared variable");
+			ext_dyn = rd->dyn_name;
+			ext_align = rd->dyn_align;
+		} else {
+			fail(rd, PT_E_EMU_UNSUPPORTED, "module directive %s", w);
+		}
+	}
+}
+
+int
+emu_load(ptem *e, const char *text, size_t len)
+{
+	jmp_buf jb;
+	Reader rd = {0};
+	rd.e = e;
+	rd.a = &e->arena;
+	rd.p = text;
+	rd.end = text + len;
+	rd.line = 1;
+	rd.fail = &jb;
+	if (setjmp(jb))
+		return rd.status;
+	if (memchr(text, 0, len))
+		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
+	Module *m = NEW(rd.a, Module);
+	read_module(&rd, m);
+	if (!m->kernels)
+		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
+	e->m = m;
+	return PT_OK;
+}
+
+const Kernel *
+emu_find_kernel(const Module *m, const char *name)
+{
+	for (const Kernel *k = m ? m->kernels : NULL; k; k = k->next)
+		if (!name || !strcmp(k->name, name))
+			return k;
+	return NULL;
+}

@@ -1,0 +1,282 @@
+/*
+ * mem.c - the state spaces and ld/st/cvta/mapa (PTX §5.1, §9.7.9).
+ *
+ * Addresses: global memory is what ptem_alloc handed out (from WIN_GLOBAL
+ * up, 4 KiB gaps between allocations); a shared address is
+ * (cluster rank << 24) | offset, so the shared::cta window of a CTA is part
+ * of the shared::cluster window as the ISA requires, and mapa only
+ * replaces the rank; the generic space maps shared, local and param
+ * addresses into windows (emu.h) and everything else to global.  Every
+ * access is bounds- and alignment-checked.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emu.h"
+
+uint8_t *
+emu_smem(Run *r, Thread *t, const Insn *in, uint32_t addr, uint64_t n,
+	 Cta **owner)
+{
+	uint32_t rank = addr >> SMEM_RANK_SHIFT;
+	uint32_t off = addr & ((1u << SMEM_RANK_SHIFT) - 1);
+	Cta *c = cta_of_rank(r, t, in, rank);
+	if ((uint64_t)off + n > c->smem_size)
+		emu_fail(r, PT_E_EMU_OOB, t, in,
+			 "shared access [0x%x, +%llu) outside the %u bytes of "
+			 "CTA rank %u", off, (unsigned long long)n,
+			 c->smem_size, rank);
+	if (owner)
+		*owner = c;
+	return c->smem + off;
+}
+
+/* A thread's shared access: bounds, and the race check when it is on. */
+static uint8_t *
+shared_access(Run *r, Thread *t, const Insn *in, uint32_t addr, uint64_t n,
+	      bool write)
+{
+	Cta *owner;
+	uint8_t *p = emu_smem(r, t, in, addr, n, &owner);
+	if (r->races && t)
+		race_check(r, owner, addr & ((1u << SMEM_RANK_SHIFT) - 1), n, t,
+			   in, write);
+	return p;
+}
+
+static uint16_t
+thread_key(Run *r, const Thread *t)
+{
+	return (uint16_t)((cta_of_thread(r, t)->rank << 11 | t->lin) + 1);
+}
+
+static const Thread *
+thread_of_key(Run *r, uint16_t key)
+{
+	uint32_t k = (uint32_t)key - 1;
+	return &r->ctas[k >> 11].th[k & 2047];
+}
+
+void
+race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
+	   const Insn *in, bool write)
+{
+	if (!owner->shadow)
+		owner->shadow = NEWN(r->arena, Shadow, owner->smem_size + 1);
+	uint16_t me = thread_key(r, t);
+	for (uint64_t i = 0; i < n; i++) {
+		Shadow *s = &owner->shadow[off + i];
+		if (s->epoch != owner->epoch) {
+			s->epoch = owner->epoch;
+			s->writer = s->reader = 0;
+		}
+		uint16_t other = s->writer && s->writer != me ? s->writer
+				 : write && s->reader && s->reader != me
+					 ? s->reader
+					 : 0;
+		if (other == 0xffff)
+			emu_fail(r, PT_E_EMU_RACE, t, in,
+				 "shared-memory race on byte 0x%x of CTA rank %u: "
+				 "this write, and reads by several other threads "
+				 "with no synchronisation between",
+				 (unsigned)(off + i), owner->rank);
+		if (other) {
+			const Thread *o = thread_of_key(r, other);
+			char what[64];
+			if (other == s->writer)
+				snprintf(what, sizeof(what), "wrote at PTX line %u",
+					 s->wline);
+			else
+				snprintf(what, sizeof(what), "read");
+			emu_fail(r, PT_E_EMU_RACE, t, in,
+				 "shared-memory race on byte 0x%x of CTA rank %u: "
+				 "this %s, and thread (%u,%u,%u) of CTA rank %u %s "
+				 "it with no synchronisation between",
+				 (unsigned)(off + i), owner->rank,
+				 write ? "write" : "read", o->tid[0], o->tid[1],
+				 o->tid[2], (unsigned)(other - 1) >> 11, what);
+		}
+		if (write) {
+			s->writer = me;
+			s->wline = (uint32_t)in->line;
+		} else if (s->reader != me) {
+			s->reader = s->reader ? 0xffff : me;
+		}
+	}
+}
+
+static uint8_t *
+window(Run *r, Thread *t, const Insn *in, uint8_t *base, uint64_t size,
+       uint64_t off, uint64_t n, const char *what)
+{
+	if (off > size || n > size - off)
+		emu_fail(r, PT_E_EMU_OOB, t, in,
+			 "%s access [0x%llx, +%llu) outside its %llu bytes",
+			 what, (unsigned long long)off, (unsigned long long)n,
+			 (unsigned long long)size);
+	return base + off;
+}
+
+uint8_t *
+emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
+	uint64_t n, bool write)
+{
+	uint8_t *p;
+	if (sp == SP_GENERIC) {
+		if (addr >= WIN_SHARED && addr < WIN_SHARED + (1ull << 32))
+			return emu_mem(r, c, t, in, SP_SHARED_CLUSTER,
+				       addr - WIN_SHARED, n, write);
+		if (addr >= WIN_LOCAL && addr < WIN_LOCAL + (1ull << 24))
+			return emu_mem(r, c, t, in, SP_LOCAL, addr - WIN_LOCAL,
+				       n, write);
+		if (addr >= WIN_PARAM && addr < WIN_PARAM + (1ull << 24))
+			return emu_mem(r, c, t, in, SP_PARAM, addr - WIN_PARAM,
+				       n, write);
+		sp = SP_GLOBAL;
+	}
+	switch (sp) {
+	case SP_GLOBAL:
+		p = ptem_host(r->e, addr, n);
+		if (!p)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "global access [0x%llx, +%llu) outside every "
+				 "allocation", (unsigned long long)addr,
+				 (unsigned long long)n);
+		break;
+	case SP_SHARED:
+		if (addr >> 32 || (addr >> SMEM_RANK_SHIFT) != c->rank)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "shared::cta address 0x%llx is not in this "
+				 "CTA's window", (unsigned long long)addr);
+		p = shared_access(r, t, in, (uint32_t)addr, n, write);
+		break;
+	case SP_SHARED_CLUSTER:
+		if (addr >> 32)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "shared address 0x%llx too large",
+				 (unsigned long long)addr);
+		p = shared_access(r, t, in, (uint32_t)addr, n, write);
+		break;
+	case SP_LOCAL:
+		p = window(r, t, in, t->local, r->k->local_size, addr, n,
+			   "local");
+		break;
+	case SP_PARAM:
+		if (write)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "write to kernel parameters");
+		p = window(r, t, in, r->param, r->k->param_size, addr, n,
+			   "param");
+		break;
+	default:
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "the .const space is not modelled");
+	}
+	if (r->npend)
+		async_check(r, t, in, p, n, write);
+	return p;
+}
+
+uint64_t
+emu_addr(Run *r, Cta *c, Thread *t, const Opnd *o)
+{
+	if (o->kind != K_ADDR)
+		return opnd_get(r, c, t, o);
+	uint64_t a = (uint64_t)o->imm;
+	if (o->reg != NOREG)
+		a += t->r[o->reg];
+	if (o->smem)
+		a += (uint64_t)c->rank << SMEM_RANK_SHIFT;
+	return a;
+}
+
+uint64_t
+emu_load_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+void
+emu_store_le(uint8_t *p, uint64_t v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void
+exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	bool st = in->op == OP_ST;
+	if (in->nop != 2 || !in->nty || in->o[st ? 0 : 1].kind != K_ADDR)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed access");
+	Ty ty = (Ty)in->ty[in->nty - 1];
+	unsigned eb = emu_ty[ty].bytes, nv = in->vec ? in->vec : 1;
+	if (ty == TY_B128 || eb == 0)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+	const Opnd *data = &in->o[st ? 1 : 0];
+	if ((nv > 1) != (data->kind == K_VEC) ||
+	    (data->kind == K_VEC && data->n != nv))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "vector operand does not match .v%u", nv);
+	uint64_t addr = emu_addr(r, c, t, &in->o[st ? 0 : 1]);
+	uint64_t total = (uint64_t)eb * nv;
+	if (addr % total)
+		emu_fail(r, PT_E_EMU_OOB, t, in,
+			 "address 0x%llx is not aligned to the %llu-byte access",
+			 (unsigned long long)addr, (unsigned long long)total);
+	uint8_t *p = emu_mem(r, c, t, in, in->space, addr, total, st);
+	for (unsigned i = 0; i < nv; i++) {
+		const Opnd *o = nv > 1 ? vec_elem(r, data, i) : data;
+		if (st)
+			emu_store_le(p + i * eb, opnd_get(r, c, t, o), eb);
+		else if (o->kind == K_REG)
+			reg_set(t, o, emu_load_le(p + i * eb, eb), ty);
+	}
+}
+
+void
+exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	if (in->op == OP_LD || in->op == OP_ST) {
+		exec_ld_st(r, c, t, in);
+		return;
+	}
+	if (in->op == OP_PREFETCH)
+		return;
+	if (in->nop < 2 || !in->nty)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
+	Ty ty = (Ty)in->ty[in->nty - 1];
+	uint64_t a = opnd_get(r, c, t, &in->o[1]), v = a;
+	if (in->op == OP_MAPA) {
+		if (in->nop != 3)
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
+		uint64_t rank = opnd_get(r, c, t, &in->o[2]) & 0xffffffffu;
+		cta_of_rank(r, t, in, (uint32_t)rank);
+		bool generic = in->space == SP_GENERIC;
+		uint64_t s = generic ? a - WIN_SHARED : a;
+		if (s >> 32)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "mapa of 0x%llx, not a shared address",
+				 (unsigned long long)a);
+		s = (rank << SMEM_RANK_SHIFT) |
+		    (s & ((1u << SMEM_RANK_SHIFT) - 1));
+		v = generic ? s + WIN_SHARED : s;
+		reg_set(t, &in->o[0], v, ty);
+		return;
+	}
+	/* cvta: to.space takes a generic address to the space */
+	bool to = in->fl & FL_TO;
+	uint64_t base = in->space == SP_SHARED || in->space == SP_SHARED_CLUSTER
+				? WIN_SHARED
+			: in->space == SP_LOCAL ? WIN_LOCAL
+			: in->space == SP_PARAM ? WIN_PARAM
+						: 0;
+	if (base && to)
+		v = a - base;
+	else if (base)
+		v = (a & 0xffffffffu) + base;
+	reg_set(t, &in->o[0], v, ty);
+}

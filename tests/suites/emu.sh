@@ -1,0 +1,78 @@
+#!/bin/sh
+# `ptxtile run --emulate` (docs/emulator.md): a script and a .ptx with its
+# metadata run in the emulator, tensors dumped as text and as bytes; the
+# expected values are worked out by hand below from what each script
+# computes.  Exit status 0 on success, 1 when the kernel or its PTX fails
+# in the emulator (E95xx on stderr), 2 for usage errors.
+BUILD=${BUILD:-build}
+P="$BUILD/ptxtile"
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+ok() { echo "PASS emu/$1"; }
+bad() { echo "FAIL emu/$1: $2"; }
+expect_rc() { # name want command...
+	name=$1 want=$2
+	shift 2
+	"$@" >"$t/out" 2>"$t/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else
+		bad "$name" "exit $rc, expected $want: $(head -2 "$t/err")"; fi
+}
+
+expect_rc help 0 "$P" run --help
+grep -q "^usage: ptxtile run --emulate" "$t/out" || bad help_text "no usage line"
+expect_rc no_emulate 2 "$P" run tests/golden/scalars.py
+expect_rc ptx_without_meta 2 "$P" run --emulate "$t/x.ptx"
+expect_rc missing_scalar 2 "$P" run --emulate tests/golden/scalars.py
+
+# tests/golden/scalars.py with n = 7, u = 9:
+#   I = 7 // 3, 7 % 3, 7 / 3 (C division), 9 // 3 + 9 % 7,
+#       (7 << 2) ^ (7 >> 1) | (7 & 5) = 28 ^ 3 | 5 = 31, int8(7) + 100
+#   A[0] = bf16(f16(7) * 1.5) + 2 = 12.5, A[4] = 7 (n > 3 and u != 0)
+expect_rc scalars 0 "$P" run --emulate tests/golden/scalars.py --arg n=7 \
+	--arg u=9 --dump I --dump A
+if grep -q "^I: 2 1 2 5 31 107 0 0 0 0 0 0 0 0 0 0$" "$t/out" &&
+   grep -q "^A: 12.5 2.33333325 [0-9.]* [0-9.]* 7 0 " "$t/out"; then
+	ok scalars_values
+else
+	bad scalars_values "$(cat "$t/out")"
+fi
+
+# the same kernel as PTX + metadata, the tensor dumped as raw bytes
+"$P" compile tests/golden/scalars.py -o "$t/s.ptx" --meta "$t/s.json" 2>/dev/null
+expect_rc ptx_meta 0 "$P" run --emulate "$t/s.ptx" --meta "$t/s.json" \
+	--arg n=-8 --arg u=1 --dump "I=$t/i.bin"
+# -8 // 3 = -3, -8 % 3 = 1, -8 / 3 = -2 (C), 0 + 1 = 1
+if [ "$(od -An -tx4 -N16 "$t/i.bin" | tr -s ' ')" = \
+     " fffffffd 00000001 fffffffe 00000001" ]; then ok ptx_meta_bytes; else
+	bad ptx_meta_bytes "$(od -An -tx4 -N16 "$t/i.bin")"; fi
+
+# a cluster copy with every async completion delayed to its wait: B == A
+expect_rc cluster_late 0 "$P" run --emulate examples/cluster_copy.py \
+	--target sm_90a --arg A=iota --late --dump B
+grep -q "^B: 0 1 2 3 4 5 6 7 8 " "$t/out" || bad cluster_late_values "$(head -c 200 "$t/out")"
+
+# input files: exact size, or a usage error
+head -c 256 /dev/zero >"$t/a.bin"
+expect_rc file_arg 0 "$P" run --emulate examples/cluster_copy.py \
+	--target sm_90a --arg A=file:"$t/a.bin"
+head -c 100 /dev/zero >"$t/short.bin"
+expect_rc file_arg_size 2 "$P" run --emulate examples/cluster_copy.py \
+	--target sm_90a --arg A=file:"$t/short.bin"
+
+# PTX the emulator cannot read, and a kernel that fails in it
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tbogus.op;\n}\n' >"$t/b.ptx"
+printf '{"format": "ptxtile-meta", "version": 1, "target": "sm_90", "kernels": [{"name": "k", "params": [], "launch": {"grid": [1, 1, 1], "block": [32, 1, 1], "dynamic_smem": 0}}]}\n' >"$t/b.json"
+expect_rc bad_ptx 1 "$P" run --emulate "$t/b.ptx" --meta "$t/b.json"
+grep -q "error\[E9502\]: PTX line 6" "$t/err" && ok bad_ptx_code || bad bad_ptx_code "$(cat "$t/err")"
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<2>;\n\tmov.u32 %%r1, %%tid.x;\n\tsetp.eq.u32 %%p1, %%r1, 0;\n\t@%%p1 bra $L1;\n\tbar.sync 0;\n\tret;\n$L1:\n\tbar.sync 1;\n\tret;\n}\n' >"$t/d.ptx"
+expect_rc deadlock 1 "$P" run --emulate "$t/d.ptx" --meta "$t/b.json"
+grep -q "error\[E9506\]: CTA (0,0,0) thread (0,0,0), PTX line 14 (bar.sync)" "$t/err" &&
+	ok deadlock_message || bad deadlock_message "$(cat "$t/err")"
+
+# --check-races: every thread writes shared word 0, no barrier
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %%r<2>;\n\t.shared .align 4 .b8 s[4];\n\tmov.u32 %%r1, %%tid.x;\n\tst.shared.u32 [s], %%r1;\n\tret;\n}\n' >"$t/r.ptx"
+expect_rc race_unchecked 0 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json"
+expect_rc race 1 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json" --check-races
+grep -q "error\[E9509\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
+	ok race_message || bad race_message "$(cat "$t/err")"
