@@ -10,8 +10,6 @@
  *                         a ^ (((a >> 7) & (2^k - 1)) << 4)
  *   oob zero / NaN        elements outside the tensor read 0 / NaN
  *   element strides       rows r0, r0 + 2, ...
- *   interleave 16B        A (N, C_slices, W, Ci) = (2, 4, 64, 8) uint16:
- *                         image (w, ci) = A[n0][c0][w0 + w][ci]
  *   region                a map of X[16:56, 8:40]: box element (i, j) is
  *                         X[16 + r0 + i][8 + c0 + j] inside the 40 x 32
  *                         region, 0 outside it (even inside X)
@@ -333,43 +331,6 @@ done:
 	bufs_free(g, &b);
 }
 
-/* NC/8WC8 with 16B interleave: slice c0 of image n0, W w0..w0+7. */
-static void
-check_interleave(GpuRun *g, Kern *k, char *why, size_t n)
-{
-	static uint16_t a[2 * 4 * 64 * 8], out[8 * 8];
-	uint64_t s = 0xc0ffeeull;
-	for (int i = 0; i < 2 * 4 * 64 * 8; i++)
-		a[i] = (uint16_t)rnd(&s);
-	int n0 = 1, c0 = 2, w0 = 16;
-	Bufs b = {0};
-	int64_t sa[4] = {2, 4, 64, 8}, so[2] = {8, 8};
-	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
-	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
-	ptrt_arg args[] = {
-		ptrt_arg_tensor(da, PTRT_UINT16, 4, sa, NULL),
-		ptrt_arg_tensor(dout, PTRT_UINT16, 2, so, NULL),
-		ptrt_arg_i32(n0), ptrt_arg_i32(c0), ptrt_arg_i32(w0),
-	};
-	if (why[0] || run(g, k, "interleave16", args, 5, why, n) ||
-	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
-		      "copy back", why, n))
-		goto done;
-	for (int w = 0; w < 8; w++)
-		for (int ci = 0; ci < 8; ci++) {
-			uint16_t want = a[((n0 * 4 + c0) * 64 + w0 + w) * 8 + ci];
-			if (out[w * 8 + ci] != want) {
-				snprintf(why, n, "interleave 16B: image (%d, %d) "
-					 "= 0x%04x, expected A[%d][%d][%d][%d] = "
-					 "0x%04x", w, ci, out[w * 8 + ci], n0,
-					 c0, w0 + w, ci, want);
-				goto done;
-			}
-		}
-done:
-	bufs_free(g, &b);
-}
-
 static void
 test_oob_estride(GpuRun *g, char *why, size_t n)
 {
@@ -382,8 +343,6 @@ test_oob_estride(GpuRun *g, char *why, size_t n)
 			check_estride(g, &k, why, n);
 		if (!why[0])
 			check_region(g, &k, why, n);
-		if (!why[0])
-			check_interleave(g, &k, why, n);
 	}
 	kern_free(&k);
 }
