@@ -1,3 +1,5 @@
+# interleave with a T.Tensor operand: the runtime builds no interleaved map
+# (the dims the TMA unit reads are not verified on hardware); use T.TensorMap()
 from tvm_tirx.script import tirx as T
 
 @T.function

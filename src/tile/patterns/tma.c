@@ -805,9 +805,13 @@ check_interleave_tensor(TileEnv *e, const TileOperand *op, const Buffer *b,
 		return diag_error(e->c, PT_E_TMA_INTERLEAVE, op->span,
 				  "interleave=2 needs a 32-byte aligned global "
 				  "tensor: declare %s with align=32", b->name);
+	/* which map dims the TMA unit reads for an interleaved tensor is
+	 * not pinned down by the driver docs or the PTX ISA, and a guessed
+	 * map trapped on the H200: the runtime builds none */
 	return diag_error(e->c, PT_E_TMA_INTERLEAVE_MAP, op->span,
-			  "the runtime encodes tensor maps of dense tensors "
-			  "only; pass an interleaved map as a T.TensorMap()");
+			  "the runtime does not build interleaved tensor maps "
+			  "(not verified on hardware); encode the map yourself "
+			  "and pass it as a T.TensorMap()");
 }
 
 /* ---- tensor-map slots ---- */
