@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ptxtile_rt.h"
 
@@ -78,6 +81,44 @@ gpu_finish(GpuRun *g)
 {
 	ptrt_close(g->rt);
 	return g->failed ? 1 : 0;
+}
+
+/* Runs one case in a child process with its own runtime and CUDA context:
+ * a kernel that traps (an illegal tensor map, say) loses only that
+ * context, so the cases after it still run and report (a hang ends the
+ * child after 60 s: SIGALRM).  Call it before
+ * gpu_open: a CUDA context does not survive fork().  Returns 1 when the
+ * case failed (its FAIL line printed), 0 when it passed or skipped. */
+static inline int
+gpu_case_isolated(const char *program, const char *name,
+		  void (*fn)(GpuRun *, char *, size_t))
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* a kernel that never completes ends the child, not the run */
+		alarm(60);
+		GpuRun c;
+		gpu_open(&c, program);
+		GPU_CASE(&c, name, fn);
+		fflush(stderr);
+		_exit(gpu_finish(&c));
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		printf("FAIL gpu/%s: cannot run it in a child process\n", name);
+		return 1;
+	}
+	if (WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77))
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
+		return 1;
+	printf("FAIL gpu/%s: its process %s %d\n", name,
+	       WIFSIGNALED(st) ? "died of signal" : "exited with status",
+	       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	fflush(stdout);
+	return 1;
 }
 
 #endif
