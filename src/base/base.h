@@ -73,6 +73,55 @@ void vec_grow(Arena *a, void **v, size_t *cap, size_t elem, size_t need);
 		(vec)->v[(vec)->n++] = (x);                                \
 	} while (0)
 
+/* ---- overflow-checked integer arithmetic ----
+ *
+ * Every size, stride, offset and trip count computed from input goes
+ * through these: each stores the (wrapped) result in *r and returns true
+ * when the exact result does not fit, like C23's ckd_add.
+ */
+static inline bool
+ckd_add64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool
+ckd_sub64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_sub_overflow(a, b, r);
+}
+static inline bool
+ckd_mul64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+static inline bool
+ckd_addz(size_t *r, size_t a, size_t b)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool
+ckd_mulz(size_t *r, size_t a, size_t b)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+/* ---- hash.c: string hashing and an arena-backed set of strings ---- */
+
+uint64_t hash_bytes(const void *p, size_t n);
+
+typedef struct StrSet {
+	const char **slot; /* open addressing; NULL = empty */
+	size_t n, cap;     /* cap is 0 or a power of two */
+} StrSet;
+
+/* Adds s (not copied); false when an equal string is already there. */
+bool strset_add(Arena *a, StrSet *set, const char *s);
+bool strset_has(const StrSet *set, const char *s);
+
+/* Longest name (kernel, parameter, variable, buffer, symbolic size)
+ * accepted from any input (ir/validate.c). */
+#define PT_NAME_MAX 128
+
 /* ---- strbuf: growable text (arena-backed) ---- */
 
 typedef struct StrBuf {
