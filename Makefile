@@ -114,4 +114,4 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
--include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d

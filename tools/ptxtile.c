@@ -27,7 +27,19 @@ typedef struct Options {
 	const char *cubin;
 	const char *meta;
 	pt_diag_style diag;
+	size_t budget[PT_BUDGET_COUNT]; /* 0: the library's default */
 } Options;
+
+/* --max-* flags, one per library budget (ptxtile.h). */
+static const struct {
+	const char *flag;
+	pt_budget which;
+} budget_flags[] = {
+	{"--max-input-bytes", PT_BUDGET_INPUT_BYTES},
+	{"--max-statements", PT_BUDGET_STATEMENTS},
+	{"--max-ptx-bytes", PT_BUDGET_PTX_BYTES},
+	{"--max-arena-bytes", PT_BUDGET_ARENA_BYTES},
+};
 
 typedef struct Command {
 	const char *name;
@@ -75,10 +87,16 @@ usage_all(FILE *f)
 		   "  --target T    sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a"
 		   " (default %s)\n"
 		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
+		   "  --max-input-bytes N  --max-statements N  --max-ptx-bytes N\n"
+		   "  --max-arena-bytes N  budgets (suffix k, M or G; defaults\n"
+		   "                %zuM, %zuk statements, %zuM, %zuG)\n"
 		   "  --help        help for a command: ptxtile COMMAND --help\n"
 		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
 		   " errors\n",
-		   pt_default_target());
+		   pt_default_target(), PT_BUDGET_INPUT_BYTES_DEFAULT >> 20,
+		   PT_BUDGET_STATEMENTS_DEFAULT >> 10,
+		   PT_BUDGET_PTX_BYTES_DEFAULT >> 20,
+		   PT_BUDGET_ARENA_BYTES_DEFAULT >> 30);
 }
 
 static const Command *
@@ -99,6 +117,21 @@ usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* A budget: decimal digits and an optional k, M or G; 0 on error. */
+static size_t
+parse_size(const char *v)
+{
+	size_t n = 0;
+	const char *p = v;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (ckd_mulz(&n, n, 10) || ckd_addz(&n, n, (size_t)(*p - '0')))
+			return 0;
+	int shift = *p == 'k' ? 10 : *p == 'M' ? 20 : *p == 'G' ? 30 : 0;
+	if (p == v || (shift && p[1]) || (!shift && *p))
+		return 0;
+	return ckd_mulz(&n, n, (size_t)1 << shift) ? 0 : n;
+}
+
 /* Reads the value of an option given as "--opt V" or "--opt=V". */
 static const char *
 option_value(int argc, char **argv, int *i, const char *opt)
@@ -113,6 +146,24 @@ option_value(int argc, char **argv, int *i, const char *opt)
 	if (*i + 1 >= argc)
 		return "";
 	return argv[++*i];
+}
+
+/* --max-*: true when argv[*i] is one; *bad names a value not a size. */
+static bool
+budget_flag(int argc, char **argv, int *i, Options *o, const char **bad)
+{
+	for (size_t k = 0; k < countof(budget_flags); k++) {
+		const char *v = option_value(argc, argv, i,
+					     budget_flags[k].flag);
+		if (!v)
+			continue;
+		size_t n = parse_size(v);
+		if (!n)
+			*bad = budget_flags[k].flag;
+		o->budget[budget_flags[k].which] = n;
+		return true;
+	}
+	return false;
 }
 
 static int
@@ -135,7 +186,7 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 		return usage_error("unknown command", argv[1]);
 	o->cmd = argv[1];
 	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v;
+		const char *a = argv[i], *v, *bad = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: %s", (*cmd)->usage);
 			return -1;
@@ -151,6 +202,10 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			o->meta = v;
 		} else if ((v = option_value(argc, argv, &i, "-o"))) {
 			o->out = v;
+		} else if (budget_flag(argc, argv, &i, o, &bad)) {
+			if (bad)
+				return usage_error("budget needs a positive "
+						   "size", bad);
 		} else if (a[0] == '-' && a[1] != 0) {
 			return usage_error("unknown option", a);
 		} else if (o->input) {
@@ -358,6 +413,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "ptxtile: out of memory\n");
 		return EXIT_USAGE;
 	}
+	for (int i = 0; i < PT_BUDGET_COUNT; i++)
+		pt_set_budget(ctx, (pt_budget)i, o.budget[i]);
 	size_t len = 0;
 	char *text = read_file(&ctx->arena, o.input, &len);
 	if (!text) {

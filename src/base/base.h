@@ -35,6 +35,9 @@ typedef struct Arena {
 	jmp_buf *oom;        /* where to jump when out of memory, or NULL */
 	size_t fail_after;   /* test hook: fail the Nth block request (0 = never) */
 	size_t requests;     /* block requests so far */
+	size_t total;        /* bytes in blocks now */
+	size_t limit;        /* budget for total (0 = none) */
+	bool over_budget;    /* the last failure was the budget, not malloc */
 } Arena;
 
 void arena_init(Arena *a, const pt_allocator *alloc);
@@ -51,7 +54,9 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
-#define NEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+/* n elements of elem bytes; a product that overflows fails like OOM. */
+void *arena_alloc_n(Arena *a, size_t elem, size_t n);
+#define NEWN(a, T, n) ((T *)arena_alloc_n((a), sizeof(T), (size_t)(n)))
 
 /* ---- vec: arena-backed growable arrays ----
  *
@@ -193,6 +198,8 @@ struct pt_ctx {
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
 	void *ptx_parsed;        /* ptx.c: spellings parsed this compile */
+	size_t budget[PT_BUDGET_COUNT]; /* pt_set_budget; kept by ctx_reset */
+	size_t stmts;            /* statements generated this compile */
 };
 
 typedef struct pt_ctx Ctx;

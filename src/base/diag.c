@@ -58,7 +58,29 @@ pt_ctx_new(const pt_allocator *alloc)
 	c->alloc = al;
 	arena_init(&c->arena, &al);
 	c->target = TARGET_DEFAULT;
+	for (int i = 0; i < PT_BUDGET_COUNT; i++)
+		pt_set_budget(c, (pt_budget)i, 0);
 	return c;
+}
+
+int
+pt_set_budget(pt_ctx *c, pt_budget which, size_t limit)
+{
+	static const size_t dflt[PT_BUDGET_COUNT] = {
+		PT_BUDGET_INPUT_BYTES_DEFAULT, PT_BUDGET_STATEMENTS_DEFAULT,
+		PT_BUDGET_PTX_BYTES_DEFAULT, PT_BUDGET_ARENA_BYTES_DEFAULT};
+	if ((unsigned)which >= PT_BUDGET_COUNT)
+		return PT_E_USAGE;
+	c->budget[which] = limit ? limit : dflt[which];
+	if (which == PT_BUDGET_ARENA_BYTES)
+		c->arena.limit = c->budget[which];
+	return PT_OK;
+}
+
+size_t
+pt_get_budget(const pt_ctx *c, pt_budget which)
+{
+	return (unsigned)which < PT_BUDGET_COUNT ? c->budget[which] : 0;
 }
 
 void
@@ -75,6 +97,8 @@ ctx_reset(Ctx *c)
 {
 	Target t = c->target;
 	size_t fail_after = c->arena.fail_after;
+	size_t budget[PT_BUDGET_COUNT];
+	memcpy(budget, c->budget, sizeof(budget));
 	arena_free(&c->arena);
 	pt_allocator al = c->alloc;
 	memset(c, 0, sizeof(*c));
@@ -82,6 +106,8 @@ ctx_reset(Ctx *c)
 	arena_init(&c->arena, &al);
 	c->arena.fail_after = fail_after;
 	c->target = t;
+	memcpy(c->budget, budget, sizeof(budget));
+	c->arena.limit = budget[PT_BUDGET_ARENA_BYTES];
 }
 
 uint32_t

@@ -486,6 +486,7 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 	int ver = ptx_target_min_version(c->target);
 	int64_t dyn_align = 0;
 	bool first = true;
+	c->stmts = 0;
 	sb_puts(&doc, "{\"format\": \"ptxtile-meta\", \"version\": 1, "
 		"\"target\": ");
 	json_write_string(&doc, target_name(c->target));
@@ -496,6 +497,7 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 			continue;
 		Gen g;
 		gen_init(&g, c, m, f);
+		g.ptx_done = body.n;
 		if (!gen_kernel(&g, f, &body))
 			continue;
 		if (g.ptx_ver > ver)
