@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,6 +167,8 @@ budget_flag(int argc, char **argv, int *i, Options *o, const char **bad)
 	return false;
 }
 
+static int check_outputs(const Options *o);
+
 static int
 parse_args(int argc, char **argv, Options *o, const Command **cmd)
 {
@@ -227,6 +230,40 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 		return usage_error("--cubin is an option of compile", NULL);
 	if (o->meta && strcmp(o->cmd, "compile"))
 		return usage_error("--meta is an option of compile", NULL);
+	return check_outputs(o);
+}
+
+/* An output that is the input file (by device and inode, through any
+ * symlink) or another output would destroy what the command reads or
+ * writes. */
+static int
+check_outputs(const Options *o)
+{
+	const char *outs[3] = {o->out, o->meta, o->cubin};
+	struct stat in, st[3];
+	bool have_in = strcmp(o->input, "-") != 0 && stat(o->input, &in) == 0;
+	for (int i = 0; i < 3; i++) {
+		if (!outs[i] || !strcmp(outs[i], "-") ||
+		    stat(outs[i], &st[i]) != 0 || !S_ISREG(st[i].st_mode))
+			continue;
+		if (have_in && st[i].st_dev == in.st_dev &&
+		    st[i].st_ino == in.st_ino)
+			return usage_error("refusing to overwrite the input",
+					   outs[i]);
+		for (int j = 0; j < i; j++)
+			if (outs[j] && strcmp(outs[j], "-") &&
+			    stat(outs[j], &st[j]) == 0 &&
+			    st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				return usage_error("two outputs name one file",
+						   outs[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < i; j++)
+			if (outs[i] && outs[j] && strcmp(outs[i], "-") &&
+			    !strcmp(outs[i], outs[j]))
+				return usage_error("two outputs name one file",
+						   outs[i]);
 	return 0;
 }
 
@@ -247,15 +284,42 @@ report(pt_ctx *ctx, int st, const Options *o)
 }
 
 static int
+cannot_write(const char *path, int err)
+{
+	fprintf(stderr, "ptxtile: cannot write %s: %s\n", path,
+		strerror(err));
+	return EXIT_USAGE;
+}
+
+/* Writes every staged output or none: all are staged (temporary files
+ * beside their targets) before the first is renamed into place. */
+static int
+write_outputs(OutFile *outs, const char *const *paths,
+	      const char *const *data, const size_t *len, int n)
+{
+	int staged = 0, rc = 0;
+	for (; staged < n; staged++)
+		if (!out_stage(&outs[staged], paths[staged], data[staged],
+			       len[staged])) {
+			rc = cannot_write(paths[staged], outs[staged].err);
+			break;
+		}
+	for (int i = 0; i < staged; i++) {
+		if (rc)
+			out_abort(&outs[i]);
+		else if (!out_commit(&outs[i]))
+			rc = cannot_write(paths[i], outs[i].err);
+	}
+	return rc;
+}
+
+static int
 write_output(const char *path, const char *text)
 {
-	if (!path)
-		path = "-";
-	if (!write_file_atomic(path, text, strlen(text))) {
-		fprintf(stderr, "ptxtile: cannot write %s\n", path);
-		return EXIT_USAGE;
-	}
-	return 0;
+	OutFile o;
+	const char *p = path ? path : "-";
+	size_t len = strlen(text);
+	return write_outputs(&o, &p, &text, &len, 1);
 }
 
 static int
@@ -332,9 +396,10 @@ run_ptxas(const char *ptxas, const char *target, const char *src,
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Assembles ptx into a cubin at path (through a temporary file). */
+/* Assembles ptx into a cubin (arena memory in *cubin). */
 static int
-assemble_cubin(const char *ptx, const char *target, const char *path)
+assemble_cubin(Arena *a, const char *ptx, const char *target,
+	       const char **cubin, size_t *len)
 {
 	const char *ptxas = find_ptxas();
 	if (!ptxas) {
@@ -365,15 +430,11 @@ assemble_cubin(const char *ptx, const char *target, const char *path)
 	int rc = EXIT_USAGE;
 	if (write_file_atomic(src, ptx, strlen(ptx)) && run_ptxas(ptxas, target,
 								 src, out)) {
-		Arena a;
-		arena_init(&a, NULL);
-		size_t len = 0;
-		char *cubin = read_file(&a, out, &len);
-		if (cubin && len > 0 && write_file_atomic(path, cubin, len))
+		*cubin = read_file(a, out, len);
+		if (*cubin && *len > 0)
 			rc = 0;
 		else
-			fprintf(stderr, "ptxtile: cannot write %s\n", path);
-		arena_free(&a);
+			fprintf(stderr, "ptxtile: ptxas wrote no cubin\n");
 	} else {
 		fprintf(stderr, "ptxtile: ptxas (%s) failed\n", ptxas);
 	}
@@ -390,13 +451,27 @@ run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 	if (st)
 		return report(ctx, st, o);
 	const char *target = o->target ? o->target : pt_default_target();
-	int rc = 0;
-	if (o->cubin)
-		rc = assemble_cubin(ptx, target, o->cubin);
-	if (!rc && o->meta)
-		rc = write_output(o->meta, meta);
+	const char *paths[3], *data[3];
+	size_t len[3];
+	OutFile outs[3];
+	int n = 0, rc = 0;
+	Arena a;
+	arena_init(&a, NULL);
+	if (o->cubin) {
+		rc = assemble_cubin(&a, ptx, target, &data[n], &len[n]);
+		paths[n++] = o->cubin;
+	}
+	if (o->meta) {
+		data[n] = meta;
+		len[n] = strlen(meta);
+		paths[n++] = o->meta;
+	}
+	data[n] = ptx;
+	len[n] = strlen(ptx);
+	paths[n++] = o->out ? o->out : "-";
 	if (!rc)
-		rc = write_output(o->out, ptx);
+		rc = write_outputs(outs, paths, data, len, n);
+	arena_free(&a);
 	return rc;
 }
 

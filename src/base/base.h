@@ -242,8 +242,24 @@ bool target_is_specific(Target t);
 
 /* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
 char *read_file(Arena *a, const char *path, size_t *len);
-/* Writes data to path atomically (temp file + rename); false on failure,
- * leaving no partial file behind. */
+/* Writes data to path atomically (temp file + rename); false on failure
+ * (errno set), leaving no partial file behind. */
 bool write_file_atomic(const char *path, const char *data, size_t len);
+
+/* One output in two steps: out_stage writes a temporary file beside the
+ * target (nothing for "-" and devices), out_commit renames it into place
+ * (or writes stdout or the device), out_abort drops it.  On failure err
+ * holds the errno. */
+typedef struct OutFile {
+	const char *path;  /* where the bytes go (a symlink's target) */
+	char *tmp, *real;  /* malloc'd temp name, resolved symlink path */
+	const char *data;
+	size_t len;
+	bool in_place;     /* stdout, device or pipe */
+	int fd, err;
+} OutFile;
+bool out_stage(OutFile *o, const char *path, const char *data, size_t len);
+bool out_commit(OutFile *o);
+void out_abort(OutFile *o);
 
 #endif

@@ -103,3 +103,54 @@ if [ -p "$t/fifo" ]; then
 else
 	echo "SKIP cli/output_to_pipe: mkfifo unavailable"
 fi
+
+# ---- issue 10: hostile output paths ----
+# a symlink is written through: the file it names changes, the link stays
+echo old >"$t/target.ptx"
+ln -s "$t/target.ptx" "$t/link.ptx"
+expect_rc symlink_write_through 0 "$P" compile "$good" -o "$t/link.ptx"
+if [ -L "$t/link.ptx" ] && grep -q '\.entry' "$t/target.ptx"; then
+	ok symlink_kept_target_written
+else bad symlink_kept_target_written "link replaced or target unchanged"; fi
+# a planted file at the old temporary name <out>.tmp.<pid> is never used:
+# temporaries come from mkstemp; a symlink planted there is left alone
+# (the shell plants it under its own pid, then execs ptxtile as that pid)
+echo secret >"$t/victim"
+expect_rc planted_tmp_symlink 0 sh -c 'ln -s "$1/victim" "$1/p.ptx.tmp.$$" &&
+	exec "$2" compile "$3" -o "$1/p.ptx"' sh "$t" "$P" "$good"
+[ "$(cat "$t/victim")" = secret ] && ok planted_tmp_victim_untouched ||
+	bad planted_tmp_victim_untouched "the planted link's target was overwritten"
+# no temporary is left beside the output
+ls -a "$t" | grep -q '^\.ptxtile-tmp-' &&
+	bad no_temporary_left "$(ls -a "$t" | grep ptxtile-tmp)" || ok no_temporary_left
+# /dev/stdout as output writes through to stdout
+"$P" compile "$good" -o /dev/stdout >"$t/so.ptx" 2>"$t/err"
+grep -q '\.entry' "$t/so.ptx" && [ -c /dev/null ] && ok dev_stdout_output ||
+	bad dev_stdout_output "$(cat "$t/err")"
+# -o naming the input (or a link to it) is refused and the input kept
+cp "$good" "$t/in.py"
+ln -s "$t/in.py" "$t/in_link.py"
+expect_rc refuse_overwrite_input 2 "$P" print "$t/in.py" -o "$t/in.py"
+expect_rc refuse_overwrite_input_link 2 "$P" compile "$t/in.py" -o "$t/in_link.py"
+expect_rc refuse_meta_is_input 2 "$P" compile "$t/in.py" --meta "$t/in.py"
+cmp -s "$good" "$t/in.py" && ok input_kept || bad input_kept "input changed"
+expect_rc refuse_two_outputs_one_file 2 "$P" compile "$good" -o "$t/same" --meta "$t/same"
+# all or nothing: when the PTX cannot be written, --meta is not left behind
+rm -f "$t/m2.json"
+mkdir -p "$t/ro" && chmod 500 "$t/ro"
+if [ "$(id -u)" != 0 ]; then
+	expect_rc unwritable_output 2 "$P" compile "$good" --meta "$t/m2.json" -o "$t/ro/x.ptx"
+	[ -e "$t/m2.json" ] && bad meta_not_left_behind "meta written" || ok meta_not_left_behind
+	grep -q "cannot write $t/ro/x.ptx: Permission denied" "$t/err" &&
+		ok cannot_write_reason || bad cannot_write_reason "$(cat "$t/err")"
+fi
+# a missing directory fails the same way, as root too
+expect_rc missing_dir_output 2 "$P" compile "$good" --meta "$t/m2.json" -o "$t/nodir/x.ptx"
+[ -e "$t/m2.json" ] && bad meta_not_left_behind_nodir "meta written" ||
+	ok meta_not_left_behind_nodir
+grep -q "cannot write $t/nodir/x.ptx: No such file or directory" "$t/err" &&
+	ok cannot_write_strerror || bad cannot_write_strerror "$(cat "$t/err")"
+# budget flags take sizes
+expect_rc budget_flag_bad 2 "$P" check "$good" --max-ptx-bytes 12q
+expect_rc budget_flag_zero 2 "$P" check "$good" --max-ptx-bytes 0
+expect_rc budget_flag_suffix 0 "$P" check "$good" --max-arena-bytes 512M
