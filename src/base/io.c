@@ -59,17 +59,60 @@ write_all(int fd, const char *data, size_t len)
 	return true;
 }
 
+static bool
+is_descriptor_path(const char *p)
+{
+	return strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
+}
+
+/* Whether a chain of symlinks passes through /dev or /proc (a link to
+ * /proc/self/fd/1 is the caller's stdout, whatever file that is). */
+static bool
+links_to_descriptor(const char *path)
+{
+	char cur[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hop = 0; hop < 40; hop++) {
+		if (is_descriptor_path(cur))
+			return true;
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return false;
+		ssize_t n = readlink(cur, next, sizeof(next) - 1);
+		if (n < 0)
+			return false;
+		next[n] = 0;
+		if (next[0] != '/') { /* relative to the link's directory */
+			char *slash = strrchr(cur, '/');
+			size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+			if (dir + (size_t)n >= sizeof(cur))
+				return false;
+			memmove(cur + dir, next, (size_t)n + 1);
+		} else {
+			memcpy(cur, next, (size_t)n + 1);
+		}
+	}
+	return false;
+}
+
 /* Where the bytes go: "-" is stdout, a symlink its (resolved) target. */
 static bool
 resolve(OutFile *o, const char *path)
 {
 	struct stat lst, st;
 	o->path = path;
-	o->in_place = strcmp(path, "-") == 0;
+	/* /dev/stdout, /dev/fd/N, /proc/self/fd/N name a descriptor that
+	 * someone holds open (a shell redirection): replacing the file it
+	 * resolves to would hide the output from them */
+	o->in_place = strcmp(path, "-") == 0 || is_descriptor_path(path);
 	if (o->in_place)
 		return true;
 	if (lstat(path, &lst) != 0)
 		return errno == ENOENT; /* a new file */
+	if (S_ISLNK(lst.st_mode) && links_to_descriptor(path)) {
+		o->in_place = true;
+		return true;
+	}
 	if (S_ISLNK(lst.st_mode)) {
 		char *real = realpath(path, NULL); /* ENOENT: dangling */
 		if (!real)
@@ -137,7 +180,9 @@ out_commit(OutFile *o)
 		ok = fwrite(o->data, 1, o->len, stdout) == o->len &&
 		     fflush(stdout) == 0;
 	} else {
-		int fd = open(o->path, O_WRONLY | O_TRUNC);
+		/* append: a descriptor's file (`>>` or earlier output)
+		 * keeps what it has; devices and pipes ignore the flag */
+		int fd = open(o->path, O_WRONLY | O_APPEND);
 		ok = fd >= 0 && write_all(fd, o->data, o->len);
 		if (fd >= 0 && close(fd) != 0)
 			ok = false;

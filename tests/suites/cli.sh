@@ -123,10 +123,14 @@ expect_rc planted_tmp_symlink 0 sh -c 'ln -s "$1/victim" "$1/p.ptx.tmp.$$" &&
 # no temporary is left beside the output
 ls -a "$t" | grep -q '^\.ptxtile-tmp-' &&
 	bad no_temporary_left "$(ls -a "$t" | grep ptxtile-tmp)" || ok no_temporary_left
-# /dev/stdout as output writes through to stdout
-"$P" compile "$good" -o /dev/stdout >"$t/so.ptx" 2>"$t/err"
-grep -q '\.entry' "$t/so.ptx" && [ -c /dev/null ] && ok dev_stdout_output ||
-	bad dev_stdout_output "$(cat "$t/err")"
+# a link to a descriptor (/dev/stdout is one) writes to that descriptor;
+# the redirected file is not replaced behind the shell's back
+ln -s /proc/self/fd/1 "$t/stdout_link"
+"$P" compile "$good" -o "$t/stdout_link" >"$t/so.ptx" 2>"$t/err"
+grep -q '\.entry' "$t/so.ptx" && [ -L "$t/stdout_link" ] && ok stdout_link_output ||
+	bad stdout_link_output "$(cat "$t/err")"
+"$P" compile "$good" -o /dev/fd/1 >"$t/so2.ptx" 2>"$t/err"
+grep -q '\.entry' "$t/so2.ptx" && ok dev_fd_output || bad dev_fd_output "$(cat "$t/err")"
 # -o naming the input (or a link to it) is refused and the input kept
 cp "$good" "$t/in.py"
 ln -s "$t/in.py" "$t/in_link.py"
