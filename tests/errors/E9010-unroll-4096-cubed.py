@@ -1,4 +1,3 @@
-# cmd: compile
 from tvm_tirx.script import tirx as T
 
 

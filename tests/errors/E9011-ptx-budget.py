@@ -1,4 +1,3 @@
-# cmd: compile
 # args: --max-ptx-bytes 4k
 from tvm_tirx.script import tirx as T
 

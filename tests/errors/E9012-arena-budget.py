@@ -1,4 +1,3 @@
-# cmd: compile
 # args: --max-arena-bytes 16M
 from tvm_tirx.script import tirx as T
 
