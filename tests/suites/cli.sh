@@ -158,3 +158,33 @@ grep -q "cannot write $t/nodir/x.ptx: No such file or directory" "$t/err" &&
 expect_rc budget_flag_bad 2 "$P" check "$good" --max-ptx-bytes 12q
 expect_rc budget_flag_zero 2 "$P" check "$good" --max-ptx-bytes 0
 expect_rc budget_flag_suffix 0 "$P" check "$good" --max-arena-bytes 512M
+
+# ---- issue 10: diagnostics never pass control bytes through, and clip
+# long lines around the caret ----
+printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    A[0] = nope  # \033]0;pwned\007 \033[31mred\n' >"$t/esc.py"
+expect_rc escape_exit 1 "$P" check "$t/esc.py"
+if ! tr -d '\n\t' <"$t/err" | LC_ALL=C grep -q '[[:cntrl:]]' &&
+   grep -q 'nope  # \\x1b\]0;pwned\\x07 \\x1b\[31mred' "$t/err"; then
+	ok escape_control_bytes
+else bad escape_control_bytes "$(od -c "$t/err" | head -5)"; fi
+# the same byte in an IR JSON name is escaped in the message too
+"$P" json "$good" | sed 's/"name": "saxpy_relu"/"name": "k\\u001b]0;x\\u0007"/' >"$t/esc.json"
+expect_rc escape_json_exit 1 "$P" check "$t/esc.json"
+! tr -d '\n\t' <"$t/err" | LC_ALL=C grep -q '[[:cntrl:]]' && grep -q 'E9000' "$t/err" &&
+	ok escape_json_name || bad escape_json_name "$(od -c "$t/err" | head -5)"
+# a 1 MB line: the excerpt is a window around the caret, not the line
+{ printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    A[0] = nope  # '
+  head -c 1000000 /dev/zero | tr '\0' a; printf '\n'; } >"$t/long1.py"
+{ printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    s = "'
+  head -c 1000000 /dev/zero | tr '\0' a; printf '" + nope\n'; } >"$t/long2.py"
+for f in long1 long2; do
+	expect_rc "${f}_exit" 1 "$P" check "$t/$f.py"
+	n=$(wc -c <"$t/err")
+	caret=$(grep -n '\^' "$t/err" | head -1 | cut -d: -f1)
+	src=$(sed -n "$((caret - 1))p" "$t/err")
+	pad=$(sed -n "${caret}p" "$t/err" | sed 's/\^.*//' | wc -c)
+	col=$(printf '%s' "$src" | sed 's/nope.*//' | wc -c)
+	if [ "$n" -lt 1000 ] && printf '%s' "$src" | grep -q '\.\.\.' && [ "$pad" -eq $((col + 1)) ]; then
+		ok "clip_$f"
+	else bad "clip_$f" "$n bytes; caret at $pad, nope at $col"; fi
+done
