@@ -165,7 +165,11 @@ gen_buf_def(Gen *g, Buffer *b)
 		sb_printf(&g->decl, "\t.shared .align %lld .b8 %s[%lld];\n",
 			  (long long)align, bi->sym,
 			  (long long)bytes_of(b->dtype, n));
-		g->static_smem = sat_add(g->static_smem, bytes_of(b->dtype, n));
+		/* ptxas places static shared variables in declaration
+		 * order, each at its alignment: count the padding too */
+		g->static_smem = sat_add(sat_add(g->static_smem, align - 1) /
+						 align * align,
+					 bytes_of(b->dtype, n));
 		break;
 	case MS_SHARED_DYN:
 		bi->st = BS_DYN;

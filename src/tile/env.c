@@ -368,8 +368,7 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 		dtype_range(v->dtype, &lo, &hi);
 	} else {
 		lo = blo;
-		hi = ehi - 1;
-		if (hi < lo)
+		if (ckd_sub64(&hi, ehi, 1) || hi < lo) /* ehi may be INT64_MIN */
 			hi = lo;
 	}
 	while (e->var_sym.n <= (size_t)v->id)
