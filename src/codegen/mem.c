@@ -417,8 +417,10 @@ addr_plus(Gen *g, const char *base, Val off, DType at)
 	if (off.imm) {
 		if (off.i == 0)
 			return base;
-		return arena_printf(&g->c->arena, "%s%s%lld", base,
-				    off.i < 0 ? "" : "+", (long long)off.i);
+		/* "[r+-8]": ptxas parses a signed immediate after '+', but
+		 * not "[r-8]" */
+		return arena_printf(&g->c->arena, "%s+%lld", base,
+				    (long long)off.i);
 	}
 	if (base[0] != '%') {
 		Val d = gen_reg(g, at);

@@ -24,6 +24,8 @@
 #include "view.h"
 #include "validate.h"
 
+enum { ALIGN_MAX = 1 << 20 };
+
 typedef struct Validator {
 	Ctx *c;
 	StrSet kernels;
@@ -111,10 +113,13 @@ check_buffer(Validator *v, const Buffer *b)
 			   b->ndim, VIEW_MAX_DIMS);
 		return;
 	}
-	if (b->align != 0 && (b->align < 1 || (b->align & (b->align - 1))))
+	/* ptxas refuses .align 2^34 ("constant overflow"); no address
+	 * needs more than 1 MiB */
+	if (b->align != 0 && (b->align < 1 || b->align > ALIGN_MAX ||
+			      (b->align & (b->align - 1))))
 		diag_error(v->c, PT_E_BAD_ALIGN, b->span,
-			   "buffer %s: align=%lld is not a positive power of "
-			   "two", b->name, (long long)b->align);
+			   "buffer %s: align=%lld is not a power of two in "
+			   "1..%d", b->name, (long long)b->align, ALIGN_MAX);
 	if (b->kind == BK_VIEW)
 		return; /* shape and layout come from the view expression */
 	int64_t shape[VIEW_MAX_DIMS];
