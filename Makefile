@@ -3,6 +3,7 @@
 #   make test        everything that needs no GPU; ends "N passed, N failed"
 #   make asan        the same suite under ASan+UBSan in build-asan/
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
+#   make fuzz-smoke  the same, 60 s each (CI)
 #   make demo        build, compile every example; run them where a GPU is
 #   make test-gpu    GPU tests (exit 77 when no driver)
 #   make bench-frontend  front-end timing per example (bench/README.md)
@@ -73,17 +74,28 @@ asan:
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# UBSan does not recover: undefined behaviour fails the run like a crash.
+FUZZ_SAN := address,undefined -fno-sanitize-recover=all
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(MAKE) --no-print-directory O=build-fuzz CC=clang OPT="-O1 -g" \
-			SAN="-fsanitize=fuzzer-no-link,address,undefined" all || exit 1; \
-		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
+			SAN="-fsanitize=fuzzer-no-link,$(FUZZ_SAN)" all || exit 1; \
+		clang -fsanitize=fuzzer,$(FUZZ_SAN) -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
 			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
 			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
+
+# Every fuzz target for FUZZ_SMOKE_SECONDS (CI); skipped with a note when
+# clang cannot link libFuzzer.
+FUZZ_SMOKE_SECONDS ?= 60
+fuzz-smoke:
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return 0;}' | \
+		clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then \
+		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS); \
+	else echo "fuzz-smoke: SKIPPED, clang cannot link -fsanitize=fuzzer"; fi
 
 demo: all
 	@BUILD=$(O) sh tools/demo.sh
@@ -119,8 +131,8 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend bench-emu install clean
--include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
+.PHONY: all test asan fuzz fuzz-smoke demo test-gpu bench-compile bench-frontend bench-emu install clean
+-include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it
 # ships (setup.py runs this), and its CPU tests alone.

@@ -93,6 +93,25 @@ PT_API int pt_explain(pt_ctx *ctx, pt_module *m, const char *target,
 /* The default target name. */
 PT_API const char *pt_default_target(void);
 
+/* ---- budgets ----
+ * Limits on what one input may cost, each with its own diagnostic code
+ * (codes/limits.def).  Defaults: PT_BUDGET_*_DEFAULT; 0 restores it. */
+typedef enum pt_budget {
+	PT_BUDGET_INPUT_BYTES,  /* source text given to pt_load (E9009) */
+	PT_BUDGET_STATEMENTS,   /* statements generated after T.unroll
+				 * expansion, per compile (E9010) */
+	PT_BUDGET_PTX_BYTES,    /* PTX text of one compile (E9011) */
+	PT_BUDGET_ARENA_BYTES,  /* memory of one step (E9012) */
+	PT_BUDGET_COUNT
+} pt_budget;
+#define PT_BUDGET_INPUT_BYTES_DEFAULT ((size_t)16 << 20)
+#define PT_BUDGET_STATEMENTS_DEFAULT ((size_t)256 << 10)
+#define PT_BUDGET_PTX_BYTES_DEFAULT ((size_t)256 << 20)
+#define PT_BUDGET_ARENA_BYTES_DEFAULT ((size_t)2 << 30)
+/* Sets a budget (kept across pt_load); PT_E_USAGE for an unknown one. */
+PT_API int pt_set_budget(pt_ctx *ctx, pt_budget which, size_t limit);
+PT_API size_t pt_get_budget(const pt_ctx *ctx, pt_budget which);
+
 /* Message of the last environment failure (status code != PT_OK). */
 PT_API const char *pt_ctx_errmsg(const pt_ctx *ctx);
 

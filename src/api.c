@@ -14,6 +14,26 @@ pt_default_target(void)
 	return target_name(TARGET_DEFAULT);
 }
 
+/* The arena failed: the budget (an input error, as a diagnostic) or the
+ * allocator (an environment failure). */
+static int
+out_of_memory(Ctx *c)
+{
+	if (!c->arena.over_budget) {
+		c->errmsg = "out of memory";
+		c->status = PT_E_NOMEM;
+		return PT_E_NOMEM;
+	}
+	size_t limit = c->arena.limit;
+	c->arena.limit = 0; /* room to record the diagnostic */
+	c->arena.over_budget = false;
+	diag_error(c, PT_E_BUDGET_ARENA, (Span){0},
+		   "compiling this input needs more than %zu bytes of memory "
+		   "(arena budget; ptxtile --max-arena-bytes)", limit);
+	c->arena.limit = limit;
+	return PT_E_BUDGET_ARENA;
+}
+
 /* Runs fn under an OOM boundary; any longjmp from the arena lands here. */
 #define GUARDED(ctx, body)                                                 \
 	do {                                                               \
@@ -21,9 +41,7 @@ pt_default_target(void)
 		(ctx)->arena.oom = &jb_;                                   \
 		if (setjmp(jb_)) {                                         \
 			(ctx)->arena.oom = NULL;                           \
-			(ctx)->errmsg = "out of memory";                   \
-			(ctx)->status = PT_E_NOMEM;                        \
-			return PT_E_NOMEM;                                 \
+			return out_of_memory(ctx);                         \
 		}                                                          \
 		body;                                                      \
 		(ctx)->arena.oom = NULL;                                   \
@@ -53,6 +71,13 @@ pt_load(pt_ctx *ctx, const char *name, const char *text, size_t len,
 {
 	ctx_reset(ctx);
 	*out = NULL;
+	if (len > ctx->budget[PT_BUDGET_INPUT_BYTES]) {
+		GUARDED(ctx, diag_error(ctx, PT_E_BUDGET_INPUT, (Span){0},
+			"%s is %zu bytes, over the input budget of %zu "
+			"(ptxtile --max-input-bytes)", name ? name : "input",
+			len, ctx->budget[PT_BUDGET_INPUT_BYTES]));
+		return PT_E_BUDGET_INPUT;
+	}
 	GUARDED(ctx, *out = frontend_load(ctx, name, text, len));
 	int st = first_error(ctx);
 	if (st)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +29,19 @@ typedef struct Options {
 	const char *cubin;
 	const char *meta;
 	pt_diag_style diag;
+	size_t budget[PT_BUDGET_COUNT]; /* 0: the library's default */
 } Options;
+
+/* --max-* flags, one per library budget (ptxtile.h). */
+static const struct {
+	const char *flag;
+	pt_budget which;
+} budget_flags[] = {
+	{"--max-input-bytes", PT_BUDGET_INPUT_BYTES},
+	{"--max-statements", PT_BUDGET_STATEMENTS},
+	{"--max-ptx-bytes", PT_BUDGET_PTX_BYTES},
+	{"--max-arena-bytes", PT_BUDGET_ARENA_BYTES},
+};
 
 typedef struct Command {
 	const char *name;
@@ -52,7 +65,7 @@ static const Command commands[] = {
 	 "ptxtile json FILE [-o OUT] [--diag=short]\n"
 	 "  FILE is a script (.py) or IR JSON (.json); '-' reads stdin.\n",
 	 run_json},
-	{"check", "check FILE: names, types, tile contracts, target",
+	{"check", "check FILE: everything compile checks, writing nothing",
 	 "ptxtile check FILE [--target T] [--diag=short]\n", run_check},
 	{"compile", "compile FILE to PTX (and a cubin, and metadata)",
 	 "ptxtile compile FILE [--target T] [-o OUT.ptx] [--cubin OUT.cubin]\n"
@@ -76,12 +89,18 @@ usage_all(FILE *f)
 		   "  --target T    sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a"
 		   " (default %s)\n"
 		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
+		   "  --max-input-bytes N  --max-statements N  --max-ptx-bytes N\n"
+		   "  --max-arena-bytes N  budgets (suffix k, M or G; defaults\n"
+		   "                %zuM, %zuk statements, %zuM, %zuG)\n"
 		   "  --help        help for a command: ptxtile COMMAND --help\n"
 		   "\nptxtile run --emulate FILE ...  runs a kernel in the PTX"
 		   " emulator\n  (ptxtile run --help)\n"
 		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
 		   " errors\n",
-		   pt_default_target());
+		   pt_default_target(), PT_BUDGET_INPUT_BYTES_DEFAULT >> 20,
+		   PT_BUDGET_STATEMENTS_DEFAULT >> 10,
+		   PT_BUDGET_PTX_BYTES_DEFAULT >> 20,
+		   PT_BUDGET_ARENA_BYTES_DEFAULT >> 30);
 }
 
 static const Command *
@@ -102,6 +121,21 @@ usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* A budget: decimal digits and an optional k, M or G; 0 on error. */
+static size_t
+parse_size(const char *v)
+{
+	size_t n = 0;
+	const char *p = v;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if (ckd_mulz(&n, n, 10) || ckd_addz(&n, n, (size_t)(*p - '0')))
+			return 0;
+	int shift = *p == 'k' ? 10 : *p == 'M' ? 20 : *p == 'G' ? 30 : 0;
+	if (p == v || (shift && p[1]) || (!shift && *p))
+		return 0;
+	return ckd_mulz(&n, n, (size_t)1 << shift) ? 0 : n;
+}
+
 /* Reads the value of an option given as "--opt V" or "--opt=V". */
 static const char *
 option_value(int argc, char **argv, int *i, const char *opt)
@@ -117,6 +151,26 @@ option_value(int argc, char **argv, int *i, const char *opt)
 		return "";
 	return argv[++*i];
 }
+
+/* --max-*: true when argv[*i] is one; *bad names a value not a size. */
+static bool
+budget_flag(int argc, char **argv, int *i, Options *o, const char **bad)
+{
+	for (size_t k = 0; k < countof(budget_flags); k++) {
+		const char *v = option_value(argc, argv, i,
+					     budget_flags[k].flag);
+		if (!v)
+			continue;
+		size_t n = parse_size(v);
+		if (!n)
+			*bad = budget_flags[k].flag;
+		o->budget[budget_flags[k].which] = n;
+		return true;
+	}
+	return false;
+}
+
+static int check_outputs(const Options *o);
 
 static int
 parse_args(int argc, char **argv, Options *o, const Command **cmd)
@@ -138,7 +192,7 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 		return usage_error("unknown command", argv[1]);
 	o->cmd = argv[1];
 	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v;
+		const char *a = argv[i], *v, *bad = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: %s", (*cmd)->usage);
 			return -1;
@@ -154,6 +208,10 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			o->meta = v;
 		} else if ((v = option_value(argc, argv, &i, "-o"))) {
 			o->out = v;
+		} else if (budget_flag(argc, argv, &i, o, &bad)) {
+			if (bad)
+				return usage_error("budget needs a positive "
+						   "size", bad);
 		} else if (a[0] == '-' && a[1] != 0) {
 			return usage_error("unknown option", a);
 		} else if (o->input) {
@@ -175,6 +233,40 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 		return usage_error("--cubin is an option of compile", NULL);
 	if (o->meta && strcmp(o->cmd, "compile"))
 		return usage_error("--meta is an option of compile", NULL);
+	return check_outputs(o);
+}
+
+/* An output that is the input file (by device and inode, through any
+ * symlink) or another output would destroy what the command reads or
+ * writes. */
+static int
+check_outputs(const Options *o)
+{
+	const char *outs[3] = {o->out, o->meta, o->cubin};
+	struct stat in, st[3];
+	bool have_in = strcmp(o->input, "-") != 0 && stat(o->input, &in) == 0;
+	for (int i = 0; i < 3; i++) {
+		if (!outs[i] || !strcmp(outs[i], "-") ||
+		    stat(outs[i], &st[i]) != 0 || !S_ISREG(st[i].st_mode))
+			continue;
+		if (have_in && st[i].st_dev == in.st_dev &&
+		    st[i].st_ino == in.st_ino)
+			return usage_error("refusing to overwrite the input",
+					   outs[i]);
+		for (int j = 0; j < i; j++)
+			if (outs[j] && strcmp(outs[j], "-") &&
+			    stat(outs[j], &st[j]) == 0 &&
+			    st[j].st_dev == st[i].st_dev &&
+			    st[j].st_ino == st[i].st_ino)
+				return usage_error("two outputs name one file",
+						   outs[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < i; j++)
+			if (outs[i] && outs[j] && strcmp(outs[i], "-") &&
+			    !strcmp(outs[i], outs[j]))
+				return usage_error("two outputs name one file",
+						   outs[i]);
 	return 0;
 }
 
@@ -195,15 +287,42 @@ report(pt_ctx *ctx, int st, const Options *o)
 }
 
 static int
+cannot_write(const char *path, int err)
+{
+	fprintf(stderr, "ptxtile: cannot write %s: %s\n", path,
+		strerror(err));
+	return EXIT_USAGE;
+}
+
+/* Writes every staged output or none: all are staged (temporary files
+ * beside their targets) before the first is renamed into place. */
+static int
+write_outputs(OutFile *outs, const char *const *paths,
+	      const char *const *data, const size_t *len, int n)
+{
+	int staged = 0, rc = 0;
+	for (; staged < n; staged++)
+		if (!out_stage(&outs[staged], paths[staged], data[staged],
+			       len[staged])) {
+			rc = cannot_write(paths[staged], outs[staged].err);
+			break;
+		}
+	for (int i = 0; i < staged; i++) {
+		if (rc)
+			out_abort(&outs[i]);
+		else if (!out_commit(&outs[i]))
+			rc = cannot_write(paths[i], outs[i].err);
+	}
+	return rc;
+}
+
+static int
 write_output(const char *path, const char *text)
 {
-	if (!path)
-		path = "-";
-	if (!write_file_atomic(path, text, strlen(text))) {
-		fprintf(stderr, "ptxtile: cannot write %s\n", path);
-		return EXIT_USAGE;
-	}
-	return 0;
+	OutFile o;
+	const char *p = path ? path : "-";
+	size_t len = strlen(text);
+	return write_outputs(&o, &p, &text, &len, 1);
 }
 
 static int
@@ -222,10 +341,14 @@ run_json(pt_ctx *ctx, pt_module *m, const Options *o)
 	return st ? report(ctx, st, o) : write_output(o->out, text);
 }
 
+/* The whole compile with the outputs dropped: check rejects exactly
+ * what compile rejects (code generation has its own limits: shared
+ * memory, constant indices, budgets). */
 static int
 run_check(pt_ctx *ctx, pt_module *m, const Options *o)
 {
-	return report(ctx, pt_check(ctx, m, o->target), o);
+	const char *ptx, *meta;
+	return report(ctx, pt_compile(ctx, m, o->target, &ptx, &meta), o);
 }
 
 static int
@@ -280,9 +403,10 @@ run_ptxas(const char *ptxas, const char *target, const char *src,
 	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Assembles ptx into a cubin at path (through a temporary file). */
+/* Assembles ptx into a cubin (arena memory in *cubin). */
 static int
-assemble_cubin(const char *ptx, const char *target, const char *path)
+assemble_cubin(Arena *a, const char *ptx, const char *target,
+	       const char **cubin, size_t *len)
 {
 	const char *ptxas = find_ptxas();
 	if (!ptxas) {
@@ -313,15 +437,11 @@ assemble_cubin(const char *ptx, const char *target, const char *path)
 	int rc = EXIT_USAGE;
 	if (write_file_atomic(src, ptx, strlen(ptx)) && run_ptxas(ptxas, target,
 								 src, out)) {
-		Arena a;
-		arena_init(&a, NULL);
-		size_t len = 0;
-		char *cubin = read_file(&a, out, &len);
-		if (cubin && len > 0 && write_file_atomic(path, cubin, len))
+		*cubin = read_file(a, out, len);
+		if (*cubin && *len > 0)
 			rc = 0;
 		else
-			fprintf(stderr, "ptxtile: cannot write %s\n", path);
-		arena_free(&a);
+			fprintf(stderr, "ptxtile: ptxas wrote no cubin\n");
 	} else {
 		fprintf(stderr, "ptxtile: ptxas (%s) failed\n", ptxas);
 	}
@@ -338,13 +458,27 @@ run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 	if (st)
 		return report(ctx, st, o);
 	const char *target = o->target ? o->target : pt_default_target();
-	int rc = 0;
-	if (o->cubin)
-		rc = assemble_cubin(ptx, target, o->cubin);
-	if (!rc && o->meta)
-		rc = write_output(o->meta, meta);
+	const char *paths[3], *data[3];
+	size_t len[3];
+	OutFile outs[3];
+	int n = 0, rc = 0;
+	Arena a;
+	arena_init(&a, NULL);
+	if (o->cubin) {
+		rc = assemble_cubin(&a, ptx, target, &data[n], &len[n]);
+		paths[n++] = o->cubin;
+	}
+	if (o->meta) {
+		data[n] = meta;
+		len[n] = strlen(meta);
+		paths[n++] = o->meta;
+	}
+	data[n] = ptx;
+	len[n] = strlen(ptx);
+	paths[n++] = o->out ? o->out : "-";
 	if (!rc)
-		rc = write_output(o->out, ptx);
+		rc = write_outputs(outs, paths, data, len, n);
+	arena_free(&a);
 	return rc;
 }
 
@@ -363,6 +497,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "ptxtile: out of memory\n");
 		return EXIT_USAGE;
 	}
+	for (int i = 0; i < PT_BUDGET_COUNT; i++)
+		pt_set_budget(ctx, (pt_budget)i, o.budget[i]);
 	size_t len = 0;
 	char *text = read_file(&ctx->arena, o.input, &len);
 	if (!text) {

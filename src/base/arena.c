@@ -11,6 +11,25 @@
 
 #include "base.h"
 
+/* Under ASan every block starts poisoned and each allocation unpoisons
+ * exactly the bytes asked for, so an overflow into the padding or the
+ * next allocation of the same block is reported like a heap overflow. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PT_ASAN 1
+#endif
+#endif
+#ifdef PT_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct ArenaBlock {
 	ArenaBlock *next;
 	size_t used, size;
@@ -54,10 +73,22 @@ arena_free(Arena *a)
 	ArenaBlock *b = a->head;
 	while (b) {
 		ArenaBlock *next = b->next;
+		UNPOISON(b->data, b->size);
 		a->alloc.realloc(a->alloc.ud, b, 0);
 		b = next;
 	}
 	a->head = NULL;
+	a->total = 0;
+}
+
+/* No memory, or over the budget: jumps to the oom target when set. */
+static void *
+arena_fail(Arena *a, bool over_budget)
+{
+	a->over_budget = over_budget;
+	if (a->oom)
+		longjmp(*a->oom, 1);
+	return NULL;
 }
 
 static ArenaBlock *
@@ -65,16 +96,17 @@ new_block(Arena *a, size_t need)
 {
 	size_t size = need > BLOCK_MIN ? need : BLOCK_MIN;
 	ArenaBlock *b = NULL;
+	if (a->limit && (size > a->limit || a->total > a->limit - size))
+		return arena_fail(a, true);
 	a->requests++;
 	if (!(a->fail_after && a->requests >= a->fail_after) &&
 	    size < SIZE_MAX / 2)
 		b = a->alloc.realloc(a->alloc.ud, NULL,
 				     sizeof(ArenaBlock) + size);
-	if (!b) {
-		if (a->oom)
-			longjmp(*a->oom, 1);
-		return NULL;
-	}
+	if (!b)
+		return arena_fail(a, false);
+	a->total += size;
+	POISON(b->data, size);
 	b->used = 0;
 	b->size = size;
 	b->next = a->head;
@@ -87,6 +119,9 @@ new_block(Arena *a, size_t need)
 static void *
 arena_bump(Arena *a, size_t size)
 {
+	size_t want = size;
+	if (size > SIZE_MAX / 4) /* a wrapped size from input */
+		return arena_fail(a, false);
 	size = (size + 15) & ~(size_t)15;
 	if (size == 0)
 		size = 16;
@@ -98,6 +133,7 @@ arena_bump(Arena *a, size_t size)
 	}
 	void *p = b->data + b->used;
 	b->used += size;
+	UNPOISON(p, want);
 	return p;
 }
 
@@ -108,6 +144,15 @@ arena_alloc(Arena *a, size_t size)
 	if (p)
 		memset(p, 0, size);
 	return p;
+}
+
+void *
+arena_alloc_n(Arena *a, size_t elem, size_t n)
+{
+	size_t size;
+	if (ckd_mulz(&size, elem, n))
+		return arena_fail(a, false);
+	return arena_alloc(a, size);
 }
 
 void *
@@ -168,11 +213,15 @@ arena_printf(Arena *a, const char *fmt, ...)
 void
 vec_grow(Arena *a, void **v, size_t *cap, size_t elem, size_t need)
 {
-	size_t ncap = *cap ? *cap * 2 : 8;
-	while (ncap < need)
+	size_t ncap = *cap ? *cap * 2 : 8, bytes;
+	while (ncap < need && ncap < SIZE_MAX / 2)
 		ncap *= 2;
+	if (ckd_mulz(&bytes, ncap, elem)) {
+		arena_fail(a, false);
+		return;
+	}
 	/* the slots past the old ones start zeroed, as from arena_alloc */
-	unsigned char *nv = arena_bump(a, ncap * elem);
+	unsigned char *nv = arena_bump(a, bytes);
 	if (!nv)
 		return;
 	if (*v)
@@ -194,8 +243,12 @@ sb_reserve(StrBuf *b, size_t extra)
 {
 	if (b->n + extra + 1 <= b->cap)
 		return;
-	size_t ncap = b->cap ? b->cap * 2 : 256;
-	while (ncap < b->n + extra + 1)
+	size_t ncap = b->cap ? b->cap * 2 : 256, need;
+	if (ckd_addz(&need, b->n, extra) || ckd_addz(&need, need, 1)) {
+		arena_fail(b->arena, false);
+		return;
+	}
+	while (ncap < need && ncap < SIZE_MAX / 2)
 		ncap *= 2;
 	char *ns = arena_bump(b->arena, ncap);
 	if (b->s)

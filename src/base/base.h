@@ -35,6 +35,9 @@ typedef struct Arena {
 	jmp_buf *oom;        /* where to jump when out of memory, or NULL */
 	size_t fail_after;   /* test hook: fail the Nth block request (0 = never) */
 	size_t requests;     /* block requests so far */
+	size_t total;        /* bytes in blocks now */
+	size_t limit;        /* budget for total (0 = none) */
+	bool over_budget;    /* the last failure was the budget, not malloc */
 } Arena;
 
 void arena_init(Arena *a, const pt_allocator *alloc);
@@ -51,7 +54,9 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 
 #define NEW(a, T) ((T *)arena_alloc((a), sizeof(T)))
-#define NEWN(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+/* n elements of elem bytes; a product that overflows fails like OOM. */
+void *arena_alloc_n(Arena *a, size_t elem, size_t n);
+#define NEWN(a, T, n) ((T *)arena_alloc_n((a), sizeof(T), (size_t)(n)))
 
 /* ---- vec: arena-backed growable arrays ----
  *
@@ -72,6 +77,55 @@ void vec_grow(Arena *a, void **v, size_t *cap, size_t elem, size_t need);
 				 sizeof(*(vec)->v), (vec)->n + 1);         \
 		(vec)->v[(vec)->n++] = (x);                                \
 	} while (0)
+
+/* ---- overflow-checked integer arithmetic ----
+ *
+ * Every size, stride, offset and trip count computed from input goes
+ * through these: each stores the (wrapped) result in *r and returns true
+ * when the exact result does not fit, like C23's ckd_add.
+ */
+static inline bool
+ckd_add64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool
+ckd_sub64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_sub_overflow(a, b, r);
+}
+static inline bool
+ckd_mul64(int64_t *r, int64_t a, int64_t b)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+static inline bool
+ckd_addz(size_t *r, size_t a, size_t b)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool
+ckd_mulz(size_t *r, size_t a, size_t b)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+/* ---- hash.c: string hashing and an arena-backed set of strings ---- */
+
+uint64_t hash_bytes(const void *p, size_t n);
+
+typedef struct StrSet {
+	const char **slot; /* open addressing; NULL = empty */
+	size_t n, cap;     /* cap is 0 or a power of two */
+} StrSet;
+
+/* Adds s (not copied); false when an equal string is already there. */
+bool strset_add(Arena *a, StrSet *set, const char *s);
+bool strset_has(const StrSet *set, const char *s);
+
+/* Longest name (kernel, parameter, variable, buffer, symbolic size)
+ * accepted from any input (ir/validate.c). */
+#define PT_NAME_MAX 128
 
 /* ---- strbuf: growable text (arena-backed) ---- */
 
@@ -144,6 +198,8 @@ struct pt_ctx {
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
 	void *ptx_parsed;        /* ptx.c: spellings parsed this compile */
+	size_t budget[PT_BUDGET_COUNT]; /* pt_set_budget; kept by ctx_reset */
+	size_t stmts;            /* statements generated this compile */
 };
 
 typedef struct pt_ctx Ctx;
@@ -186,8 +242,24 @@ bool target_is_specific(Target t);
 
 /* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
 char *read_file(Arena *a, const char *path, size_t *len);
-/* Writes data to path atomically (temp file + rename); false on failure,
- * leaving no partial file behind. */
+/* Writes data to path atomically (temp file + rename); false on failure
+ * (errno set), leaving no partial file behind. */
 bool write_file_atomic(const char *path, const char *data, size_t len);
+
+/* One output in two steps: out_stage writes a temporary file beside the
+ * target (nothing for "-" and devices), out_commit renames it into place
+ * (or writes stdout or the device), out_abort drops it.  On failure err
+ * holds the errno. */
+typedef struct OutFile {
+	const char *path;  /* where the bytes go (a symlink's target) */
+	char *tmp, *real;  /* malloc'd temp name, resolved symlink path */
+	const char *data;
+	size_t len;
+	bool in_place;     /* stdout, device or pipe */
+	int fd, err;
+} OutFile;
+bool out_stage(OutFile *o, const char *path, const char *data, size_t len);
+bool out_commit(OutFile *o);
+void out_abort(OutFile *o);
 
 #endif

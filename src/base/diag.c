@@ -58,7 +58,29 @@ pt_ctx_new(const pt_allocator *alloc)
 	c->alloc = al;
 	arena_init(&c->arena, &al);
 	c->target = TARGET_DEFAULT;
+	for (int i = 0; i < PT_BUDGET_COUNT; i++)
+		pt_set_budget(c, (pt_budget)i, 0);
 	return c;
+}
+
+int
+pt_set_budget(pt_ctx *c, pt_budget which, size_t limit)
+{
+	static const size_t dflt[PT_BUDGET_COUNT] = {
+		PT_BUDGET_INPUT_BYTES_DEFAULT, PT_BUDGET_STATEMENTS_DEFAULT,
+		PT_BUDGET_PTX_BYTES_DEFAULT, PT_BUDGET_ARENA_BYTES_DEFAULT};
+	if ((unsigned)which >= PT_BUDGET_COUNT)
+		return PT_E_USAGE;
+	c->budget[which] = limit ? limit : dflt[which];
+	if (which == PT_BUDGET_ARENA_BYTES)
+		c->arena.limit = c->budget[which];
+	return PT_OK;
+}
+
+size_t
+pt_get_budget(const pt_ctx *c, pt_budget which)
+{
+	return (unsigned)which < PT_BUDGET_COUNT ? c->budget[which] : 0;
 }
 
 void
@@ -75,6 +97,8 @@ ctx_reset(Ctx *c)
 {
 	Target t = c->target;
 	size_t fail_after = c->arena.fail_after;
+	size_t budget[PT_BUDGET_COUNT];
+	memcpy(budget, c->budget, sizeof(budget));
 	arena_free(&c->arena);
 	pt_allocator al = c->alloc;
 	memset(c, 0, sizeof(*c));
@@ -82,6 +106,8 @@ ctx_reset(Ctx *c)
 	arena_init(&c->arena, &al);
 	c->arena.fail_after = fail_after;
 	c->target = t;
+	memcpy(c->budget, budget, sizeof(budget));
+	c->arena.limit = budget[PT_BUDGET_ARENA_BYTES];
 }
 
 uint32_t
@@ -255,6 +281,35 @@ pt_diag_position(const pt_ctx *c, size_t i, int *line, int *col)
 		ctx_line_col((Ctx *)c, d->span.file, d->span.lo, line, col);
 }
 
+/* Control bytes (ESC, OSC, BEL, CR, ...) from the input would drive the
+ * reader's terminal: they are shown as \xNN.  Tabs stay when keep_tab. */
+static bool
+is_control(unsigned char ch, bool keep_tab)
+{
+	return (ch < 0x20 && !(keep_tab && ch == '\t')) || ch == 0x7f;
+}
+
+static void
+put_escaped(StrBuf *b, const char *s, size_t n, bool keep_tab)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (is_control(ch, keep_tab))
+			sb_printf(b, "\\x%02x", ch);
+		else
+			sb_putc(b, (char)ch);
+	}
+}
+
+static void
+puts_escaped(StrBuf *b, const char *s)
+{
+	put_escaped(b, s, strlen(s), false);
+}
+
+/* Longest excerpt shown; a longer line is clipped around the caret. */
+enum { EXCERPT_MAX = 160, EXCERPT_BEFORE = 60 };
+
 /* Source line containing the span, and a caret under it. */
 static void
 render_excerpt(Ctx *c, StrBuf *b, Span sp)
@@ -268,14 +323,29 @@ render_excerpt(Ctx *c, StrBuf *b, Span sp)
 	size_t end = start;
 	while (end < f->len && f->text[end] != '\n')
 		end++;
+	size_t ws = start, we = end;
+	if (end - start > EXCERPT_MAX) {
+		if (sp.lo - start > EXCERPT_BEFORE)
+			ws = sp.lo - EXCERPT_BEFORE;
+		we = end - ws > EXCERPT_MAX ? ws + EXCERPT_MAX : end;
+	}
 	sb_puts(b, "    ");
-	sb_putn(b, f->text + start, end - start);
+	if (ws > start)
+		sb_puts(b, "...");
+	put_escaped(b, f->text + ws, we - ws, true);
+	if (we < end)
+		sb_puts(b, "...");
 	sb_puts(b, "\n    ");
-	for (size_t i = start; i < sp.lo; i++)
-		sb_putc(b, f->text[i] == '\t' ? '\t' : ' ');
+	if (ws > start)
+		sb_puts(b, "   ");
+	for (size_t i = ws; i < sp.lo && i < we; i++) {
+		unsigned char ch = (unsigned char)f->text[i];
+		sb_puts(b, ch == '\t' ? "\t" : is_control(ch, true) ? "    "
+								   : " ");
+	}
 	size_t width = sp.hi > sp.lo ? sp.hi - sp.lo : 1;
-	if (sp.lo + width > end)
-		width = end > sp.lo ? end - sp.lo : 1;
+	if (sp.lo + width > we)
+		width = we > sp.lo ? we - sp.lo : 1;
 	sb_putc(b, '^');
 	for (size_t i = 1; i < width; i++)
 		sb_putc(b, '~');
@@ -294,17 +364,24 @@ render_one(Ctx *c, StrBuf *b, const Diag *d, pt_diag_style style)
 		return;
 	}
 	const SourceFile *f = ctx_file(c, d->span.file);
-	if (f)
-		sb_printf(b, "%s:%d:%d: ", f->name, line, col);
-	sb_printf(b, "error[%s]: %s\n", code, d->msg);
+	if (f) {
+		puts_escaped(b, f->name);
+		sb_printf(b, ":%d:%d: ", line, col);
+	}
+	sb_printf(b, "error[%s]: ", code);
+	puts_escaped(b, d->msg);
+	sb_putc(b, '\n');
 	render_excerpt(c, b, d->span);
 	for (const Diag *n = d->notes; n; n = n->next) {
 		const SourceFile *nf = ctx_file(c, n->span.file);
 		if (nf) {
 			ctx_line_col(c, n->span.file, n->span.lo, &line, &col);
-			sb_printf(b, "%s:%d:%d: ", nf->name, line, col);
+			puts_escaped(b, nf->name);
+			sb_printf(b, ":%d:%d: ", line, col);
 		}
-		sb_printf(b, "note: %s\n", n->msg);
+		sb_puts(b, "note: ");
+		puts_escaped(b, n->msg);
+		sb_putc(b, '\n');
 	}
 }
 

@@ -1,11 +1,19 @@
 /*
  * io.c - whole-file reads and atomic writes for the CLI and tests.
  *
- * Output files are written to a temporary name beside the target and
- * renamed into place, so an error never leaves a partial or truncated file.
- * Devices and pipes (not regular files) are written in place.
+ * Output files are written to a temporary file made by mkstemp (O_EXCL,
+ * so a planted name or symlink is never followed) in the target's own
+ * directory and renamed into place, so an error never leaves a partial
+ * or truncated file.  A symlink is written through: the file it names is
+ * replaced and the link stays.  Devices and pipes (not regular files,
+ * /dev/stdout included) are written in place.  Staging (out_stage) and
+ * committing (out_commit) are separate so that several outputs can all
+ * be staged before any is renamed.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,40 +45,170 @@ read_file(Arena *a, const char *path, size_t *len)
 }
 
 static bool
-write_in_place(const char *path, const char *data, size_t len)
+write_all(int fd, const char *data, size_t len)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		data += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool
+is_descriptor_path(const char *p)
+{
+	return strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
+}
+
+/* Whether a chain of symlinks passes through /dev or /proc (a link to
+ * /proc/self/fd/1 is the caller's stdout, whatever file that is). */
+static bool
+links_to_descriptor(const char *path)
+{
+	char cur[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hop = 0; hop < 40; hop++) {
+		if (is_descriptor_path(cur))
+			return true;
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return false;
+		ssize_t n = readlink(cur, next, sizeof(next) - 1);
+		if (n < 0)
+			return false;
+		next[n] = 0;
+		if (next[0] != '/') { /* relative to the link's directory */
+			char *slash = strrchr(cur, '/');
+			size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+			if (dir + (size_t)n >= sizeof(cur))
+				return false;
+			memmove(cur + dir, next, (size_t)n + 1);
+		} else {
+			memcpy(cur, next, (size_t)n + 1);
+		}
+	}
+	return false;
+}
+
+/* Where the bytes go: "-" is stdout, a symlink its (resolved) target. */
+static bool
+resolve(OutFile *o, const char *path)
+{
+	struct stat lst, st;
+	o->path = path;
+	/* /dev/stdout, /dev/fd/N, /proc/self/fd/N name a descriptor that
+	 * someone holds open (a shell redirection): replacing the file it
+	 * resolves to would hide the output from them */
+	o->in_place = strcmp(path, "-") == 0 || is_descriptor_path(path);
+	if (o->in_place)
+		return true;
+	if (lstat(path, &lst) != 0)
+		return errno == ENOENT; /* a new file */
+	if (S_ISLNK(lst.st_mode) && links_to_descriptor(path)) {
+		o->in_place = true;
+		return true;
+	}
+	if (S_ISLNK(lst.st_mode)) {
+		char *real = realpath(path, NULL); /* ENOENT: dangling */
+		if (!real)
+			return false;
+		o->real = real;
+		o->path = real;
+	}
+	if (stat(o->path, &st) != 0)
 		return false;
-	bool ok = fwrite(data, 1, len, f) == len;
-	return (fclose(f) == 0) && ok;
+	o->in_place = !S_ISREG(st.st_mode);
+	return true;
+}
+
+bool
+out_stage(OutFile *o, const char *path, const char *data, size_t len)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->data = data;
+	o->len = len;
+	if (!resolve(o, path)) {
+		o->err = errno;
+		return false;
+	}
+	if (o->in_place)
+		return true; /* written at commit: a device cannot be staged */
+	const char *slash = strrchr(o->path, '/');
+	size_t dirlen = slash ? (size_t)(slash - o->path) + 1 : 0;
+	o->tmp = malloc(dirlen + 32);
+	if (!o->tmp) {
+		o->err = ENOMEM;
+		return false;
+	}
+	memcpy(o->tmp, o->path, dirlen);
+	strcpy(o->tmp + dirlen, ".ptxtile-tmp-XXXXXX");
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		o->err = errno;
+		free(o->tmp);
+		o->tmp = NULL;
+		return false;
+	}
+	/* mkstemp makes 0600; an output is an ordinary file (umask) */
+	mode_t um = umask(0);
+	umask(um);
+	bool ok = fchmod(fd, 0666 & ~um) == 0 && write_all(fd, data, len);
+	if (!ok)
+		o->err = errno;
+	if (close(fd) != 0 && ok) {
+		o->err = errno;
+		ok = false;
+	}
+	if (!ok)
+		out_abort(o);
+	return ok;
+}
+
+bool
+out_commit(OutFile *o)
+{
+	bool ok;
+	if (o->tmp) {
+		ok = rename(o->tmp, o->path) == 0;
+	} else if (strcmp(o->path, "-") == 0) {
+		ok = fwrite(o->data, 1, o->len, stdout) == o->len &&
+		     fflush(stdout) == 0;
+	} else {
+		/* append: a descriptor's file (`>>` or earlier output)
+		 * keeps what it has; devices and pipes ignore the flag */
+		int fd = open(o->path, O_WRONLY | O_APPEND);
+		ok = fd >= 0 && write_all(fd, o->data, o->len);
+		if (fd >= 0 && close(fd) != 0)
+			ok = false;
+	}
+	if (!ok)
+		o->err = errno;
+	out_abort(o);
+	return ok;
+}
+
+void
+out_abort(OutFile *o)
+{
+	if (o->tmp) {
+		int e = errno;
+		unlink(o->tmp); /* gone already after a rename */
+		errno = e;
+	}
+	free(o->tmp);
+	free(o->real);
+	o->tmp = o->real = NULL;
 }
 
 bool
 write_file_atomic(const char *path, const char *data, size_t len)
 {
-	if (strcmp(path, "-") == 0)
-		return fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0;
-	/* A device or pipe (say /dev/null) is written in place: renaming a
-	 * temporary file over it would replace the device node. */
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return write_in_place(path, data, len);
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 32);
-	if (!tmp)
-		return false;
-	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	bool ok = f != NULL;
-	if (ok) {
-		ok = fwrite(data, 1, len, f) == len;
-		ok = (fclose(f) == 0) && ok;
-	}
-	if (ok)
-		ok = rename(tmp, path) == 0;
-	if (!ok)
-		remove(tmp);
-	free(tmp);
-	return ok;
+	OutFile o;
+	return out_stage(&o, path, data, len) && out_commit(&o);
 }

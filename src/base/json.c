@@ -449,17 +449,69 @@ read_array(Reader *r)
 	return v;
 }
 
-static bool
-has_key(const JsonMember *m, size_t n, const char *key, size_t len)
+/* Objects with at least this many members get a hash index (built while
+ * reading, kept for json_get), so that duplicate keys and lookups cost
+ * linear time on a hostile document with 100k keys. */
+enum { HASH_MIN = 16 };
+
+static uint32_t *
+find_slot(uint32_t *index, size_t cap, const JsonMember *m, const char *key,
+	  size_t len)
 {
+	size_t i = (size_t)hash_bytes(key, len) & (cap - 1);
+	for (; index[i]; i = (i + 1) & (cap - 1)) {
+		const JsonMember *o = &m[index[i] - 1];
+		if (o->key_len == len && memcmp(o->key, key, len) == 0)
+			break;
+	}
+	return &index[i];
+}
+
+/* Index of members m[0..n) (slot value = member + 1), cap a power of two
+ * at least 2n. */
+static uint32_t *
+build_index(Arena *a, const JsonMember *m, size_t n, size_t *cap)
+{
+	size_t c = 32;
+	while (c < 2 * n)
+		c *= 2;
+	uint32_t *index = NEWN(a, uint32_t, c);
 	for (size_t i = 0; i < n; i++)
-		if (m[i].key_len == len && memcmp(m[i].key, key, len) == 0)
-			return true;
+		*find_slot(index, c, m, m[i].key, m[i].key_len) = (uint32_t)i + 1;
+	*cap = c;
+	return index;
+}
+
+typedef struct KeySet {
+	uint32_t *index;
+	size_t cap;
+} KeySet;
+
+/* Whether key is among m[0..n); adds member n (just read) otherwise. */
+static bool
+has_key(Reader *r, KeySet *ks, const JsonMember *m, size_t n)
+{
+	const char *key = m[n].key;
+	size_t len = m[n].key_len;
+	if (n < HASH_MIN) {
+		for (size_t i = 0; i < n; i++)
+			if (m[i].key_len == len && memcmp(m[i].key, key, len) == 0)
+				return true;
+		return false;
+	}
+	if (n > UINT32_MAX / 2)
+		return false; /* the arena fails long before */
+	if (!ks->index || 2 * (n + 1) > ks->cap)
+		ks->index = build_index(r->arena, m, n, &ks->cap);
+	uint32_t *slot = find_slot(ks->index, ks->cap, m, key, len);
+	if (*slot)
+		return true;
+	*slot = (uint32_t)n + 1;
 	return false;
 }
 
 static bool
-read_member(Reader *r, JsonMember *m, const JsonMember *prev, size_t nprev)
+read_member(Reader *r, JsonMember *m)
 {
 	skip_ws(r);
 	if (peek(r) != '"') {
@@ -468,13 +520,8 @@ read_member(Reader *r, JsonMember *m, const JsonMember *prev, size_t nprev)
 			what_is_here(r, buf));
 		return false;
 	}
-	size_t key_at = r->pos;
 	if (!read_string_raw(r, &m->key, &m->key_len))
 		return false;
-	if (has_key(prev, nprev, m->key, m->key_len)) {
-		fail_at(r, key_at, "duplicate key \"%.60s\"", m->key);
-		return false;
-	}
 	if (!expect_char(r, ':', "after key"))
 		return false;
 	m->value = read_value(r);
@@ -486,6 +533,7 @@ read_object(Reader *r)
 {
 	JsonValue *v = new_value(r, JSON_OBJECT, r->pos);
 	VEC(JsonMember) members = {0};
+	KeySet ks = {NULL, 0};
 	r->pos++; /* '{' */
 	skip_ws(r);
 	if (peek(r) == '}') {
@@ -494,9 +542,15 @@ read_object(Reader *r)
 	}
 	for (;;) {
 		JsonMember m;
-		if (!read_member(r, &m, members.v, members.n))
+		skip_ws(r);
+		size_t key_at = r->pos;
+		if (!read_member(r, &m))
 			return NULL;
 		vec_push(r->arena, &members, m);
+		if (has_key(r, &ks, members.v, members.n - 1)) {
+			fail_at(r, key_at, "duplicate key \"%.60s\"", m.key);
+			return NULL;
+		}
 		skip_ws(r);
 		if (peek(r) == '}') {
 			r->pos++;
@@ -507,6 +561,9 @@ read_object(Reader *r)
 	}
 	v->obj.members = members.v;
 	v->obj.n = members.n;
+	if (members.n >= HASH_MIN)
+		v->obj.index = build_index(r->arena, members.v, members.n,
+					   &v->obj.cap);
 	return v;
 }
 
@@ -578,6 +635,11 @@ json_get(const JsonValue *obj, const char *key)
 	if (!obj || obj->kind != JSON_OBJECT)
 		return NULL;
 	size_t len = strlen(key);
+	if (obj->obj.index) {
+		uint32_t k = *find_slot(obj->obj.index, obj->obj.cap,
+					obj->obj.members, key, len);
+		return k ? obj->obj.members[k - 1].value : NULL;
+	}
 	for (size_t i = 0; i < obj->obj.n; i++) {
 		const JsonMember *m = &obj->obj.members[i];
 		if (m->key_len == len && memcmp(m->key, key, len) == 0)

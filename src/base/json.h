@@ -57,6 +57,8 @@ struct JsonValue {
 		struct {
 			JsonMember *members;
 			size_t n;
+			uint32_t *index; /* hash of keys (>= 16 members) */
+			size_t cap;      /* slots in index */
 		} obj;            /* JSON_OBJECT */
 	};
 };

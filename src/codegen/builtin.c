@@ -91,6 +91,12 @@ mbarrier_wait(Gen *g, const Expr *e)
 	}
 	Val ph = gen_convert(g, gen_expr(g, e->u.call.args.v[1]), DT_UINT32,
 			     e->span);
+	if (ph.imm && ph.i != 0 && ph.i != 1) { /* ptxas: 0 or 1 */
+		gen_error(g, PT_E_CODEGEN_NOT_CONSTANT, e->span,
+			  "mbarrier_wait phase parity is %lld; a constant "
+			  "parity is 0 or 1", (long long)ph.i);
+		return;
+	}
 	Val p = gen_reg(g, DT_BOOL);
 	int l = gen_label(g);
 	gen_place_label(g, l);

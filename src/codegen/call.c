@@ -327,7 +327,7 @@ addr_offset(Gen *g, const char *base, int64_t off)
 	}
 	if (!off)
 		return base;
-	return arena_printf(&g->c->arena, "%s%s%lld", base, off < 0 ? "" : "+",
+	return arena_printf(&g->c->arena, "%s+%lld", base,
 			    (long long)off);
 }
 

@@ -77,6 +77,8 @@ typedef struct Gen {
 	VEC(BufInfo *) bufs;  /* by Buffer.id */
 	VEC(bool) static_var; /* by Var.id: an unrolled loop variable */
 	VEC(bool) dyn_local;  /* by Buffer.id: a local indexed dynamically */
+	bool over_budget;        /* a budget ran out: stop generating */
+	size_t ptx_done;         /* PTX bytes of the kernels before this one */
 	VEC(const char *) names; /* symbols used in this entry */
 	const Var **dims;     /* symbolic sizes passed as hidden params */
 	size_t ndims;

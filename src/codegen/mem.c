@@ -83,10 +83,21 @@ storage_elems(const Buffer *b, const int64_t *shape)
 	return n;
 }
 
+/* n < 2^60 (layout_check), so neither form overflows. */
 static int64_t
 bytes_of(DType t, int64_t n)
 {
-	return (n * dtype_bits(t) + 7) / 8;
+	int bits = dtype_bits(t);
+	return bits % 8 == 0 ? n * (bits / 8) : (n * bits + 7) / 8;
+}
+
+/* a + b, saturating: a sum of allocation sizes only has to be compared
+ * against a limit far below INT64_MAX. */
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	return ckd_add64(&r, a, b) ? INT64_MAX : r;
 }
 
 void
@@ -138,6 +149,9 @@ gen_buf_def(Gen *g, Buffer *b)
 	if (b->ndim > 16 || !static_shape(b, shape)) {
 		gen_error(g, PT_E_CODEGEN_ACCESS, b->span,
 			  "allocation '%s' needs a static shape", b->name);
+		/* later accesses still format text (never emitted) */
+		bi->st = BS_LOCAL_MEM;
+		bi->sym = b->name;
 		return;
 	}
 	int64_t n = storage_elems(b, shape);
@@ -151,13 +165,17 @@ gen_buf_def(Gen *g, Buffer *b)
 		sb_printf(&g->decl, "\t.shared .align %lld .b8 %s[%lld];\n",
 			  (long long)align, bi->sym,
 			  (long long)bytes_of(b->dtype, n));
-		g->static_smem += bytes_of(b->dtype, n);
+		/* ptxas places static shared variables in declaration
+		 * order, each at its alignment: count the padding too */
+		g->static_smem = sat_add(sat_add(g->static_smem, align - 1) /
+						 align * align,
+					 bytes_of(b->dtype, n));
 		break;
 	case MS_SHARED_DYN:
 		bi->st = BS_DYN;
 		bi->sym = "dyn_smem";
-		bi->offset = (g->dyn_bytes + align - 1) / align * align;
-		g->dyn_bytes = bi->offset + bytes_of(b->dtype, n);
+		bi->offset = sat_add(g->dyn_bytes, align - 1) / align * align;
+		g->dyn_bytes = sat_add(bi->offset, bytes_of(b->dtype, n));
 		if (align > g->dyn_align)
 			g->dyn_align = align;
 		break;
@@ -344,6 +362,25 @@ layout_offset(Gen *g, const Layout *l, Val flat)
 	return m;
 }
 
+/* A constant index against a constant extent: A[16] of 16 elements
+ * would address the next buffer (or wrap a huge offset). */
+static bool
+const_index_in_bounds(Gen *g, const Access *a, Span sp)
+{
+	const Buffer *b = a->root;
+	int64_t ext;
+	for (int i = 0; i < b->ndim; i++)
+		if (a->idx[i].imm && ir_const_int(b->shape[i], &ext) &&
+		    (a->idx[i].i < 0 || a->idx[i].i >= ext)) {
+			gen_error(g, PT_E_INDEX_BOUNDS, sp,
+				  "index %lld of dimension %d of %s is outside "
+				  "0..%lld", (long long)a->idx[i].i, i,
+				  b->name, (long long)ext - 1);
+			return false;
+		}
+	return true;
+}
+
 /* Element offset (in root elements) of an access. */
 static Val
 elem_offset(Gen *g, const Access *a, Span sp)
@@ -352,10 +389,12 @@ elem_offset(Gen *g, const Access *a, Span sp)
 	const Buffer *b = a->root;
 	if (a->storage)
 		return gen_convert(g, a->idx[0], it, sp);
+	if (!const_index_in_bounds(g, a, sp))
+		return val_int(g, 0, it);
 	if (!b->layout)
 		return flat_index(g, a, it, sp);
 	int64_t shape[16], coord[16];
-	if (!static_shape(b, shape))
+	if (b->ndim > 16 || !static_shape(b, shape))
 		return gen_error(g, PT_E_CODEGEN_ACCESS, sp,
 				 "layout access needs a static shape");
 	bool all_const = true;
@@ -378,8 +417,10 @@ addr_plus(Gen *g, const char *base, Val off, DType at)
 	if (off.imm) {
 		if (off.i == 0)
 			return base;
-		return arena_printf(&g->c->arena, "%s%s%lld", base,
-				    off.i < 0 ? "" : "+", (long long)off.i);
+		/* "[r+-8]": ptxas parses a signed immediate after '+', but
+		 * not "[r-8]" */
+		return arena_printf(&g->c->arena, "%s+%lld", base,
+				    (long long)off.i);
 	}
 	if (base[0] != '%') {
 		Val d = gen_reg(g, at);

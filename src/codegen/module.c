@@ -450,6 +450,19 @@ gen_kernel(Gen *g, Func *f, StrBuf *out)
 			  "%lld bytes of static shared memory; use"
 			  " shared.dyn above 48 KiB",
 			  (long long)g->static_smem);
+	/* the opt-in maximum per block: 163 KiB on sm_80, 227 KiB on
+	 * sm_90 and sm_100 (CUDA programming guide, compute capabilities) */
+	int64_t smem_max = target_sm(g->c->target) < 90 ? 163 * 1024
+							 : 227 * 1024;
+	if (g->dyn_bytes > smem_max - g->static_smem)
+		gen_error(g, PT_E_SMEM_TARGET, f->span,
+			  "%lld bytes of shared memory (%lld static, %lld "
+			  "dynamic); %s allows at most %lld per block",
+			  (long long)(g->static_smem > INT64_MAX - g->dyn_bytes
+					      ? INT64_MAX
+					      : g->static_smem + g->dyn_bytes),
+			  (long long)g->static_smem, (long long)g->dyn_bytes,
+			  target_name(g->c->target), (long long)smem_max);
 	if (g->failed)
 		return false;
 	sb_printf(out, "\n\t// .globl\t%s\n.visible .entry %s", f->name,
@@ -486,6 +499,7 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 	int ver = ptx_target_min_version(c->target);
 	int64_t dyn_align = 0;
 	bool first = true;
+	c->stmts = 0;
 	sb_puts(&doc, "{\"format\": \"ptxtile-meta\", \"version\": 1, "
 		"\"target\": ");
 	json_write_string(&doc, target_name(c->target));
@@ -496,6 +510,7 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 			continue;
 		Gen g;
 		gen_init(&g, c, m, f);
+		g.ptx_done = body.n;
 		if (!gen_kernel(&g, f, &body))
 			continue;
 		if (g.ptx_ver > ver)

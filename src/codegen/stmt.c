@@ -56,10 +56,32 @@ unroll_bounds(Gen *g, const Stmt *s, int64_t *b, int64_t *e, int64_t *st)
 	       *st != 0;
 }
 
+/* Iterations of range(b, e, st), st != 0; false when the count does
+ * not fit in 64 bits (range(-2**63 + 1, 2**63 - 1, 1) does not). */
+static bool
+trip_count(int64_t b, int64_t e, int64_t st, int64_t *trips)
+{
+	int64_t span;
+	if (st > 0 ? e <= b : e >= b) {
+		*trips = 0;
+		return true;
+	}
+	if (st > 0 ? ckd_sub64(&span, e, b) : ckd_sub64(&span, b, e))
+		return false;
+	int64_t mag = st > 0 ? st : (st == INT64_MIN ? INT64_MAX : -st);
+	*trips = span / mag + (span % mag != 0);
+	return true;
+}
+
 static void
 gen_unrolled(Gen *g, const Stmt *s, int64_t b, int64_t e, int64_t st)
 {
-	int64_t trips = st > 0 ? (e - b + st - 1) / st : (b - e - st - 1) / -st;
+	int64_t trips;
+	if (!trip_count(b, e, st, &trips)) {
+		gen_error(g, PT_E_INT_OVERFLOW, s->span,
+			  "T.unroll trip count does not fit in 64 bits");
+		return;
+	}
 	if (trips > UNROLL_MAX) {
 		gen_error(g, PT_E_CODEGEN_UNROLL_LIMIT, s->span,
 			  "T.unroll of %lld iterations (limit %d); use a"
@@ -68,8 +90,9 @@ gen_unrolled(Gen *g, const Stmt *s, int64_t b, int64_t e, int64_t st)
 	}
 	LoopLabels ll = {-1, -1, NULL};
 	const Var *v = s->u.loop.var;
-	for (int64_t i = 0; i < trips; i++) {
-		gen_bind(g, v, val_int(g, b + i * st, v->dtype));
+	for (int64_t i = 0, x = b; i < trips && !g->over_budget; i++) {
+		gen_bind(g, v, val_int(g, x, v->dtype));
+		x = (int64_t)((uint64_t)x + (uint64_t)st); /* past e at most once */
 		ll.cont = -1;
 		gen_loop_body(g, &s->u.loop.body, &ll);
 		if (ll.cont >= 0)
@@ -218,9 +241,36 @@ gen_stmt(Gen *g, const Stmt *s)
 	}
 }
 
+/* Statements generated (every unrolled copy counts) and PTX bytes of
+ * this compile against the context's budgets; the first excess stops
+ * generation with its own code. */
+static void
+check_budgets(Gen *g, const Stmt *s)
+{
+	Ctx *c = g->c;
+	if (g->over_budget)
+		return;
+	if (++c->stmts > c->budget[PT_BUDGET_STATEMENTS]) {
+		gen_error(g, PT_E_BUDGET_UNROLL, s->span,
+			  "more than %zu statements after unrolling "
+			  "(statement budget; ptxtile --max-statements)",
+			  c->budget[PT_BUDGET_STATEMENTS]);
+		g->over_budget = true;
+	} else if (g->code.n + g->ptx_done > c->budget[PT_BUDGET_PTX_BYTES]) {
+		gen_error(g, PT_E_BUDGET_PTX, s->span,
+			  "more than %zu bytes of PTX (output budget; "
+			  "ptxtile --max-ptx-bytes)",
+			  c->budget[PT_BUDGET_PTX_BYTES]);
+		g->over_budget = true;
+	}
+}
+
 void
 gen_block(Gen *g, const Block *b)
 {
-	for (size_t i = 0; i < b->n && g->c->nerrors < PT_MAX_ERRORS; i++)
+	for (size_t i = 0; i < b->n && g->c->nerrors < PT_MAX_ERRORS &&
+			   !g->over_budget; i++) {
 		gen_stmt(g, b->v[i]);
+		check_budgets(g, b->v[i]);
+	}
 }

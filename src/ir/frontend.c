@@ -11,6 +11,7 @@
 #include "api.h"
 #include "ir.h"
 #include "ir/json.h"
+#include "ir/validate.h"
 #include "script/ast.h"
 
 static bool
@@ -32,11 +33,16 @@ Module *
 frontend_load(Ctx *c, const char *name, const char *text, size_t len)
 {
 	uint32_t file = ctx_add_source(c, name, text, len);
-	if (is_json(name, text, len))
-		return ir_module_from_json(c, text, len, file);
-	Ast *mod = parse_module(c, file);
-	if (!mod || ctx_has_errors(c))
-		return NULL;
-	Module *m = lower_module(c, mod);
+	Module *m = NULL;
+	if (is_json(name, text, len)) {
+		m = ir_module_from_json(c, text, len, file);
+	} else {
+		Ast *mod = parse_module(c, file);
+		if (!mod || ctx_has_errors(c))
+			return NULL;
+		m = lower_module(c, mod);
+	}
+	if (m && !ctx_has_errors(c))
+		ir_validate_module(c, m);
 	return ctx_has_errors(c) ? NULL : m;
 }

@@ -39,11 +39,13 @@
  *    bool; and/or/not and conditions (if, while, T.if_then_else, pred=)
  *    need bool.  & | ^ take ints or bools; << >> ~ take ints.
  *  - Integer `/` truncates, `//` and `%` floor (ir.h).  Constants are
- *    folded with wrap-around at the dtype's width (weak ones at 64 bits);
+ *    folded with wrap-around at the dtype's width; weak ones (Python
+ *    ints) that leave int64 are PT_E_INT_OVERFLOW;
  *    shifts by a negative amount or >= the width, float results that are
  *    not finite, and float // and % are left unfolded.  Constant division
  *    by zero is PT_E_CONST_DIV.
- *  - `T.uint32(5)` is a typed literal; `T.uint32(x)` of a non-constant is
+ *  - `T.uint32(5)` is a typed literal whose value must fit the dtype
+ *    (PT_E_LITERAL_RANGE; T.cast wraps); `T.uint32(x)` of a non-constant is
  *    a cast (EX_CAST), as is `T.cast(x, "uint32")` / `T.cast(x,
  *    ty="uint32")`.  `T.reinterpret("uint32", x)` needs equal bit widths.
  *
@@ -506,6 +508,32 @@ const_str(Lower *L, Ast *a, const char *what)
 
 /* ---- folding ---- */
 
+static bool
+weak_overflows(BinOp op, int64_t x, int64_t y)
+{
+	int64_t r;
+	switch (op) {
+	case BIN_ADD: return ckd_add64(&r, x, y);
+	case BIN_SUB: return ckd_sub64(&r, x, y);
+	case BIN_MUL: return ckd_mul64(&r, x, y);
+	case BIN_SHL:
+		return y >= 0 && y < 64 &&
+		       (x < 0 || (y > 0 && (x >> (63 - y)) != 0));
+	default: return false;
+	}
+}
+
+static const char *
+binop_text(BinOp op)
+{
+	switch (op) {
+	case BIN_ADD: return "+";
+	case BIN_SUB: return "-";
+	case BIN_MUL: return "*";
+	default: return "<<";
+	}
+}
+
 /* 1: folded into *out; 0: left unfolded; -1: error reported. */
 static int
 fold_int(Lower *L, BinOp op, DType t, int64_t x, int64_t y, int64_t *out,
@@ -514,6 +542,13 @@ fold_int(Lower *L, BinOp op, DType t, int64_t x, int64_t y, int64_t *out,
 	bool u = is_unsigned(t);
 	uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
 	int width = t == DT_NONE ? 64 : dtype_bits(t);
+	/* Weak constants are Python ints: a result past 64 bits is not
+	 * wrapped (N * N == 2**64 must not fold to 0 and shrink a shape). */
+	if (t == DT_NONE && weak_overflows(op, x, y))
+		return diag_error(L->c, PT_E_INT_OVERFLOW, sp,
+				  "constant %lld %s %lld does not fit in 64 "
+				  "bits", (long long)x, binop_text(op),
+				  (long long)y) - 1;
 	switch (op) {
 	case BIN_ADD: *out = (int64_t)(ux + uy); break;
 	case BIN_SUB: *out = (int64_t)(ux - uy); break;
@@ -1535,6 +1570,20 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 
 /* ---- other T.* calls ---- */
 
+/* T.uint32(v) of a Python int: v must be a value of the dtype (TVM's
+ * IntImm rejects the rest rather than wrapping). */
+static bool
+literal_fits(int64_t v, DType t)
+{
+	int bits = dtype_bits(t);
+	if (bits <= 0 || bits > 64)
+		return true;
+	if (is_unsigned(t))
+		return v >= 0 && (bits == 64 || v <= (int64_t)((UINT64_C(1) << bits) - 1));
+	return bits == 64 || (v >= -(INT64_C(1) << (bits - 1)) &&
+			      v < (INT64_C(1) << (bits - 1)));
+}
+
 static Expr *
 lower_typed(Lower *L, DType t, Ast *call)
 {
@@ -1546,6 +1595,13 @@ lower_typed(Lower *L, DType t, Ast *call)
 	    !check_count(L, &a, 1, 1, call->span, dtype_name(t)))
 		return NULL;
 	Expr *x = arg_expr(L, &a.pos.v[0]);
+	if (x && x->kind == EX_INT && x->dtype == DT_NONE && t != DT_BOOL &&
+	    dtype_kind(t) != DK_FLOAT && !literal_fits(x->u.ival, t)) {
+		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,
+			   "%lld is out of range for %s", (long long)x->u.ival,
+			   dtype_name(t));
+		return NULL;
+	}
 	return make_cast(L, x, t, call->span);
 }
 

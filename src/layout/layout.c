@@ -127,10 +127,12 @@ layout_eval_flat(const Layout *l, int64_t flat, int64_t r, PhysCoord *out)
 static int64_t
 flatten(const int64_t *shape, int ndim, const int64_t *coord)
 {
-	int64_t flat = 0;
+	/* callers pass in-range coordinates of a checked shape; wrapping
+	 * (not UB) keeps a caller's mistake from becoming undefined */
+	uint64_t flat = 0;
 	for (int i = 0; i < ndim; i++)
-		flat = flat * shape[i] + coord[i];
-	return flat;
+		flat = flat * (uint64_t)shape[i] + (uint64_t)coord[i];
+	return (int64_t)flat;
 }
 
 void

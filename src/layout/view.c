@@ -134,11 +134,10 @@ check_slice_dim(Ctx *c, Span sp, SymTab *st, const View *v, int i, Lin start,
 	if (lin_is_const(start)) {
 		if (start.c0 < 0 || ext > have || start.c0 > have - ext)
 			return diag_error(c, PT_E_VIEW_BOUNDS, sp,
-					  "region [%lld, %lld) of dim %d is "
-					  "outside [0, %lld)",
-					  (long long)start.c0,
-					  (long long)(start.c0 + ext), i,
-					  (long long)have);
+					  "region of %lld from %lld of dim %d "
+					  "is outside [0, %lld)",
+					  (long long)ext, (long long)start.c0,
+					  i, (long long)have);
 		return true;
 	}
 	if (ext > have || !prove_in_range(st, start, 0, have - ext, &why))

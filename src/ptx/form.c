@@ -296,6 +296,10 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 			p = strchr(p, '}') + 1;
 		} else {
 			op->type = op_type(&p, in);
+			if (*p == '{') { /* "ri:u32{0..1}": allowed values */
+				op->imm = p;
+				p = strchr(p, '}') + 1;
+			}
 		}
 	}
 	if (*p == '*') {

@@ -434,8 +434,11 @@ arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
 	int bits = ptx_type_bits(op->type);
 	switch (op->kind) {
 	case PTXOP_REG:
-		if (a->kind == PTXOP_IMM)
+		if (a->kind == PTXOP_IMM) {
+			if (op->imm_ok && a->has_value && !ptx_imm_ok(op, a->value))
+				*imm_bad = true;
 			return op->imm_ok;
+		}
 		return a->kind == PTXOP_REG && (a->bits == 0 || a->bits == bits);
 	case PTXOP_VEC:
 		return a->kind == PTXOP_VEC && a->vec == op->vec &&

@@ -775,8 +775,10 @@ apply_op(RtExprOp op, int64_t a, int64_t b, int64_t *out, RtStatus *st)
 		*out = floordiv(a, b);
 	else if (op == RX_CEILDIV)
 		*out = -floordiv(-a, b); /* -a is safe: a != INT64_MIN */
-	else if (op == RX_MOD)
-		*out = a - floordiv(a, b) * b;
+	else if (op == RX_MOD) /* not a - floordiv(a, b) * b: that product
+				 * overflows for a near INT64_MIN */
+		*out = a % b != 0 && ((a % b < 0) != (b < 0)) ? a % b + b
+							       : a % b;
 	else if (op == RX_MIN)
 		*out = a < b ? a : b;
 	else

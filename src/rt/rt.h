@@ -281,6 +281,10 @@ struct RtMeta {
 };
 
 /* Parses and validates metadata JSON into a; PT_E_RT_META on error. */
+/* signature.c: every kernel's metadata parameters against its PTX
+ * .entry parameter list (count, names, sizes); PT_E_RT_SIGNATURE. */
+int rt_check_signatures(const RtMeta *meta, const char *ptx, size_t len,
+			RtStatus *st);
 int meta_parse(Arena *a, const char *json, size_t len, RtMeta *out,
 	       RtStatus *st);
 /* Evaluates e with var values vals; false (status set) on overflow or

@@ -166,9 +166,17 @@ static void
 narrow(int64_t *lo, int64_t *hi, BinOp op, int64_t k)
 {
 	switch (op) {
-	case BIN_LT: if (k - 1 < *hi) *hi = k - 1; break;
+	/* lo and hi are hardware id bounds, so lo - 1 and hi + 1 cannot
+	 * overflow where k +- 1 could (k is any int64 constant). */
+	case BIN_LT:
+		if (k <= *lo) *hi = *lo - 1;
+		else if (k <= *hi) *hi = k - 1;
+		break;
 	case BIN_LE: if (k < *hi) *hi = k; break;
-	case BIN_GT: if (k + 1 > *lo) *lo = k + 1; break;
+	case BIN_GT:
+		if (k >= *hi) *lo = *hi + 1;
+		else if (k >= *lo) *lo = k + 1;
+		break;
 	case BIN_GE: if (k > *lo) *lo = k; break;
 	case BIN_EQ:
 		if (k > *lo) *lo = k;
@@ -262,6 +270,16 @@ tile_guard_push(TileEnv *e, const Expr *cond, bool neg, GuardSave *save)
 	save->warp_lo = e->warp_lo;
 	save->warp_hi = e->warp_hi;
 	guard_expr(e, cond, neg);
+	/* A guard no thread of the launch satisfies (`if warp == 5` with
+	 * four warps, the else of `if lane < 32`) leaves an empty range: the
+	 * region never runs, so it is checked as if unguarded rather than
+	 * over an empty (and unrepresentable) symbol range. */
+	if (e->lane_lo > e->lane_hi || e->warp_lo > e->warp_hi) {
+		e->lane_lo = save->lane_lo;
+		e->lane_hi = save->lane_hi;
+		e->warp_lo = save->warp_lo;
+		e->warp_hi = save->warp_hi;
+	}
 	if (memcmp(save, &(GuardSave){e->lane_lo, e->lane_hi, e->warp_lo,
 				      e->warp_hi}, sizeof(*save)) != 0)
 		tile_env_refresh_ids(e);
@@ -350,8 +368,7 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 		dtype_range(v->dtype, &lo, &hi);
 	} else {
 		lo = blo;
-		hi = ehi - 1;
-		if (hi < lo)
+		if (ckd_sub64(&hi, ehi, 1) || hi < lo) /* ehi may be INT64_MIN */
 			hi = lo;
 	}
 	while (e->var_sym.n <= (size_t)v->id)
@@ -359,7 +376,7 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, loop->span);
 	x->u.var = v;
 	int s;
-	if (lin_is_const(b) && b.c0 % step == 0 && step > 1)
+	if (lin_is_const(b) && step > 1 && b.c0 % step == 0)
 		s = sym_new(&e->st, v->name, lo, hi, step);
 	else
 		s = sym_new(&e->st, v->name, lo, hi, 1);

@@ -23,6 +23,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pt_ctx *c = pt_ctx_new(NULL);
 	if (!c)
 		return 0;
+	/* budgets small enough that one input stays well inside libFuzzer's
+	 * 2 GB RSS and per-input time limits; exceeding one is a diagnostic */
+	pt_set_budget(c, PT_BUDGET_STATEMENTS, 20000);
+	pt_set_budget(c, PT_BUDGET_ARENA_BYTES, (size_t)256 << 20);
+	pt_set_budget(c, PT_BUDGET_PTX_BYTES, (size_t)16 << 20);
 	pt_module *m;
 	const char *ptx, *meta, *text;
 	if (pt_load(c, "fuzz.py", (const char *)data + 1, size - 1, &m) ==

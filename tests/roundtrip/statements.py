@@ -40,7 +40,7 @@ def kernel(A: T.Tensor((n, 64), NAME, align=16), B: T.Tensor((N,), T.int32),
     mn = T.min(a, 3) + T.max(x, a) + T.ceildiv(a, 4)
     sel = T.if_then_else(a < 4 and not (x == 2 or tid >= 7), a, x)
     bits = T.reinterpret("uint32", k)
-    u8 = T.uint8(300)
+    u8 = T.cast(300, "uint8")
     neg = T.int64(-5)
     wide: T.uint64 = big + 18446744073709551615
     p = T.bool(1)

@@ -36,10 +36,10 @@ def tiles(A: T.Tensor((64, 32), "float32", layout=T.TileLayout(T.S[(64, 32):(32,
     plain = T.alloc_buffer((4,), "int32", scope="local")
     tm = T.decl_buffer((128, 512), "float32", scope="tmem", allocated_addr=0,
                        layout=T.TileLayout(T.S[(128, 512):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
-    l1 = T.alloc_local((8, 4), "float32", layout=TileLayout(S[8:4@laneid] + 1@laneid + 2@warpid + 64))
+    l1 = T.alloc_local((8,), "float32", layout=TileLayout(S[8:4@laneid] + 1@laneid + 2@warpid + 64))
     l2 = T.alloc_local((8, 4), "float32", layout=TileLayout(S[(8, 4):("laneid", 1)] + R[2:4@warpid] + 5@warpid))
     l3 = T.alloc_local((32,), "float32", layout=T.TileLayout(T.S[32, 1]))
-    l4 = T.alloc_local((8, 2), "float32", layout=T.TileLayout(T.S[8:"laneid"] + T.R[(2, 2):(1@Axis.warpid, 8@Axis.tx)]))
+    l4 = T.alloc_local((8,), "float32", layout=T.TileLayout(T.S[8:"laneid"] + T.R[(2, 2):(1@Axis.warpid, 8@Axis.tx)]))
     words = smem.view("uint32")
     half = smem[0:4, :]
     row = smem.sub[tid, :]

@@ -103,3 +103,88 @@ if [ -p "$t/fifo" ]; then
 else
 	echo "SKIP cli/output_to_pipe: mkfifo unavailable"
 fi
+
+# ---- issue 10: hostile output paths ----
+# a symlink is written through: the file it names changes, the link stays
+echo old >"$t/target.ptx"
+ln -s "$t/target.ptx" "$t/link.ptx"
+expect_rc symlink_write_through 0 "$P" compile "$good" -o "$t/link.ptx"
+if [ -L "$t/link.ptx" ] && grep -q '\.entry' "$t/target.ptx"; then
+	ok symlink_kept_target_written
+else bad symlink_kept_target_written "link replaced or target unchanged"; fi
+# a planted file at the old temporary name <out>.tmp.<pid> is never used:
+# temporaries come from mkstemp; a symlink planted there is left alone
+# (the shell plants it under its own pid, then execs ptxtile as that pid)
+echo secret >"$t/victim"
+expect_rc planted_tmp_symlink 0 sh -c 'ln -s "$1/victim" "$1/p.ptx.tmp.$$" &&
+	exec "$2" compile "$3" -o "$1/p.ptx"' sh "$t" "$P" "$good"
+[ "$(cat "$t/victim")" = secret ] && ok planted_tmp_victim_untouched ||
+	bad planted_tmp_victim_untouched "the planted link's target was overwritten"
+# no temporary is left beside the output
+ls -a "$t" | grep -q '^\.ptxtile-tmp-' &&
+	bad no_temporary_left "$(ls -a "$t" | grep ptxtile-tmp)" || ok no_temporary_left
+# a link to a descriptor (/dev/stdout is one) writes to that descriptor;
+# the redirected file is not replaced behind the shell's back
+ln -s /proc/self/fd/1 "$t/stdout_link"
+"$P" compile "$good" -o "$t/stdout_link" >"$t/so.ptx" 2>"$t/err"
+grep -q '\.entry' "$t/so.ptx" && [ -L "$t/stdout_link" ] && ok stdout_link_output ||
+	bad stdout_link_output "$(cat "$t/err")"
+"$P" compile "$good" -o /dev/fd/1 >"$t/so2.ptx" 2>"$t/err"
+grep -q '\.entry' "$t/so2.ptx" && ok dev_fd_output || bad dev_fd_output "$(cat "$t/err")"
+# -o naming the input (or a link to it) is refused and the input kept
+cp "$good" "$t/in.py"
+ln -s "$t/in.py" "$t/in_link.py"
+expect_rc refuse_overwrite_input 2 "$P" print "$t/in.py" -o "$t/in.py"
+expect_rc refuse_overwrite_input_link 2 "$P" compile "$t/in.py" -o "$t/in_link.py"
+expect_rc refuse_meta_is_input 2 "$P" compile "$t/in.py" --meta "$t/in.py"
+cmp -s "$good" "$t/in.py" && ok input_kept || bad input_kept "input changed"
+expect_rc refuse_two_outputs_one_file 2 "$P" compile "$good" -o "$t/same" --meta "$t/same"
+# all or nothing: when the PTX cannot be written, --meta is not left behind
+rm -f "$t/m2.json"
+mkdir -p "$t/ro" && chmod 500 "$t/ro"
+if [ "$(id -u)" != 0 ]; then
+	expect_rc unwritable_output 2 "$P" compile "$good" --meta "$t/m2.json" -o "$t/ro/x.ptx"
+	[ -e "$t/m2.json" ] && bad meta_not_left_behind "meta written" || ok meta_not_left_behind
+	grep -q "cannot write $t/ro/x.ptx: Permission denied" "$t/err" &&
+		ok cannot_write_reason || bad cannot_write_reason "$(cat "$t/err")"
+fi
+# a missing directory fails the same way, as root too
+expect_rc missing_dir_output 2 "$P" compile "$good" --meta "$t/m2.json" -o "$t/nodir/x.ptx"
+[ -e "$t/m2.json" ] && bad meta_not_left_behind_nodir "meta written" ||
+	ok meta_not_left_behind_nodir
+grep -q "cannot write $t/nodir/x.ptx: No such file or directory" "$t/err" &&
+	ok cannot_write_strerror || bad cannot_write_strerror "$(cat "$t/err")"
+# budget flags take sizes
+expect_rc budget_flag_bad 2 "$P" check "$good" --max-ptx-bytes 12q
+expect_rc budget_flag_zero 2 "$P" check "$good" --max-ptx-bytes 0
+expect_rc budget_flag_suffix 0 "$P" check "$good" --max-arena-bytes 512M
+
+# ---- issue 10: diagnostics never pass control bytes through, and clip
+# long lines around the caret ----
+printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    A[0] = nope  # \033]0;pwned\007 \033[31mred\n' >"$t/esc.py"
+expect_rc escape_exit 1 "$P" check "$t/esc.py"
+if ! tr -d '\n\t' <"$t/err" | LC_ALL=C grep -q '[[:cntrl:]]' &&
+   grep -q 'nope  # \\x1b\]0;pwned\\x07 \\x1b\[31mred' "$t/err"; then
+	ok escape_control_bytes
+else bad escape_control_bytes "$(od -c "$t/err" | head -5)"; fi
+# the same byte in an IR JSON name is escaped in the message too
+"$P" json "$good" | sed 's/"name": "saxpy_relu"/"name": "k\\u001b]0;x\\u0007"/' >"$t/esc.json"
+expect_rc escape_json_exit 1 "$P" check "$t/esc.json"
+! tr -d '\n\t' <"$t/err" | LC_ALL=C grep -q '[[:cntrl:]]' && grep -q 'E9000' "$t/err" &&
+	ok escape_json_name || bad escape_json_name "$(od -c "$t/err" | head -5)"
+# a 1 MB line: the excerpt is a window around the caret, not the line
+{ printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    A[0] = nope  # '
+  head -c 1000000 /dev/zero | tr '\0' a; printf '\n'; } >"$t/long1.py"
+{ printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=1))\n    s = "'
+  head -c 1000000 /dev/zero | tr '\0' a; printf '" + nope\n'; } >"$t/long2.py"
+for f in long1 long2; do
+	expect_rc "${f}_exit" 1 "$P" check "$t/$f.py"
+	n=$(wc -c <"$t/err")
+	caret=$(grep -n '\^' "$t/err" | head -1 | cut -d: -f1)
+	src=$(sed -n "$((caret - 1))p" "$t/err")
+	pad=$(sed -n "${caret}p" "$t/err" | sed 's/\^.*//' | wc -c)
+	col=$(printf '%s' "$src" | sed 's/nope.*//' | wc -c)
+	if [ "$n" -lt 1000 ] && printf '%s' "$src" | grep -q '\.\.\.' && [ "$pad" -eq $((col + 1)) ]; then
+		ok "clip_$f"
+	else bad "clip_$f" "$n bytes; caret at $pad, nope at $col"; fi
+done

@@ -3,18 +3,22 @@
 # and print exactly NAME.err under --diag=short; the first reported code
 # must be the one in the file name (E<number>-slug).  A first line
 # "# cmd: print" runs that command instead of check; "# args: ..." adds
-# CLI arguments.
+# CLI arguments.  tests/errors/NAME.json are IR JSON documents checked
+# the same way (no command lines).
 BUILD=${BUILD:-build}
-for py in tests/errors/E*.py; do
+for py in tests/errors/E*.py tests/errors/E*.json; do
 	[ -f "$py" ] || continue
-	name=$(basename "$py" .py)
-	err=${py%.py}.err
+	name=$(basename "$py"); name=${name%.*}
+	err=${py%.*}.err
 	if [ ! -f "$err" ]; then
 		echo "FAIL errors/$name: missing $err"
 		continue
 	fi
-	cmd=$(sed -n '1s/^# cmd: *//p' "$py")
-	args=$(sed -n '1,2s/^# args: *//p' "$py")
+	cmd= args=
+	case $py in *.py)
+		cmd=$(sed -n '1s/^# cmd: *//p' "$py")
+		args=$(sed -n '1,2s/^# args: *//p' "$py");;
+	esac
 	out=$("$BUILD/ptxtile" "${cmd:-check}" --diag=short $args "$py" 2>&1 >/dev/null)
 	rc=$?
 	code=$(echo "$name" | sed 's/-.*//')

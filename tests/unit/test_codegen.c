@@ -705,7 +705,7 @@ TEST(codegen_err_cast_and_access)
 	Buffer *r = buf(&b, "r", BK_ALLOC, MS_LOCAL, DT_INT32, 4);
 	s_def(&b, r);
 	s_store(&b, r, ei(&b, 9, DT_INT32), ei(&b, 1, DT_INT32));
-	expect_code(t, &b, "sm_90a", PT_E_CODEGEN_ACCESS);
+	expect_code(t, &b, "sm_90a", PT_E_INDEX_BOUNDS);
 	pt_ctx_free(c);
 }
 

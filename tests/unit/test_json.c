@@ -258,3 +258,47 @@ TEST(json_round_trip)
 	CHECK_STR(sb_cstr(&b), text);
 	arena_free(&a);
 }
+
+/* Objects past the hash threshold: every key found by json_get, absent
+ * keys not, a duplicate (also one differing only after a NUL) rejected at
+ * its own offset. */
+TEST(json_many_keys_hashed)
+{
+	enum { N = 5000 };
+	Arena a;
+	arena_init(&a, NULL);
+	StrBuf b;
+	sb_init(&b, &a);
+	sb_putc(&b, '{');
+	for (int i = 0; i < N; i++)
+		sb_printf(&b, "%s\"k%d\":%d", i ? "," : "", i, i * 3);
+	sb_putc(&b, '}');
+	const char *text = sb_cstr(&b);
+	JsonValue *v = json_parse(&a, text, strlen(text), NULL);
+	CHECK(v && json_len(v) == N);
+	int64_t x = -1;
+	bool all = v != NULL;
+	for (int i = 0; all && i < N; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "k%d", i);
+		all = json_int(json_get(v, key), &x) && x == i * 3;
+	}
+	CHECK(all);
+	CHECK(json_get(v, "k5000") == NULL && json_get(v, "k") == NULL);
+	/* the same document with key k4321 repeated at the end */
+	StrBuf d;
+	sb_init(&d, &a);
+	sb_putn(&d, text, strlen(text) - 1);
+	size_t dup_at = d.n + 1;
+	sb_puts(&d, ",\"k4321\":0}");
+	JsonError err;
+	CHECK(json_parse(&a, sb_cstr(&d), d.n, &err) == NULL);
+	CHECK(strstr(err.msg, "duplicate key \"k4321\"") != NULL);
+	CHECK_INT(err.offset, dup_at);
+	/* keys equal up to an escaped NUL differ */
+	sb_init(&d, &a);
+	sb_putn(&d, text, strlen(text) - 1);
+	sb_puts(&d, ",\"k7\\u0000x\":0}");
+	CHECK(json_parse(&a, sb_cstr(&d), d.n, &err) != NULL);
+	arena_free(&a);
+}

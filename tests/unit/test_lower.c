@@ -56,7 +56,7 @@ TEST(fold_constants_with_wraparound)
 		"    d = -7 / 2\n"               /* truncating: -3 */
 		"    e = T.uint32(0) - 1\n"      /* wraps to 2^32-1 */
 		"    f = T.int8(127) + 1\n"      /* wraps to -128 */
-		"    g = T.uint8(300)\n"         /* 44 */
+		"    g = T.cast(300, \"uint8\")\n" /* 44: a cast wraps */
 		"    h = 1 << 40\n"              /* weak: int64 */
 		"    i = T.min(3, 9) + T.ceildiv(10, 4)\n" /* 3 + 3 */
 		"    j = T.int32(2147483647) + 1\n"        /* -2^31 */

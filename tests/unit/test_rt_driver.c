@@ -27,7 +27,7 @@ static struct Fake {
 	const char *missing; /* symbol the fake driver lacks */
 	int loads, launches, encodes, set_attrs;
 	int attr_id, attr_value;
-	char image[64];
+	char image[512];
 	/* last cuTensorMapEncodeTiled */
 	int enc_dtype;
 	uint32_t enc_rank;
@@ -425,7 +425,10 @@ TEST(rt_driver_error_rendering)
 	ptrt_close(rt);
 }
 
-static const char tk_ptx[] = ".version 8.0\n.target sm_90a\n// fake\n";
+static const char tk_ptx[] =
+	".version 8.0\n.target sm_90a\n// fake\n"
+	".visible .entry tk(\n\t.param .u64 tk_x,\n\t.param .f32 tk_alpha,\n"
+	"\t.param .align 64 .b8 tk_tmx[128],\n\t.param .s32 tk_n\n)\n{\n}\n";
 
 /* tk(x: f32[m, k] with a tma map, alpha, n = k as int32);
  * grid (ceildiv(k, 64), ceildiv(m, 32)), cluster 2, smem 64 KiB. */
@@ -603,5 +606,50 @@ TEST(rt_driver_open_device_ordinal)
 
 	d = fake_driver();
 	CHECK_INT(rt_open_driver_device(&d, NULL, -1, &rt), PT_E_RT_NO_DEVICE);
+	ptrt_close(rt);
+}
+
+/* Lying metadata never reaches the driver: every kernel's parameters are
+ * compared with its PTX .entry list (count, <kernel>_<name>, byte size). */
+TEST(rt_driver_signature_checked)
+{
+	static const char *const ptx[] = {
+		/* one parameter fewer than the metadata */
+		".visible .entry tk(\n.param .u64 tk_x,\n.param .f32 tk_alpha,\n"
+		".param .align 64 .b8 tk_tmx[128]\n)\n",
+		/* one more */
+		".visible .entry tk(.param .u64 tk_x, .param .f32 tk_alpha, "
+		".param .align 64 .b8 tk_tmx[128], .param .s32 tk_n, "
+		".param .u64 tk_evil)",
+		/* a size that differs (the map is 64 bytes) */
+		".visible .entry tk(.param .u64 tk_x, .param .f32 tk_alpha, "
+		".param .align 64 .b8 tk_tmx[64], .param .s32 tk_n)",
+		/* a scalar passed as 8 bytes */
+		".visible .entry tk(.param .u64 tk_x, .param .f64 tk_alpha, "
+		".param .align 64 .b8 tk_tmx[128], .param .s32 tk_n)",
+		/* names in another order */
+		".visible .entry tk(.param .u64 tk_x, .param .f32 tk_n, "
+		".param .align 64 .b8 tk_tmx[128], .param .s32 tk_alpha)",
+		/* the entry only inside a comment */
+		"// .visible .entry tk(.param .u64 tk_x, .param .f32 tk_alpha, "
+		".param .align 64 .b8 tk_tmx[128], .param .s32 tk_n)\n",
+		/* another kernel's entry with a longer name */
+		".visible .entry tkk(.param .u64 tkk_x)",
+	};
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	for (size_t i = 0; i < sizeof(ptx) / sizeof(ptx[0]); i++) {
+		ptrt_module *m = (ptrt_module *)1;
+		int rc = ptrt_module_load(rt, ptx[i], strlen(ptx[i]), tk_meta,
+					  strlen(tk_meta), &m);
+		if (rc != PT_E_RT_SIGNATURE)
+			test_fail(t, __FILE__, __LINE__, "case %zu: %d %s", i,
+				  rc, ptrt_errmsg(rt));
+		CHECK(m == NULL);
+	}
+	CHECK_INT(fk.loads, 0);
+	ptrt_module *m = load_tk(rt);
+	CHECK(m != NULL);
 	ptrt_close(rt);
 }

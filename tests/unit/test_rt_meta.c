@@ -232,3 +232,31 @@ TEST(rt_meta_eval)
 	e.op = RX_FLOORDIV;
 	CHECK(!meta_eval(&e, minv, &v, &st));
 }
+
+/* Python's % on the extremes of int64, computed independently:
+ * INT64_MIN = -3 * 3074457345618258603 + 1, so INT64_MIN % 3 == 1 and
+ * INT64_MIN % -3 == -2; % -1 is 0; none of these may overflow. */
+TEST(rt_meta_eval_mod_extremes)
+{
+	static const struct { int64_t a, b, want; } rows[] = {
+		{INT64_MIN, 3, 1},         {INT64_MIN, -3, -2},
+		{INT64_MIN, -1, 0},        {INT64_MIN, INT64_MAX, INT64_MAX - 1},
+		{INT64_MAX, INT64_MIN, -1}, {-7, 2, 1},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		RtExpr a = {RX_CONST, rows[i].a, 0, NULL, 0};
+		RtExpr b = {RX_CONST, rows[i].b, 0, NULL, 0};
+		RtExpr *args[2] = {&a, &b};
+		RtExpr e = {RX_MOD, 0, 0, args, 2};
+		RtStatus st = {0};
+		int64_t v = 0;
+		bool ok = meta_eval(&e, NULL, &v, &st);
+		if (rows[i].a == INT64_MIN && rows[i].b == -1) {
+			CHECK(!ok); /* floordiv(INT64_MIN, -1) overflows */
+			CHECK_INT(st.code, PT_E_RT_LAUNCH_DIMS);
+		} else {
+			CHECK(ok);
+			CHECK_INT(v, rows[i].want);
+		}
+	}
+}

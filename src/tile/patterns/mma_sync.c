@@ -99,7 +99,11 @@ check_atom(TileEnv *e, TileCall *tc, TileOperand *op, int i, int k)
 					      : "M_repeat, N_repeat",
 				  rows[i], cols, tc->ngroup);
 	bool acc = i == OP_D || i == OP_C;
-	if (acc ? op->dtype != DT_FLOAT32 : op->bits != 32)
+	/* A/B registers must be .b32 containers: a 32-bit float dtype
+	 * (float32, tf32) would declare .f32 registers, which ptxas
+	 * refuses for the packed 16-bit operands */
+	if (acc ? op->dtype != DT_FLOAT32
+		: op->bits != 32 || dtype_kind(op->dtype) == DK_FLOAT)
 		return diag_error(c, PT_E_MMA_DTYPE, op->span,
 				  "operand %s (%s) is %s: %s",
 				  op_names[i], op->root->name,

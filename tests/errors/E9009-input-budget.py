@@ -1,0 +1,10 @@
+# args: --max-input-bytes 100
+from tvm_tirx.script import tirx as T
+
+n = T.dynamic("n")
+
+@T.function
+def k(A: T.Tensor((n,), "float32"), m: T.int32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    tid = T.cuda.thread_idx("x")
+    A[tid] = T.float32(1.0)

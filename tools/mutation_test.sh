@@ -1,0 +1,88 @@
+#!/bin/sh
+# Mutation testing of the contract checks in src/tile and src/layout: how
+# many single-operator mutants of a condition does the CPU test suite kill?
+#
+#   tools/mutation_test.sh [N] [SEED]
+#
+# Candidates are the comparison and logic operators (< <= > >= == != && ||)
+# on `if (...)` lines of src/tile/**/*.c and src/layout/*.c; each mutant
+# flips one operator (< to <=, == to !=, && to ||, ...).  N mutants (default
+# 30) are sampled with SEED (default 1).  Each is built in a private copy of
+# the tree (/tmp, build folder mut/) and run against the unit tests and the
+# errors, golden, hostile, tile_* and property suites (ptx_diff and the
+# fuzz replay are left out for time); a mutant is killed when any test
+# fails, the build breaks, or a test exits on a signal.  Prints each mutant
+# and "killed K of N (P%)"; survivors are listed for a closer look
+# (an equivalent mutant cannot be killed).
+N=${1:-30}
+SEED=${2:-1}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/ptxtile-mut.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+(cd "$root" && tar cf - --exclude='./build*' --exclude=./.git .) |
+	(cd "$work" && tar xf -)
+cd "$work" || exit 2
+make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
+	echo "mutation_test: the unmutated tree does not build"; exit 2; }
+suites="errors golden hostile tile_counts tile_tcgen05_ld_st tile_tma property"
+run_tests() {
+	out=$(mut/unit_tests 2>&1)
+	echo "$out" | grep -q '^FAIL ' && return 1
+	echo "$out" | grep -q '^PASS ' || return 1
+	for s in $suites; do
+		[ -f "tests/suites/$s.sh" ] || continue
+		out=$(BUILD=mut sh "tests/suites/$s.sh" 2>&1)
+		echo "$out" | grep -q '^FAIL ' && return 1
+	done
+	return 0
+}
+run_tests || { echo "mutation_test: the unmutated tree fails its tests"; exit 2; }
+# candidate sites: file:line:column-of-operator:operator
+grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
+	src/layout/*.c | while IFS=: read -r f l text; do
+	echo "$text" | awk -v f="$f" -v l="$l" '{
+		n = split("<=|>=|==|!=|&&|\\|\\||<|>", ops, "|");
+		s = $0; pos = 0;
+		while (match(s, /<=|>=|==|!=|&&|\|\||<|>/)) {
+			op = substr(s, RSTART, RLENGTH);
+			if (!(op == "<" && substr(s, RSTART + 1, 1) == "<") &&
+			    !(op == ">" && substr(s, RSTART + 1, 1) == ">") &&
+			    !(op == ">" && substr(s, RSTART - 1, 1) == "-"))
+				print f ":" l ":" (pos + RSTART) ":" op;
+			pos += RSTART + RLENGTH - 1;
+			s = substr(s, RSTART + RLENGTH);
+		}
+	}'
+done >sites
+total=$(wc -l <sites)
+awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' sites |
+	sort -n | cut -f2 | head -n "$N" >sample
+killed=0 n=0
+: >survivors
+while IFS=: read -r f l c op; do
+	case $op in
+	"<") new="<=" ;; "<=") new="<" ;; ">") new=">=" ;; ">=") new=">" ;;
+	"==") new="!=" ;; "!=") new="==" ;; "&&") new="||" ;; "||") new="&&" ;;
+	esac
+	cp "$f" "$f.orig"
+	awk -v l="$l" -v c="$c" -v op="$op" -v new="$new" 'NR == l {
+		$0 = substr($0, 1, c - 1) new substr($0, c + length(op)) } { print }' \
+		"$f.orig" >"$f"
+	n=$((n + 1))
+	if ! make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1; then
+		verdict="killed (build)"
+	elif run_tests; then
+		verdict="SURVIVED"
+	else
+		verdict=killed
+	fi
+	[ "$verdict" = SURVIVED ] && echo "$f:$l: $op -> $new" >>survivors ||
+		killed=$((killed + 1))
+	echo "$n. $f:$l: '$op' -> '$new': $verdict"
+	mv "$f.orig" "$f"
+	touch "$f"
+done <sample
+echo "candidate sites: $total, sampled: $n"
+echo "killed $killed of $n ($(awk -v k=$killed -v n=$n 'BEGIN { printf "%.1f", n ? 100 * k / n : 0 }')%)"
+[ -s survivors ] && { echo "survivors:"; sed 's/^/  /' survivors; }
+exit 0
