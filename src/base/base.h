@@ -143,7 +143,8 @@ struct pt_ctx {
 	jmp_buf *oom;            /* active OOM boundary */
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
-	void *ptx_parsed;        /* ptx.c: spellings parsed this compile */
+	void *ptx_memo;          /* ir.c: the last selection against a
+				  * given row, for the next repeat */
 };
 
 typedef struct pt_ctx Ctx;

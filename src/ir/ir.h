@@ -25,6 +25,7 @@
 
 #include "base.h"
 #include "layout.h"
+#include "ptx/ptx.h"
 
 /* ---- dtypes (dtypes.def) ---- */
 
@@ -256,6 +257,10 @@ struct Expr {
 			ExprVec args;
 			Expr *pred;        /* NULL: unconditional */
 			bool preserve_dst;
+			/* the chosen form and its argument mapping
+			 * (ptx_select), set by the checker or the
+			 * tile lowering; never written to JSON */
+			const PtxSel *sel;
 		} ptx;
 		struct {       /* EX_TILE_APPLY */
 			const char *opcode; /* T.ptx["..."] spelling */
@@ -400,6 +405,12 @@ Expr *ir_new_expr(Ctx *c, ExprKind k, ExprType ty, DType t, Span sp);
 Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
 /* True and *v set when e is an integer (or bool) constant. */
 bool ir_const_int(const Expr *e, int64_t *v);
+/* Selects the form of EX_PTX x through ptx_select, reading each argument
+ * as ir_ptx_arg does, and records it in x->u.ptx.sel; row, when not
+ * NULL, is the form already chosen (a tile call's), whose operands the
+ * arguments must fill.  broad: read arguments as widely as codegen can
+ * lower them (a call the checker did not see).  Reports a miss. */
+bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);

@@ -467,6 +467,7 @@ issue(Ctx *c, const TileCall *tc, Expr *const *args, int nargs)
 	p->u.ptx.pred = tc->pred;
 	for (int i = 0; i < nargs; i++)
 		vec_push(&c->arena, &p->u.ptx.args, args[i]);
+	ir_select_ptx(c, p, &tc->inst, true);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	return s;
