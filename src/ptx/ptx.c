@@ -31,9 +31,8 @@ static const struct {
 
 static const struct {
 	const char *name;
-	bool tile;
 } families[] = {
-#define PFAM(id, name, tile) [PTXF_##id] = {name, tile},
+#define PFAM(id, name, contract) [PTXF_##id] = {name},
 #include "families.def"
 #undef PFAM
 };
@@ -48,6 +47,34 @@ static const struct {
 #include "gates.def"
 #undef GATE
 };
+
+static const struct {
+	const char *name;
+	int min_ptx;
+	PtxGate gate;
+} sregs[] = {
+#define SREG(id, name, min_ptx, gate) [PTXR_##id] = {name, min_ptx, PTXG_##gate},
+#include "sregs.def"
+#undef SREG
+};
+
+const char *
+ptx_sreg_name(PtxSreg r)
+{
+	return sregs[r].name;
+}
+
+int
+ptx_sreg_min_ptx(PtxSreg r)
+{
+	return sregs[r].min_ptx;
+}
+
+PtxGate
+ptx_sreg_gate(PtxSreg r)
+{
+	return sregs[r].gate;
+}
 
 const char *
 ptx_type_name(PtxType t)
@@ -77,12 +104,6 @@ const char *
 ptx_family_name(PtxFamily f)
 {
 	return families[f].name;
-}
-
-bool
-ptx_family_is_tile(PtxFamily f)
-{
-	return families[f].tile;
 }
 
 bool

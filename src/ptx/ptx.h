@@ -86,7 +86,7 @@ typedef enum PtxSpace {
 } PtxSpace;
 
 typedef enum PtxFamily {
-#define PFAM(id, name, tile) PTXF_##id,
+#define PFAM(id, name, contract) PTXF_##id,
 #include "families.def"
 #undef PFAM
 	PTXF_COUNT
@@ -98,6 +98,13 @@ typedef enum PtxGate {
 #undef GATE
 	PTXG_COUNT
 } PtxGate;
+
+typedef enum PtxSreg {
+#define SREG(id, name, min_ptx, gate) PTXR_##id,
+#include "sregs.def"
+#undef SREG
+	PTXR_COUNT
+} PtxSreg;
 
 typedef enum PtxOpKind {
 	PTXOP_REG,    /* one register: %r1 */
@@ -228,7 +235,10 @@ int ptx_type_bits(PtxType t);
 const char *ptx_space_name(PtxSpace s);
 int ptx_space_addr_bits(PtxSpace s);
 const char *ptx_family_name(PtxFamily f);
-bool ptx_family_is_tile(PtxFamily f);
+/* A special register's name ("%cluster_ctaid"), PTX version and gate. */
+const char *ptx_sreg_name(PtxSreg r);
+int ptx_sreg_min_ptx(PtxSreg r);
+PtxGate ptx_sreg_gate(PtxSreg r);
 /* Whether target t passes gate g; the minimum target name of g. */
 bool ptx_gate_allows(PtxGate g, Target t);
 const char *ptx_gate_min_target(PtxGate g);

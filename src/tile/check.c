@@ -14,28 +14,38 @@
 #include "tile.h"
 #include "api.h"
 
+/* The tile families, indexed by PtxFamily, from the family table: a RAW
+ * row has no checker. */
 static const TileFamily families[] = {
-#define PTXF_NONE (-1)
-#define FAMILY(id, name, file, ptx, check, params)                         \
-	{name, file, PTXF_##ptx, check, params},
-#include "families.def"
-#undef FAMILY
-#undef PTXF_NONE
+#define TILE(check, file, params) file, check, params
+#define RAW NULL, NULL, 0
+#define FAMILY_ROW(id, name, file, check, params)                          \
+	[PTXF_##id] = {name, file, PTXF_##id, check, params},
+#define PFAM(id, name, contract) FAMILY_ROW(id, name, contract)
+#include "ptx/families.def"
+#undef PFAM
+#undef FAMILY_ROW
+#undef RAW
+#undef TILE
 };
+
+/* ewise has no PTX opcode: its scalar function is the instruction. */
+static const TileFamily ewise_family = {"ewise", "ewise.c", -1,
+					tile_check_ewise, 0};
 
 const TileFamily *
 tile_family_of_ptx(int ptx_family)
 {
-	for (size_t i = 0; i < countof(families); i++)
-		if (families[i].ptx_family == ptx_family)
-			return &families[i];
-	return NULL;
+	if (ptx_family < 0 || (size_t)ptx_family >= countof(families) ||
+	    !families[ptx_family].check)
+		return NULL;
+	return &families[ptx_family];
 }
 
 const TileFamily *
 tile_family_ewise(void)
 {
-	return tile_family_of_ptx(-1);
+	return &ewise_family;
 }
 
 static TileCall *

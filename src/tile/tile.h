@@ -45,7 +45,7 @@ typedef enum TileParamId {
 _Static_assert(TP_COUNT <= 64, "tile parameter masks are 64-bit");
 #define TPB(id) (UINT64_C(1) << TP_##id)
 
-/* ---- families (families.def) ---- */
+/* ---- families (the family table, src/ptx/families.def) ---- */
 
 typedef bool (*TileCheckFn)(TileEnv *e, TileCall *tc);
 
@@ -333,17 +333,15 @@ bool tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 			   const void *arg, int owner_code);
 
 /* ---- the pattern files (patterns/) ---- */
-bool tile_check_registers(TileEnv *e, TileCall *tc);
-bool tile_check_ld_st(TileEnv *e, TileCall *tc);
+/* every family checker, declared from the family table */
+#define TILE(check, file, params) bool check(TileEnv *e, TileCall *tc);
+#define RAW
+#define PFAM(id, name, contract) contract
+#include "ptx/families.def"
+#undef PFAM
+#undef RAW
+#undef TILE
 bool tile_check_ewise(TileEnv *e, TileCall *tc);
-bool tile_check_cp_async(TileEnv *e, TileCall *tc);
-bool tile_check_bulk_copy(TileEnv *e, TileCall *tc);
-bool tile_check_ldmatrix(TileEnv *e, TileCall *tc);
-bool tile_check_mma_sync(TileEnv *e, TileCall *tc);
-bool tile_check_tma(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_ld_st(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_cp(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_mma(TileEnv *e, TileCall *tc);
 /* Drops the tensor-map slots of calls not yet lowered (a re-check
  * records them again); lowered calls keep theirs. */
 void tile_tma_reset_slots(Module *m);

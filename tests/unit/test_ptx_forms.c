@@ -375,6 +375,37 @@ TEST(ptx_select_maps_arguments)
 	CHECK_INT(ptx_select("ld.global.v4.b32", ld1, 5, &s), PTXM_OPERAND_COUNT);
 }
 
+/* The builtins (codegen/builtin.c) take their gates from these rows:
+ * cluster barriers, elect.sync and mbarrier.try_wait from sm_90 (PTX 7.8,
+ * 8.0, 7.8), test_wait.parity everywhere from PTX 7.1, %cluster_ctaid
+ * from sm_90 and PTX 7.8 (PTX ISA: barrier.cluster and %cluster_ctaid
+ * 7.8 sm_90; elect.sync 8.0 sm_90; mbarrier.test_wait.parity 7.1). */
+TEST(ptx_builtin_rows)
+{
+	static const struct {
+		const char *spelling;
+		int min_ptx;
+		PtxGate gate;
+	} rows[] = {
+		{"barrier.cluster.arrive.aligned", 78, PTXG_SM90},
+		{"barrier.cluster.wait.aligned", 78, PTXG_SM90},
+		{"elect.sync", 80, PTXG_SM90},
+		{"mbarrier.try_wait.parity.shared::cta.b64", 78, PTXG_SM90},
+		{"mbarrier.test_wait.parity.shared.b64", 71, PTXG_ANY},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		PtxSel s;
+		CHECK_INT(ptx_select(rows[i].spelling, NULL, -1, &s), PTXM_OK);
+		CHECK_INT(s.inst.min_ptx, rows[i].min_ptx);
+		CHECK_INT(s.inst.gate, rows[i].gate);
+	}
+	CHECK_STR(ptx_sreg_name(PTXR_CLUSTER_CTAID), "%cluster_ctaid");
+	CHECK_INT(ptx_sreg_min_ptx(PTXR_CLUSTER_CTAID), 78);
+	CHECK_INT(ptx_sreg_gate(PTXR_CLUSTER_CTAID), PTXG_SM90);
+	CHECK(!ptx_gate_allows(PTXG_SM90, TGT_SM_80));
+	CHECK(ptx_gate_allows(PTXG_SM90, TGT_SM_90A));
+}
+
 TEST(ptx_emit_prints_operands)
 {
 	pt_ctx *c = new_ctx(TGT_SM_90A);
