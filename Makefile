@@ -16,7 +16,7 @@ SAN ?=
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -fPIC \
 	-fvisibility=hidden -Wall -Wextra -Wshadow -Wundef -Wwrite-strings \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	$(WERROR) -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir -MMD -MP $(CFLAGS)
+	$(WERROR) -Iinclude -Isrc -MMD -MP $(CFLAGS)
 LDLIBS_ALL = -lm -ldl $(LDLIBS)
 
 RT_SRC  := $(sort $(wildcard src/rt/*.c))
@@ -75,7 +75,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(MAKE) --no-print-directory O=build-fuzz CC=clang OPT="-O1 -g" \
 			SAN="-fsanitize=fuzzer-no-link,address,undefined" all || exit 1; \
-		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
+		clang -fsanitize=fuzzer,address,undefined -O1 -g -Iinclude -Isrc \
 			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \

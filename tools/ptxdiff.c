@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "ptx/ptx.h"
 
 #define MAXS 512

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ptxtile.h"
-#include "base.h"
+#include "base/base.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 struct ArenaBlock {
 	ArenaBlock *next;

@@ -128,7 +128,7 @@ typedef struct Diag {
 
 typedef enum Target {
 #define TARGET(id, name, sm, arch_specific) TGT_##id,
-#include "targets.def"
+#include "base/targets.def"
 #undef TARGET
 	TGT_COUNT
 } Target;

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 #define LOG2E 1.4426950408889634
 #define LN2 0.6931471805599453

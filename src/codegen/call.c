@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "ptx/ptx.h"
 
 /* The dtype whose register holds a PTX operand type. */

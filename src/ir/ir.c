@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "ir.h"
+#include "ir/ir.h"
 #include "ptx/ptx.h"
 
 /* ---- dtypes ---- */
@@ -22,7 +22,7 @@ static const struct {
 } dtype_table[] = {
 	[DT_NONE] = {"none", 0, DK_BITS, ""},
 #define DTYPE(id, name, bits, kind, ptx) [DT_##id] = {name, bits, DK_##kind, ptx},
-#include "dtypes.def"
+#include "ir/dtypes.def"
 #undef DTYPE
 };
 
@@ -114,7 +114,7 @@ execscope_parse(const char *s, ExecScope *out)
 
 static const BuiltinInfo builtin_table[] = {
 #define BUILTIN(id, spelling, nargs, result) {spelling, nargs, BR_##result},
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 };
 

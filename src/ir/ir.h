@@ -23,8 +23,8 @@
 #ifndef PT_IR_H
 #define PT_IR_H
 
-#include "base.h"
-#include "layout.h"
+#include "base/base.h"
+#include "layout/layout.h"
 #include "ptx/ptx.h"
 
 /* ---- dtypes (dtypes.def) ---- */
@@ -40,7 +40,7 @@ typedef enum DTypeKind {
 typedef enum DType {
 	DT_NONE,
 #define DTYPE(id, name, bits, kind, ptx) DT_##id,
-#include "dtypes.def"
+#include "ir/dtypes.def"
 #undef DTYPE
 	DT_COUNT
 } DType;
@@ -172,7 +172,7 @@ typedef enum BinOp {
 
 typedef enum Builtin {
 #define BUILTIN(id, spelling, nargs, result) BI_##id,
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 	BI_COUNT
 } Builtin;

@@ -112,7 +112,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "ptx/ptx.h"
 #include "script/ast.h"
 

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx.h"
+#include "ptx/ptx.h"
 
 static const struct {
 	const char *name;
 	int bits;
 } types[] = {
 #define PTYPE(id, name, bits) [PTY_##id] = {name, bits},
-#include "types.def"
+#include "ptx/types.def"
 #undef PTYPE
 };
 
@@ -25,7 +25,7 @@ static const struct {
 	int bits;
 } spaces[] = {
 #define PSPACE(id, name, bits) [PSP_##id] = {name, bits},
-#include "spaces.def"
+#include "ptx/spaces.def"
 #undef PSPACE
 };
 
@@ -33,7 +33,7 @@ static const struct {
 	const char *name;
 } families[] = {
 #define PFAM(id, name, contract) [PTXF_##id] = {name},
-#include "families.def"
+#include "ptx/families.def"
 #undef PFAM
 };
 
@@ -44,7 +44,7 @@ static const struct {
 	unsigned mask;
 } gates[] = {
 #define GATE(id, name, sm, spec, mask) [PTXG_##id] = {name, sm, spec, mask},
-#include "gates.def"
+#include "ptx/gates.def"
 #undef GATE
 };
 
@@ -54,7 +54,7 @@ static const struct {
 	PtxGate gate;
 } sregs[] = {
 #define SREG(id, name, min_ptx, gate) [PTXR_##id] = {name, min_ptx, PTXG_##gate},
-#include "sregs.def"
+#include "ptx/sregs.def"
 #undef SREG
 };
 

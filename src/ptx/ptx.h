@@ -67,41 +67,41 @@
 #ifndef PT_PTX_H
 #define PT_PTX_H
 
-#include "base.h"
+#include "base/base.h"
 
 #define PTX_MAX_OPS 12
 
 typedef enum PtxType {
 #define PTYPE(id, name, bits) PTY_##id,
-#include "types.def"
+#include "ptx/types.def"
 #undef PTYPE
 	PTY_COUNT
 } PtxType;
 
 typedef enum PtxSpace {
 #define PSPACE(id, name, bits) PSP_##id,
-#include "spaces.def"
+#include "ptx/spaces.def"
 #undef PSPACE
 	PSP_COUNT
 } PtxSpace;
 
 typedef enum PtxFamily {
 #define PFAM(id, name, contract) PTXF_##id,
-#include "families.def"
+#include "ptx/families.def"
 #undef PFAM
 	PTXF_COUNT
 } PtxFamily;
 
 typedef enum PtxGate {
 #define GATE(id, name, sm, spec, mask) PTXG_##id,
-#include "gates.def"
+#include "ptx/gates.def"
 #undef GATE
 	PTXG_COUNT
 } PtxGate;
 
 typedef enum PtxSreg {
 #define SREG(id, name, min_ptx, gate) PTXR_##id,
-#include "sregs.def"
+#include "ptx/sregs.def"
 #undef SREG
 	PTXR_COUNT
 } PtxSreg;

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 #include "api.h"
 
 /* The tile families, indexed by PtxFamily, from the family table: a RAW

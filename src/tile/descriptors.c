@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "descriptors.h"
+#include "tile/descriptors.h"
 #include "api.h"
 
 int64_t

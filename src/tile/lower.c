@@ -26,7 +26,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 #include "api.h"
 
 typedef struct Lower {

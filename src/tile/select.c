@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
 /* What a tile operand stands for in the selection: a memory operand or
  * scalar fills an address operand; a register group of n elements a

@@ -20,11 +20,11 @@
 #ifndef PT_TILE_H
 #define PT_TILE_H
 
-#include "base.h"
-#include "ir.h"
-#include "layout.h"
-#include "prove.h"
-#include "view.h"
+#include "base/base.h"
+#include "ir/ir.h"
+#include "layout/layout.h"
+#include "layout/prove.h"
+#include "layout/view.h"
 #include "ptx/ptx.h"
 
 #define TILE_MAX_GROUP 5   /* cta z/y/x, warp, lane */
@@ -37,7 +37,7 @@ typedef struct TileEnv TileEnv;
 
 typedef enum TileParamId {
 #define PARAM(id, name, kind, type) TP_##id,
-#include "params.def"
+#include "tile/params.def"
 #undef PARAM
 	TP_COUNT
 } TileParamId;

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "ptx/ptx.h"
 #include "test.h"
 

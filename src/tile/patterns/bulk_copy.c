@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 enum { BK_DST, BK_SRC };
 

@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 enum { OP_D, OP_A, OP_B, OP_C };
 

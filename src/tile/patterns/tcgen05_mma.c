@@ -24,8 +24,8 @@
  */
 #include <string.h>
 
-#include "../tile.h"
-#include "../descriptors.h"
+#include "tile/tile.h"
+#include "tile/descriptors.h"
 
 enum { OP_D, OP_A, OP_B };
 

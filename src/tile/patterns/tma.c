@@ -31,7 +31,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 #define TMA_MAX_RANK 5
 
