@@ -6,6 +6,7 @@
 #   make demo        build, compile every example; run them where a GPU is
 #   make test-gpu    GPU tests (exit 77 when no driver)
 #   make bench-frontend  front-end timing per example (bench/README.md)
+#   make lint        clang-format check of tools/lint-files.txt
 #   make install PREFIX=/usr/local
 O ?= build
 CC ?= cc
@@ -101,6 +102,12 @@ $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 bench-compile: all $(O)/compile_latency
 	@BUILD=$(O) sh bench/compile_latency.sh
 
+# Style check: the files in tools/lint-files.txt against .clang-format.
+LINT_LIST ?= tools/lint-files.txt
+LINT_FILES = $(shell sed -e 's/\#.*//' $(LINT_LIST))
+lint:
+	clang-format --style=file --dry-run --Werror $(LINT_FILES)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/ptxtile/codes $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/ptxtile.h include/ptxtile_rt.h $(DESTDIR)$(PREFIX)/include/
@@ -113,5 +120,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
+.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend lint install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

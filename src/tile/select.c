@@ -55,7 +55,8 @@ count_list(Ctx *c, uint32_t counts, int from_params, bool *plural)
 	*plural = false;
 	for (int n = from_params; n < 32; n++)
 		if (counts >> n & 1u) {
-			sb_printf(&b, "%s%d", b.n ? " or " : "", n - from_params);
+			sb_printf(&b, "%s%d", b.n ? " or " : "",
+				  n - from_params);
 			*plural |= n - from_params != 1;
 		}
 	return b.n ? sb_cstr(&b) : "other";
@@ -75,7 +76,8 @@ tile_select_form(TileEnv *e, TileCall *tc, int from_params)
 	PtxMiss why = ptx_select(tc->inst.spelling, args, n, &s);
 	if (why == PTXM_OPERAND_COUNT) {
 		bool plural;
-		const char *counts = count_list(c, s.counts, from_params, &plural);
+		const char *counts =
+			count_list(c, s.counts, from_params, &plural);
 		return diag_error(c, PT_E_TILE_OPERAND_COUNT, tc->span,
 				  "%s takes %s operand%s (%s), found %d",
 				  tc->inst.spelling, counts, plural ? "s" : "",
