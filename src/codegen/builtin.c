@@ -81,8 +81,15 @@ special_axis(Gen *g, const Expr *e, PtxSreg r)
 {
 	if (!gate_ok(g, e, ptx_sreg_gate(r), ptx_sreg_min_ptx(r)))
 		return val_int(g, 0, DT_INT32);
+	/* "%tid.x": no printf, the builtin is read once per thread index */
 	char buf[24];
-	snprintf(buf, sizeof buf, "%s.%c", ptx_sreg_name(r), axis_char(g, e));
+	const char *name = ptx_sreg_name(r);
+	size_t n = strlen(name);
+	PT_ASSERT(n + 3 <= sizeof buf);
+	memcpy(buf, name, n);
+	buf[n] = '.';
+	buf[n + 1] = axis_char(g, e);
+	buf[n + 2] = 0;
 	return special(g, buf);
 }
 
