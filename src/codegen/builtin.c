@@ -79,11 +79,12 @@ special(Gen *g, const char *reg)
 static Val
 special_axis(Gen *g, const Expr *e, PtxSreg r)
 {
-	if (!gate_ok(g, e, ptx_sreg_gate(r), ptx_sreg_min_ptx(r)))
+	const PtxSregRow *row = ptx_sreg(r);
+	if (!gate_ok(g, e, row->gate, row->min_ptx))
 		return val_int(g, 0, DT_INT32);
 	/* "%tid.x": no printf, the builtin is read once per thread index */
 	char buf[24];
-	const char *name = ptx_sreg_name(r);
+	const char *name = row->name;
 	size_t n = strlen(name);
 	PT_ASSERT(n + 3 <= sizeof buf);
 	memcpy(buf, name, n);
@@ -168,7 +169,7 @@ cluster_cta_id(Gen *g, const Expr *e)
 static Val
 lane_id(Gen *g, const Expr *e)
 {
-	return special(g, ptx_sreg_name(PTXR_LANEID));
+	return special(g, ptx_sreg(PTXR_LANEID)->name);
 }
 
 static Val

@@ -48,32 +48,16 @@ static const struct {
 #undef GATE
 };
 
-static const struct {
-	const char *name;
-	int min_ptx;
-	PtxGate gate;
-} sregs[] = {
+static const PtxSregRow sregs[] = {
 #define SREG(id, name, min_ptx, gate) [PTXR_##id] = {name, min_ptx, PTXG_##gate},
 #include "ptx/sregs.def"
 #undef SREG
 };
 
-const char *
-ptx_sreg_name(PtxSreg r)
+const PtxSregRow *
+ptx_sreg(PtxSreg r)
 {
-	return sregs[r].name;
-}
-
-int
-ptx_sreg_min_ptx(PtxSreg r)
-{
-	return sregs[r].min_ptx;
-}
-
-PtxGate
-ptx_sreg_gate(PtxSreg r)
-{
-	return sregs[r].gate;
+	return &sregs[r];
 }
 
 const char *

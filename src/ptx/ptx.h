@@ -235,10 +235,13 @@ int ptx_type_bits(PtxType t);
 const char *ptx_space_name(PtxSpace s);
 int ptx_space_addr_bits(PtxSpace s);
 const char *ptx_family_name(PtxFamily f);
-/* A special register's name ("%cluster_ctaid"), PTX version and gate. */
-const char *ptx_sreg_name(PtxSreg r);
-int ptx_sreg_min_ptx(PtxSreg r);
-PtxGate ptx_sreg_gate(PtxSreg r);
+/* A special register's row: name ("%cluster_ctaid"), PTX version, gate. */
+typedef struct PtxSregRow {
+	const char *name;
+	int min_ptx;
+	PtxGate gate;
+} PtxSregRow;
+const PtxSregRow *ptx_sreg(PtxSreg r);
 /* Whether target t passes gate g; the minimum target name of g. */
 bool ptx_gate_allows(PtxGate g, Target t);
 const char *ptx_gate_min_target(PtxGate g);

@@ -399,9 +399,10 @@ TEST(ptx_builtin_rows)
 		CHECK_INT(s.inst.min_ptx, rows[i].min_ptx);
 		CHECK_INT(s.inst.gate, rows[i].gate);
 	}
-	CHECK_STR(ptx_sreg_name(PTXR_CLUSTER_CTAID), "%cluster_ctaid");
-	CHECK_INT(ptx_sreg_min_ptx(PTXR_CLUSTER_CTAID), 78);
-	CHECK_INT(ptx_sreg_gate(PTXR_CLUSTER_CTAID), PTXG_SM90);
+	const PtxSregRow *cl = ptx_sreg(PTXR_CLUSTER_CTAID);
+	CHECK_STR(cl->name, "%cluster_ctaid");
+	CHECK_INT(cl->min_ptx, 78);
+	CHECK_INT(cl->gate, PTXG_SM90);
 	CHECK(!ptx_gate_allows(PTXG_SM90, TGT_SM_80));
 	CHECK(ptx_gate_allows(PTXG_SM90, TGT_SM_90A));
 }
