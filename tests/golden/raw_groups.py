@@ -24,6 +24,6 @@ def raw_groups(A: T.Tensor((64,), "uint32"), M: T.TensorMap()):
     if leader:
         T.ptx["st.global.v2.u32"](A.ptr_to([4]), (c, d))
         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"](
-            s.ptr_to([0, 0]), M, (T.int32(0), T.int32(16)), mbar.ptr_to([0]))
+            s.ptr_to([0, 0]), M, (0, 16), mbar.ptr_to([0]))
         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"](
-            s.ptr_to([0, 0]), M, T.int32(32), T.int32(16), mbar.ptr_to([0]))
+            s.ptr_to([0, 0]), M, 32, 16, mbar.ptr_to([0]))
