@@ -7,6 +7,7 @@
 #   make demo        build, compile every example; run them where a GPU is
 #   make test-gpu    GPU tests (exit 77 when no driver)
 #   make bench-frontend  front-end timing per example (bench/README.md)
+#   make lint        clang-format check of tools/lint-files.txt
 #   make install PREFIX=/usr/local
 O ?= build
 CC ?= cc
@@ -17,7 +18,7 @@ SAN ?=
 CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(SAN) -fPIC \
 	-fvisibility=hidden -Wall -Wextra -Wshadow -Wundef -Wwrite-strings \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
-	$(WERROR) -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir -MMD -MP $(CFLAGS)
+	$(WERROR) -Iinclude -Isrc -MMD -MP $(CFLAGS)
 LDLIBS_ALL = -lm -ldl $(LDLIBS)
 
 RT_SRC  := $(sort $(wildcard src/rt/*.c))
@@ -80,7 +81,7 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(MAKE) --no-print-directory O=build-fuzz CC=clang OPT="-O1 -g" \
 			SAN="-fsanitize=fuzzer-no-link,$(FUZZ_SAN)" all || exit 1; \
-		clang -fsanitize=fuzzer,$(FUZZ_SAN) -O1 -g -Iinclude -Isrc -Isrc/base -Isrc/layout -Isrc/ir \
+		clang -fsanitize=fuzzer,$(FUZZ_SAN) -O1 -g -Iinclude -Isrc \
 			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
@@ -119,6 +120,12 @@ $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 bench-compile: all $(O)/compile_latency
 	@BUILD=$(O) sh bench/compile_latency.sh
 
+# Style check: the files in tools/lint-files.txt against .clang-format.
+LINT_LIST ?= tools/lint-files.txt
+LINT_FILES = $(shell sed -e 's/\#.*//' $(LINT_LIST))
+lint:
+	clang-format --style=file --dry-run --Werror $(LINT_FILES)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/ptxtile/codes $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/ptxtile.h include/ptxtile_rt.h $(DESTDIR)$(PREFIX)/include/
@@ -131,7 +138,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz fuzz-smoke demo test-gpu bench-compile bench-frontend bench-emu install clean
+.PHONY: all test asan fuzz fuzz-smoke demo test-gpu bench-compile bench-frontend bench-emu lint install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "api.h"
 
 const char *

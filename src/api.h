@@ -6,7 +6,7 @@
 #ifndef PT_API_H
 #define PT_API_H
 
-#include "base.h"
+#include "base/base.h"
 
 typedef struct pt_module Module;
 

@@ -13,7 +13,7 @@
  * swapped with its neighbour, inserted or replaced by one from another
  * row), each for a random target.  The kernel's operands come from the
  * row's signature, so a rejection by ptxas is about the spelling or the
- * target.  Our verdict is ptx_parse + ptx_check_args + ptx_check_target;
+ * target.  Our verdict is ptx_select (reported) + ptx_check_target;
  * accepted samples are assembled at the .version ptx_version_for picks,
  * rejected ones at the newest version ptxas knows (9.0).  An accepted
  * sample whose version is above the target's minimum is also assembled
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "ptx/ptx.h"
 
 #define MAXS 512
@@ -276,9 +276,14 @@ gen(const char *dir, uint64_t seed, int n)
 			form = in;
 		}
 		build_operands(a, &k, &form, &rng);
+		PtxSel sel;
 		bool ours = parsed &&
-			    ptx_check_args(c, &in, k.args, k.nargs, (Span){0}) &&
-			    ptx_check_target(c, &in, (Span){0});
+			    ptx_select_report(c, ptx_select(in.spelling, k.args,
+							    k.nargs, &sel),
+					      &sel, k.nargs, (Span){0}) &&
+			    ptx_check_target(c, &sel.inst, (Span){0});
+		if (ours)
+			in = sel.inst;
 		const char *why = "";
 		if (!ours && c->diags)
 			why = arena_printf(a, "E%04d %s", c->diags_tail->code,

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "ptxtile.h"
-#include "base.h"
+#include "base/base.h"
 #include "ptxtile_run.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };

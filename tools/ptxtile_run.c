@@ -26,7 +26,7 @@
 #include "ptxtile.h"
 #include "ptxtile_emu.h"
 #include "ptxtile_rt.h"
-#include "base.h"
+#include "base/base.h"
 #include "rt/rt.h"
 #include "emu/from_rt.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 /* Under ASan every block starts poisoned and each allocation unpoisons
  * exactly the bytes asked for, so an overflow into the padding or the

@@ -182,7 +182,7 @@ typedef struct Diag {
 
 typedef enum Target {
 #define TARGET(id, name, sm, arch_specific) TGT_##id,
-#include "targets.def"
+#include "base/targets.def"
 #undef TARGET
 	TGT_COUNT
 } Target;
@@ -197,9 +197,10 @@ struct pt_ctx {
 	jmp_buf *oom;            /* active OOM boundary */
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
-	void *ptx_parsed;        /* ptx.c: spellings parsed this compile */
 	size_t budget[PT_BUDGET_COUNT]; /* pt_set_budget; kept by ctx_reset */
 	size_t stmts;            /* statements generated this compile */
+	void *ptx_memo;          /* ir.c: the last selection against a
+				  * given row, for the next repeat */
 };
 
 typedef struct pt_ctx Ctx;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 static const struct {
 	int code;

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 uint64_t
 hash_bytes(const void *p, size_t n)

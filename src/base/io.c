@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "base/base.h"
 
 char *
 read_file(Arena *a, const char *path, size_t *len)

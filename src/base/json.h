@@ -17,7 +17,7 @@
 #ifndef PT_JSON_H
 #define PT_JSON_H
 
-#include "base.h"
+#include "base/base.h"
 
 #define JSON_MAX_DEPTH 1000 /* IR JSON nests up to ~3 levels per script level */
 

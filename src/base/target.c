@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 
 static const struct {
 	const char *name;
@@ -11,7 +11,7 @@ static const struct {
 	bool specific;
 } targets[] = {
 #define TARGET(id, name, sm, spec) [TGT_##id] = {name, sm, spec},
-#include "targets.def"
+#include "base/targets.def"
 #undef TARGET
 };
 

@@ -7,8 +7,11 @@
  * helpers: cta_sync = bar.sync 0, warp_sync = bar.warp.sync -1,
  * cluster_sync = barrier.cluster arrive+wait (aligned), elect_sync =
  * elect.sync over the full warp, mbarrier_wait = a try_wait.parity loop
- * (test_wait.parity on sm_80, which has no try_wait).  Cluster and elect
- * features need sm_90 (PT_E_CODEGEN_TARGET otherwise).
+ * (test_wait.parity where the target has no try_wait).  Which targets
+ * have an instruction or special register, and from which PTX version,
+ * comes from its form row (src/ptx/forms_*.def, sregs.def); a target
+ * without it is PT_E_CODEGEN_TARGET.  bar.sync and bar.warp.sync exist
+ * on every target at every version we emit.
  *
  * Math runs in float32 for float16/bfloat16/float32: exp(x) =
  * ex2.approx(x * log2 e), log(x) = lg2.approx(x) * ln 2, sigmoid(x) =
@@ -17,19 +20,40 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 #define LOG2E 1.4426950408889634
 #define LN2 0.6931471805599453
 
+/* Whether the target has what the builtin needs (gate), recording the
+ * PTX version it needs. */
 static bool
-need_sm90(Gen *g, const Expr *e, const char *what)
+gate_ok(Gen *g, const Expr *e, PtxGate gate, int min_ptx)
 {
-	if (target_sm(g->c->target) >= 90)
-		return true;
-	gen_error(g, PT_E_CODEGEN_TARGET, e->span, "%s needs sm_90 or newer",
-		  what);
-	return false;
+	if (!ptx_gate_allows(gate, g->c->target)) {
+		gen_error(g, PT_E_CODEGEN_TARGET, e->span, "%s needs %s or newer",
+			  builtin_spelling(e->u.call.id),
+			  ptx_gate_min_target(gate));
+		return false;
+	}
+	gen_need_ptx(g, min_ptx);
+	return true;
+}
+
+/* The form row of a builtin's instruction spelling. */
+static const PtxInst *
+form_of(Gen *g, const char *spelling)
+{
+	PtxSel *s = NEW(&g->c->arena, PtxSel);
+	PT_ASSERT(ptx_select(spelling, NULL, -1, s) == PTXM_OK);
+	return &s->inst;
+}
+
+static bool
+form_ok(Gen *g, const Expr *e, const char *spelling)
+{
+	const PtxInst *in = form_of(g, spelling);
+	return gate_ok(g, e, in->gate, in->min_ptx);
 }
 
 static char
@@ -49,6 +73,25 @@ special(Gen *g, const char *reg)
 	Val d = gen_reg(g, DT_INT32);
 	gen_emit(g, "mov.u32 %s, %s;", d.s, reg);
 	return d;
+}
+
+/* Special register r on the builtin's axis (%tid.x), gated by its row. */
+static Val
+special_axis(Gen *g, const Expr *e, PtxSreg r)
+{
+	const PtxSregRow *row = ptx_sreg(r);
+	if (!gate_ok(g, e, row->gate, row->min_ptx))
+		return val_int(g, 0, DT_INT32);
+	/* "%tid.x": no printf, the builtin is read once per thread index */
+	char buf[24];
+	const char *name = row->name;
+	size_t n = strlen(name);
+	PT_ASSERT(n + 3 <= sizeof buf);
+	memcpy(buf, name, n);
+	buf[n] = '.';
+	buf[n + 1] = axis_char(g, e);
+	buf[n + 2] = 0;
+	return special(g, buf);
 }
 
 static bool
@@ -78,6 +121,9 @@ warp_id(Gen *g)
 	return d;
 }
 
+#define MBAR_TRY_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
+#define MBAR_TEST_WAIT "mbarrier.test_wait.parity.shared.b64"
+
 static void
 mbarrier_wait(Gen *g, const Expr *e)
 {
@@ -100,66 +146,85 @@ mbarrier_wait(Gen *g, const Expr *e)
 	Val p = gen_reg(g, DT_BOOL);
 	int l = gen_label(g);
 	gen_place_label(g, l);
-	if (target_sm(g->c->target) >= 90) {
-		gen_need_ptx(g, 80);
-		gen_emit(g, "mbarrier.try_wait.parity.shared::cta.b64 %s, [%s],"
-			 " %s;", p.s, addr, ph.s);
-	} else {
-		gen_need_ptx(g, 71);
-		gen_emit(g, "mbarrier.test_wait.parity.shared.b64 %s, [%s], %s;",
-			 p.s, addr, ph.s);
-	}
+	const PtxInst *in = form_of(g, MBAR_TRY_WAIT);
+	if (!ptx_gate_allows(in->gate, g->c->target))
+		in = form_of(g, MBAR_TEST_WAIT);
+	gen_need_ptx(g, in->min_ptx);
+	gen_emit(g, "%s %s, [%s], %s;", in->spelling, p.s, addr, ph.s);
 	gen_emit(g, "@!%s bra $L%d;", p.s, l);
 }
 
 static Val
-ids_and_sync(Gen *g, const Expr *e)
+thread_idx(Gen *g, const Expr *e)
 {
-	char buf[24];
-	switch (e->u.call.id) {
-	case BI_THREAD_IDX:
-		snprintf(buf, sizeof buf, "%%tid.%c", axis_char(g, e));
-		return special(g, buf);
-	case BI_BLOCK_IDX:
-		snprintf(buf, sizeof buf, "%%ctaid.%c", axis_char(g, e));
-		return special(g, buf);
-	case BI_CLUSTER_CTA_ID:
-		if (!need_sm90(g, e, "T.cuda.cluster_cta_id"))
-			break;
-		gen_need_ptx(g, 78);
-		snprintf(buf, sizeof buf, "%%cluster_ctaid.%c", axis_char(g, e));
-		return special(g, buf);
-	case BI_LANE_ID:
-		return special(g, "%laneid");
-	case BI_WARP_ID:
-		return warp_id(g);
-	case BI_CTA_SYNC:
-		gen_emit(g, "bar.sync 0;");
-		break;
-	case BI_WARP_SYNC:
-		gen_emit(g, "bar.warp.sync -1;");
-		break;
-	case BI_CLUSTER_SYNC:
-		if (!need_sm90(g, e, "T.cuda.cluster_sync"))
-			break;
-		gen_need_ptx(g, 78);
-		gen_emit(g, "barrier.cluster.arrive.aligned;");
-		gen_emit(g, "barrier.cluster.wait.aligned;");
-		break;
-	case BI_ELECT_SYNC: {
-		if (!need_sm90(g, e, "T.cuda.elect_sync"))
-			break;
-		gen_need_ptx(g, 80);
-		Val p = gen_reg(g, DT_BOOL);
-		gen_emit(g, "elect.sync _|%s, -1;", p.s);
-		return p;
+	return special_axis(g, e, PTXR_TID);
+}
+
+static Val
+block_idx(Gen *g, const Expr *e)
+{
+	return special_axis(g, e, PTXR_CTAID);
+}
+
+static Val
+cluster_cta_id(Gen *g, const Expr *e)
+{
+	return special_axis(g, e, PTXR_CLUSTER_CTAID);
+}
+
+static Val
+lane_id(Gen *g, const Expr *e)
+{
+	return special(g, ptx_sreg(PTXR_LANEID)->name);
+}
+
+static Val
+warp_id_builtin(Gen *g, const Expr *e)
+{
+	return warp_id(g);
+}
+
+static Val
+cta_sync(Gen *g, const Expr *e)
+{
+	gen_emit(g, "bar.sync 0;");
+	return val_int(g, 0, DT_INT32);
+}
+
+static Val
+warp_sync(Gen *g, const Expr *e)
+{
+	gen_emit(g, "bar.warp.sync -1;");
+	return val_int(g, 0, DT_INT32);
+}
+
+#define CLUSTER_ARRIVE "barrier.cluster.arrive.aligned"
+#define CLUSTER_WAIT "barrier.cluster.wait.aligned"
+
+static Val
+cluster_sync(Gen *g, const Expr *e)
+{
+	if (form_ok(g, e, CLUSTER_ARRIVE) && form_ok(g, e, CLUSTER_WAIT)) {
+		gen_emit(g, CLUSTER_ARRIVE ";");
+		gen_emit(g, CLUSTER_WAIT ";");
 	}
-	case BI_MBARRIER_WAIT:
-		mbarrier_wait(g, e);
-		break;
-	default:
-		break;
-	}
+	return val_int(g, 0, DT_INT32);
+}
+
+static Val
+elect_sync(Gen *g, const Expr *e)
+{
+	if (!form_ok(g, e, "elect.sync"))
+		return val_int(g, 0, DT_INT32);
+	Val p = gen_reg(g, DT_BOOL);
+	gen_emit(g, "elect.sync _|%s, -1;", p.s);
+	return p;
+}
+
+static Val
+mbarrier_wait_builtin(Gen *g, const Expr *e)
+{
+	mbarrier_wait(g, e);
 	return val_int(g, 0, DT_INT32);
 }
 
@@ -298,17 +363,43 @@ arith_builtin(Gen *g, const Expr *e, Val *a)
 	return fl ? gen_convert(g, d, t, e->span) : d;
 }
 
+/* The emitter of each id and sync builtin; the others are math (one
+ * float argument) or arithmetic (arith_builtin), named in is_arith. */
+static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
+	[BI_THREAD_IDX] = thread_idx,
+	[BI_BLOCK_IDX] = block_idx,
+	[BI_CLUSTER_CTA_ID] = cluster_cta_id,
+	[BI_LANE_ID] = lane_id,
+	[BI_WARP_ID] = warp_id_builtin,
+	[BI_CTA_SYNC] = cta_sync,
+	[BI_WARP_SYNC] = warp_sync,
+	[BI_CLUSTER_SYNC] = cluster_sync,
+	[BI_ELECT_SYNC] = elect_sync,
+	[BI_MBARRIER_WAIT] = mbarrier_wait_builtin,
+};
+
+static bool
+is_arith(Builtin id)
+{
+	switch (id) {
+	case BI_ABS: case BI_MIN: case BI_MAX: case BI_FMA: case BI_CEILDIV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 Val
 gen_builtin(Gen *g, const Expr *e)
 {
 	Builtin id = e->u.call.id;
-	if (id < BI_EXP)
-		return ids_and_sync(g, e);
+	if ((unsigned)id < BI_COUNT && id_sync[id])
+		return id_sync[id](g, e);
 	Val a[3];
 	int n = (int)e->u.call.args.n;
 	for (int i = 0; i < n && i < 3; i++)
 		a[i] = gen_expr(g, e->u.call.args.v[i]);
-	if (id >= BI_ABS)
+	if (is_arith(id))
 		return arith_builtin(g, e, a);
 	if (!dtype_is_float(e->dtype))
 		return gen_error(g, PT_E_CODEGEN_DTYPE, e->span,

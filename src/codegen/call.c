@@ -2,10 +2,9 @@
  * call.c - raw PTX calls (EX_PTX): the generic instruction emitter.
  *
  * Input: the call's spelling, arguments, optional pred= and preserve_dst.
- * The form table (src/ptx) gives the operand signature; the arguments are
- * matched to operands in order, skipping optional operands the caller
- * left out (the same first-fit-with-backtracking rule as
- * ptx_check_args), and every form row accepting the spelling is tried.
+ * The form and which arguments fill which operand come with the node
+ * (Expr.u.ptx.sel: ptx_select's answer, recorded by the checker for raw
+ * calls and by the tile lowering for its own); this file only prints.
  *
  * Lowering per operand kind:
  *   register in   the value converted to a register of the operand's
@@ -25,93 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "ptx/ptx.h"
-
-/* Args consumed by operand op at args[ai]: 0 when they do not fit.
- * strict: a non-constant register value must not need widening (so that
- * a row taking a 32-bit [address] wins over one taking a 64-bit
- * register for the same spelling, e.g. tcgen05.mma's A in TMEM). */
-static int
-arg_count(Gen *g, const PtxOperand *op, const ExprVec *args, size_t ai,
-	  bool strict)
-{
-	if (ai >= args->n)
-		return 0;
-	const Expr *a = args->v[ai];
-	bool scalar = a->type == ET_SCALAR;
-	bool ptr = a->kind == EX_PTR_TO;
-	int64_t k;
-	switch (op->kind) {
-	case PTXOP_REG:
-		if (strict && scalar && !gen_const_int(g, a, &k) &&
-		    op->type != PTY_NONE &&
-		    dtype_bits(a->dtype) < ptx_type_bits(op->type))
-			return 0;
-		return scalar && a->dtype != DT_BOOL ? 1 : 0;
-	case PTXOP_PRED:
-		return scalar && a->dtype == DT_BOOL ? 1 : 0;
-	case PTXOP_IMM: /* a non-constant is reported when lowered */
-		return gen_const_int(g, a, &k) ||
-		       (scalar && dtype_is_int(a->dtype)) ? 1 : 0;
-	case PTXOP_ADDR:
-		return ptr || (scalar && dtype_is_int(a->dtype) &&
-			       dtype_bits(a->dtype) >= 32) ? 1 : 0;
-	case PTXOP_VEC:
-		if (a->kind == EX_TUPLE)
-			return (int)a->u.tuple.n == op->vec ? 1 : 0;
-		return ai + (size_t)op->vec <= args->n ? op->vec : 0;
-	case PTXOP_TENSOR:
-		if (ai + 1 < args->n && args->v[ai + 1]->kind == EX_TUPLE)
-			return (int)args->v[ai + 1]->u.tuple.n == op->vec
-				? 2 : 0;
-		return ai + 1 + (size_t)op->vec <= args->n ? 1 + op->vec : 0;
-	case PTXOP_PAIR:
-		return ai + 2 <= args->n ? 2 : 0;
-	}
-	return 0;
-}
-
-/* Fills take[oi] (args per operand, 0 = left out); true on a full fit. */
-static bool
-fit(Gen *g, const PtxInst *in, int oi, const ExprVec *args, size_t ai,
-    int *take, bool strict)
-{
-	if (oi == in->nops)
-		return ai == args->n;
-	const PtxOperand *op = &in->ops[oi];
-	int n = arg_count(g, op, args, ai, strict);
-	take[oi] = n;
-	if (n && fit(g, in, oi + 1, args, ai + (size_t)n, take, strict))
-		return true;
-	take[oi] = 0;
-	return op->optional && fit(g, in, oi + 1, args, ai, take, strict);
-}
-
-/* The form row accepting the spelling that fits the arguments. */
-static bool
-select_form(Gen *g, const Expr *e, PtxInst *in, int *take)
-{
-	if (!ptx_parse(g->c, e->u.ptx.spelling, e->span, in))
-		return false;
-	const PtxInst *rows;
-	int nrows = ptx_rows(g->c, in, &rows);
-	/* rows needing no widening first, then any fitting row */
-	for (int i = 0; i < 2 * nrows; i++) {
-		PtxInst cand = rows[i % nrows];
-		if (!fit(g, &cand, 0, &e->u.ptx.args, 0, take, i < nrows))
-			continue;
-		int ver = in->min_ptx;
-		cand.spelling = in->spelling;
-		cand.min_ptx = cand.min_ptx > ver ? cand.min_ptx : ver;
-		*in = cand;
-		return true;
-	}
-	gen_error(g, PT_E_PTX_OPERAND_KIND, e->span,
-		  "operands of `%s` do not match its signature (%s)",
-		  in->spelling, ptx_describe_operands(&g->c->arena, in));
-	return false;
-}
 
 /* The dtype whose register holds a PTX operand type. */
 static DType
@@ -437,11 +351,14 @@ scratch_operand(CallState *cs, const PtxOperand *op)
 void
 gen_ptx_call(Gen *g, const Expr *e)
 {
-	PtxInst in;
-	int take[PTX_MAX_OPS];
-	if (!select_form(g, e, &in, take))
+	/* a raw call the checker did not see (a scalar function's, IR
+	 * built by hand) is selected here by the same selector, reading
+	 * its arguments broadly so that lowering names what is wrong */
+	if (!e->u.ptx.sel && !ir_select_ptx(g->c, (Expr *)e, NULL, true))
 		return;
-	gen_need_ptx(g, in.min_ptx);
+	const PtxInst *in = &e->u.ptx.sel->inst;
+	const int *take = e->u.ptx.sel->take;
+	gen_need_ptx(g, in->min_ptx);
 	const char *pred = NULL;
 	if (e->u.ptx.pred) {
 		Val p = gen_cond(g, e->u.ptx.pred);
@@ -452,20 +369,20 @@ gen_ptx_call(Gen *g, const Expr *e)
 	CallState cs = {0};
 	cs.g = g;
 	cs.e = e;
-	cs.in = &in;
+	cs.in = in;
 	bool present[PTX_MAX_OPS];
 	size_t ai = 0;
-	for (int oi = 0; oi < in.nops; oi++) {
+	for (int oi = 0; oi < in->nops; oi++) {
 		present[oi] = take[oi] > 0;
 		if (take[oi])
 			lower_operand(&cs, oi, ai, take[oi]);
 		else
-			present[oi] = scratch_operand(&cs, &in.ops[oi]);
+			present[oi] = scratch_operand(&cs, &in->ops[oi]);
 		ai += (size_t)take[oi];
 	}
 	StrBuf b;
 	sb_init(&b, &g->c->arena);
-	ptx_emit(&b, &in, pred, present, cs.words.v);
+	ptx_emit(&b, in, pred, present, cs.words.v);
 	gen_emit(g, "%s", sb_cstr(&b));
 	flush_outs(&cs);
 }

@@ -14,8 +14,8 @@
 #ifndef PT_CODEGEN_H
 #define PT_CODEGEN_H
 
-#include "base.h"
-#include "ir.h"
+#include "base/base.h"
+#include "ir/ir.h"
 
 typedef enum RegClass {
 	RC_PRED, /* %p:  bool */

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 /* Instruction type suffix for arithmetic on dtype t ("s32", "u16",
  * "f32"); 8-bit integers compute in their 16-bit registers. */

@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 /* A resolved element access: root buffer, one index per root dim. */
 typedef struct Access {

@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "base/json.h"
 
 static void

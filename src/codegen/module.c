@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "base/json.h"
 #include "ptx/ptx.h"
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 static const char *const rc_prefix[RC_COUNT] = {
 	[RC_PRED] = "%p", [RC_B16] = "%rs", [RC_B32] = "%r",

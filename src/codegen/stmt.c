@@ -10,7 +10,7 @@
  * stay in registers; with symbolic bounds it is emitted as a serial
  * loop.  if with a constant condition emits only the taken branch.
  */
-#include "codegen.h"
+#include "codegen/codegen.h"
 
 /* Above this many iterations T.unroll is refused rather than expanded. */
 #define UNROLL_MAX 4096

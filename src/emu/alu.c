@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 /* ---- float encodings ---- */
 

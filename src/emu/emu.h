@@ -18,14 +18,14 @@
 #include <stdint.h>
 
 #include "ptxtile_emu.h"
-#include "base.h"
+#include "base/base.h"
 
 /* ---- types (.b32, .f16x2, ...) ---- */
 typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
 typedef enum Ty {
 	TY_NONE,
 #define T(name, id, bytes, cls) TY_##id,
-#include "emu_types.def"
+#include "emu/emu_types.def"
 #undef T
 	TY_COUNT
 } Ty;
@@ -39,7 +39,7 @@ typedef enum Op {
 	OP_NONE,
 #define O(name, id, family) OP_##id,
 #define A(name, id, family)
-#include "emu_ops.def"
+#include "emu/emu_ops.def"
 #undef O
 #undef A
 	OP_COUNT

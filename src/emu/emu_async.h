@@ -4,7 +4,7 @@
 #ifndef PT_EMU_ASYNC_H
 #define PT_EMU_ASYNC_H
 
-#include "emu.h"
+#include "emu/emu.h"
 
 struct Pending {
 	Pending *next;

@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 const struct TyInfo emu_ty[TY_COUNT] = {
 	[TY_NONE] = {"", 0, TC_B},
 #define T(name, id, bytes, cls) [TY_##id] = {#name, bytes, cls},
-#include "emu_types.def"
+#include "emu/emu_types.def"
 #undef T
 };
 
@@ -32,7 +32,7 @@ static const struct {
 } op_table[] = {
 #define O(name, id, family) {name, OP_##id, family},
 #define A(name, id, family) {name, OP_##id, family},
-#include "emu_ops.def"
+#include "emu/emu_ops.def"
 #undef O
 #undef A
 };
@@ -40,7 +40,7 @@ static const struct {
 /* special registers: %name -> K_SPEC id (run.c reads them) */
 static const char *const spec_names[] = {
 #define S(name) #name,
-#include "emu_specials.def"
+#include "emu/emu_specials.def"
 #undef S
 };
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 uint8_t *
 emu_smem(Run *r, Thread *t, const Insn *in, uint32_t addr, uint64_t n,

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 enum { SPEC_COUNT = 0
 #define S(name) +1
-#include "emu_specials.def"
+#include "emu/emu_specials.def"
 #undef S
 };
 enum {

@@ -13,8 +13,8 @@
  */
 #include <string.h>
 
-#include "emu.h"
-#include "emu_async.h"
+#include "emu/emu.h"
+#include "emu/emu_async.h"
 
 /* ---- barriers ---- */
 

@@ -38,7 +38,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 enum { TM_LANES = 128, TM_COLS = 512 };
 

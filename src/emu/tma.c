@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "emu_async.h"
+#include "emu/emu_async.h"
 
 #define TMAP_MAGIC 0x4d455450u
 

@@ -21,7 +21,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "emu.h"
+#include "emu/emu.h"
 
 static uint64_t
 lane_get(Run *r, Cta *c, Thread *t, const Opnd *o)

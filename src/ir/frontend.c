@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
-#include "ir/json.h"
+#include "ir/ir.h"
+#include "ir/ir_json.h"
 #include "ir/validate.h"
 #include "script/ast.h"
 

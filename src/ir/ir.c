@@ -9,7 +9,8 @@
  */
 #include <string.h>
 
-#include "ir.h"
+#include "ir/ir.h"
+#include "ptx/ptx.h"
 
 /* ---- dtypes ---- */
 
@@ -21,7 +22,7 @@ static const struct {
 } dtype_table[] = {
 	[DT_NONE] = {"none", 0, DK_BITS, ""},
 #define DTYPE(id, name, bits, kind, ptx) [DT_##id] = {name, bits, DK_##kind, ptx},
-#include "dtypes.def"
+#include "ir/dtypes.def"
 #undef DTYPE
 };
 
@@ -113,7 +114,7 @@ execscope_parse(const char *s, ExecScope *out)
 
 static const BuiltinInfo builtin_table[] = {
 #define BUILTIN(id, spelling, nargs, result) {spelling, nargs, BR_##result},
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 };
 
@@ -192,6 +193,120 @@ ir_const_int(const Expr *e, int64_t *v)
 	if (!e || (e->kind != EX_INT && e->kind != EX_BOOL))
 		return false;
 	*v = e->u.ival;
+	return true;
+}
+
+/* ---- PTX calls ---- */
+
+/* How an argument may fill a PTX operand: a ptr_to is an address or a
+ * register (a 64-bit generic address, e.g. mapa's source, or a 32-bit
+ * shared-window one); a non-constant
+ * 32/64-bit integer is a register or an address (a shared::cluster
+ * address from mapa); a constant is an immediate; a tuple is a
+ * register group. */
+static PtxArg
+ptx_arg(const Expr *x)
+{
+	PtxArg a = {0};
+	int64_t v;
+	if (x->kind == EX_PTR_TO) {
+		a.kind = PTXOP_ADDR;
+		a.also = PTX_KIND(PTXOP_REG); /* 64-bit generic or 32-bit
+						* shared-window address */
+	} else if (x->type == ET_SCALAR && x->dtype == DT_BOOL &&
+		   x->kind != EX_BOOL) {
+		a.kind = PTXOP_PRED;
+		a.bits = 1;
+	} else if (ir_const_int(x, &v)) {
+		a.kind = PTXOP_IMM;
+		a.has_value = true;
+		a.value = v;
+		a.bits = dtype_bits(x->dtype);
+	} else if (x->kind == EX_TUPLE) {
+		a.kind = PTXOP_VEC;
+		a.vec = (int)x->u.tuple.n;
+	} else {
+		a.kind = PTXOP_REG;
+		int bits = dtype_bits(x->dtype);
+		a.bits = bits < 16 ? 0 : bits;
+		if (x->type == ET_SCALAR && bits >= 32 &&
+		    dtype_kind(x->dtype) != DK_FLOAT)
+			a.also = PTX_KIND(PTXOP_ADDR);
+	}
+	return a;
+}
+
+/* The broad reading, for calls the tile lowering builds and calls the
+ * checker did not see: what codegen can lower.  A bool is a predicate;
+ * any other scalar a register of any width (a constant is moved into
+ * one), an integer also an immediate and, from 32 bits, an address;
+ * codegen names what is wrong with a reading it cannot lower. */
+static PtxArg
+ptx_arg_broad(const Expr *x)
+{
+	PtxArg a = ptx_arg(x);
+	if (x->type != ET_SCALAR || x->kind == EX_PTR_TO)
+		return a;
+	if (x->dtype == DT_BOOL)
+		return (PtxArg){.kind = PTXOP_PRED, .bits = 1};
+	a.also = 0;
+	if (dtype_kind(x->dtype) != DK_FLOAT) {
+		a.also |= PTX_KIND(PTXOP_IMM);
+		if (dtype_bits(x->dtype) >= 32)
+			a.also |= PTX_KIND(PTXOP_ADDR);
+	}
+	a.kind = PTXOP_REG;
+	a.bits = 0;
+	return a;
+}
+
+/* The last selection against a given row (Ctx.ptx_memo, in the arena):
+ * the repeats of one tile call read alike and share it. */
+typedef struct PtxMemo {
+	const PtxInst *row;
+	const PtxSel *sel;
+	int n;
+	PtxArg *args;
+} PtxMemo;
+
+static bool
+args_alike(const PtxArg *a, const PtxArg *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].kind != b[i].kind || a[i].also != b[i].also ||
+		    a[i].any != b[i].any || a[i].one != b[i].one ||
+		    a[i].bits != b[i].bits || a[i].vec != b[i].vec ||
+		    a[i].has_value != b[i].has_value ||
+		    (a[i].has_value && a[i].value != b[i].value))
+			return false;
+	return true;
+}
+
+bool
+ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad)
+{
+	int n = (int)x->u.ptx.args.n;
+	PtxArg *args = NEWN(&c->arena, PtxArg, n + 1);
+	for (int i = 0; i < n; i++)
+		args[i] = broad ? ptx_arg_broad(x->u.ptx.args.v[i])
+				: ptx_arg(x->u.ptx.args.v[i]);
+	PtxMemo *m = c->ptx_memo;
+	if (row && m && m->row == row && m->n == n &&
+	    args_alike(m->args, args, n)) {
+		x->u.ptx.sel = m->sel;
+		return true;
+	}
+	PtxSel *s = NEW(&c->arena, PtxSel);
+	PtxMiss why = row ? ptx_fit(row, args, n, s)
+			  : ptx_select(x->u.ptx.spelling, args, n, s);
+	if (why != PTXM_OK)
+		return ptx_select_report(c, why, s, n, x->span);
+	x->u.ptx.sel = s;
+	if (row) {
+		if (!m)
+			c->ptx_memo = m = NEW(&c->arena, PtxMemo);
+		*m = (PtxMemo){row, s, n, args};
+	}
 	return true;
 }
 

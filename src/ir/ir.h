@@ -23,8 +23,9 @@
 #ifndef PT_IR_H
 #define PT_IR_H
 
-#include "base.h"
-#include "layout.h"
+#include "base/base.h"
+#include "layout/layout.h"
+#include "ptx/ptx.h"
 
 /* ---- dtypes (dtypes.def) ---- */
 
@@ -39,7 +40,7 @@ typedef enum DTypeKind {
 typedef enum DType {
 	DT_NONE,
 #define DTYPE(id, name, bits, kind, ptx) DT_##id,
-#include "dtypes.def"
+#include "ir/dtypes.def"
 #undef DTYPE
 	DT_COUNT
 } DType;
@@ -171,7 +172,7 @@ typedef enum BinOp {
 
 typedef enum Builtin {
 #define BUILTIN(id, spelling, nargs, result) BI_##id,
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 	BI_COUNT
 } Builtin;
@@ -256,6 +257,10 @@ struct Expr {
 			ExprVec args;
 			Expr *pred;        /* NULL: unconditional */
 			bool preserve_dst;
+			/* the chosen form and its argument mapping
+			 * (ptx_select), set by the checker or the
+			 * tile lowering; never written to JSON */
+			const PtxSel *sel;
 		} ptx;
 		struct {       /* EX_TILE_APPLY */
 			const char *opcode; /* T.ptx["..."] spelling */
@@ -405,6 +410,12 @@ Expr *ir_new_expr(Ctx *c, ExprKind k, ExprType ty, DType t, Span sp);
 Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
 /* True and *v set when e is an integer (or bool) constant. */
 bool ir_const_int(const Expr *e, int64_t *v);
+/* Selects the form of EX_PTX x through ptx_select, reading each argument
+ * as ir_ptx_arg does, and records it in x->u.ptx.sel; row, when not
+ * NULL, is the form already chosen (a tile call's), whose operands the
+ * arguments must fill.  broad: read arguments as widely as codegen can
+ * lower them (a call the checker did not see).  Reports a miss. */
+bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);

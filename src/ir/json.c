@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "ir/ir_json.h"
 #include "base/json.h"
 
 /* ---- names of the IR enums in the JSON schema ---- */
@@ -139,13 +139,13 @@ enum_name(const char *const *names, int n, int i)
  * files; scope names are the IR's own tables (ir.h). */
 static const char *const dtype_names[] = {
 #define DTYPE(id, name, bits, kind, ptx) [DT_##id] = name,
-#include "dtypes.def"
+#include "ir/dtypes.def"
 #undef DTYPE
 };
 
 static const char *const builtin_names[] = {
 #define BUILTIN(id, spelling, nargs, result) [BI_##id] = spelling,
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 };
 
@@ -816,7 +816,7 @@ typedef struct Reader {
 
 static const int builtin_nargs[] = {
 #define BUILTIN(id, spelling, nargs, result) [BI_##id] = nargs,
-#include "builtins.def"
+#include "ir/builtins.def"
 #undef BUILTIN
 };
 

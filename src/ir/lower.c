@@ -114,7 +114,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "ptx/ptx.h"
 #include "script/ast.h"
 
@@ -1274,16 +1274,11 @@ check_spelling(Lower *L, const char *s, Span sp)
 	if (!*s)
 		return diag_error(L->c, PT_E_PTX_SPELLING, sp,
 				  "empty PTX spelling");
-	for (const char *p = s; *p; p++) {
-		char ch = *p;
-		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			  (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
-			  ch == ':';
-		if (!ok)
-			return diag_error(L->c, PT_E_PTX_SPELLING, sp,
-					  "character '%c' in PTX spelling "
-					  "\"%s\"", ch, s);
-	}
+	const char *bad = ptx_spelling_bad_char(s);
+	if (bad)
+		return diag_error(L->c, PT_E_PTX_SPELLING, sp,
+				  "character '%c' in PTX spelling \"%s\"",
+				  *bad, s);
 	return true;
 }
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 
 /* Python precedence levels, loosest first. */
 enum {

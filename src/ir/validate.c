@@ -19,10 +19,10 @@
  */
 #include <string.h>
 
-#include "ir.h"
-#include "layout.h"
-#include "view.h"
-#include "validate.h"
+#include "ir/ir.h"
+#include "layout/layout.h"
+#include "layout/view.h"
+#include "ir/validate.h"
 
 enum { ALIGN_MAX = 1 << 20 };
 

@@ -4,7 +4,7 @@
 #ifndef PT_VALIDATE_H
 #define PT_VALIDATE_H
 
-#include "ir.h"
+#include "ir/ir.h"
 
 /* True for [A-Za-z_][A-Za-z0-9_$]* of at most PT_NAME_MAX bytes. */
 bool ir_name_ok(const char *s);

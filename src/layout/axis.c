@@ -3,14 +3,14 @@
  */
 #include <string.h>
 
-#include "layout.h"
+#include "layout/layout.h"
 
 static const struct {
 	const char *name;
 	AxisKind kind;
 } axes[] = {
 #define AXIS(id, name, kind) [AX_##id] = {name, AXK_##kind},
-#include "axes.def"
+#include "layout/axes.def"
 #undef AXIS
 };
 

@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "layout.h"
+#include "layout/layout.h"
 
 #define SWIZZLE_ENUM_LIMIT ((int64_t)1 << 22)
 

@@ -20,13 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base.h"
+#include "base/base.h"
 
 typedef enum AxisKind { AXK_STORAGE, AXK_THREAD, AXK_CTA, AXK_TMEM } AxisKind;
 
 typedef enum Axis {
 #define AXIS(id, name, kind) AX_##id,
-#include "axes.def"
+#include "layout/axes.def"
 #undef AXIS
 	AX_COUNT
 } Axis;

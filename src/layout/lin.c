@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "prove.h"
+#include "layout/prove.h"
 
 void
 symtab_init(SymTab *st, Arena *a)

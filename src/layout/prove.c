@@ -7,7 +7,7 @@
  * multiple of its `mult` in [lo, hi], so a "no" here comes with a
  * witness whenever the form holds no derived (nonlinear) symbols.
  */
-#include "prove.h"
+#include "layout/prove.h"
 
 static int64_t
 mod_pos(int64_t a, int64_t k)

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base.h"
+#include "base/base.h"
 
 typedef struct LinTerm {
 	int64_t coef;

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "view.h"
+#include "layout/view.h"
 
 /* Copies of n-element arrays (n may be 0). */
 static int64_t *

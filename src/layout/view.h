@@ -21,8 +21,8 @@
 #ifndef PT_VIEW_H
 #define PT_VIEW_H
 
-#include "layout.h"
-#include "prove.h"
+#include "layout/layout.h"
+#include "layout/prove.h"
 
 #define VIEW_BROADCAST (-1) /* View.dim value of a zero-stride dim */
 #define VIEW_MAX_DIMS 64    /* more space dims is PT_E_VIEW_RANK */

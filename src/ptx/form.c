@@ -12,17 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx.h"
+#include "ptx/ptx.h"
 
 static const PtxForm forms[] = {
 #define FORM(fam, mn, tpl, ops, ptx, gate)                                 \
 	{PTXF_##fam, mn, tpl, ops, ptx, PTXG_##gate},
-#include "forms_arith.def"
-#include "forms_mem.def"
-#include "forms_async.def"
-#include "forms_sync.def"
-#include "forms_tcgen05.def"
-#include "forms_wgmma.def"
+#include "ptx/forms_arith.def"
+#include "ptx/forms_mem.def"
+#include "ptx/forms_async.def"
+#include "ptx/forms_sync.def"
+#include "ptx/forms_tcgen05.def"
+#include "ptx/forms_wgmma.def"
 #undef FORM
 };
 
@@ -138,7 +138,7 @@ type_named(const char *s, int len)
 {
 	static const char *const names[] = {
 #define PTYPE(id, name, bits) name,
-#include "types.def"
+#include "ptx/types.def"
 #undef PTYPE
 	};
 	for (int i = 1; i < (int)countof(names); i++)
@@ -152,7 +152,7 @@ space_named(const char *s, int len)
 {
 	static const char *const names[] = {
 #define PSPACE(id, name, bits) name,
-#include "spaces.def"
+#include "ptx/spaces.def"
 #undef PSPACE
 	};
 	for (int i = 1; i < (int)countof(names); i++)

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ptx.h"
+#include "ptx/ptx.h"
 
 static const struct {
 	const char *name;
 	int bits;
 } types[] = {
 #define PTYPE(id, name, bits) [PTY_##id] = {name, bits},
-#include "types.def"
+#include "ptx/types.def"
 #undef PTYPE
 };
 
@@ -25,16 +25,15 @@ static const struct {
 	int bits;
 } spaces[] = {
 #define PSPACE(id, name, bits) [PSP_##id] = {name, bits},
-#include "spaces.def"
+#include "ptx/spaces.def"
 #undef PSPACE
 };
 
 static const struct {
 	const char *name;
-	bool tile;
 } families[] = {
-#define PFAM(id, name, tile) [PTXF_##id] = {name, tile},
-#include "families.def"
+#define PFAM(id, name, contract) [PTXF_##id] = {name},
+#include "ptx/families.def"
 #undef PFAM
 };
 
@@ -45,9 +44,21 @@ static const struct {
 	unsigned mask;
 } gates[] = {
 #define GATE(id, name, sm, spec, mask) [PTXG_##id] = {name, sm, spec, mask},
-#include "gates.def"
+#include "ptx/gates.def"
 #undef GATE
 };
+
+static const PtxSregRow sregs[] = {
+#define SREG(id, name, min_ptx, gate) [PTXR_##id] = {name, min_ptx, PTXG_##gate},
+#include "ptx/sregs.def"
+#undef SREG
+};
+
+const PtxSregRow *
+ptx_sreg(PtxSreg r)
+{
+	return &sregs[r];
+}
 
 const char *
 ptx_type_name(PtxType t)
@@ -80,12 +91,6 @@ ptx_family_name(PtxFamily f)
 }
 
 bool
-ptx_family_is_tile(PtxFamily f)
-{
-	return families[f].tile;
-}
-
-bool
 ptx_gate_allows(PtxGate g, Target t)
 {
 	return (gates[g].mask >> t) & 1u;
@@ -106,21 +111,26 @@ is_word_char(char ch)
 	       (ch >= '0' && ch <= '9') || ch == '_' || ch == ':';
 }
 
+const char *
+ptx_spelling_bad_char(const char *s)
+{
+	for (; *s; s++)
+		if (*s != '.' && !is_word_char(*s))
+			return s;
+	return NULL;
+}
+
 /* A spelling is letters, digits, '_' and ':' in non-empty '.'-separated
  * parts, starting with a letter. */
 static bool
 spelling_is_clean(const char *s)
 {
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')) ||
+	    ptx_spelling_bad_char(s))
 		return false;
-	for (const char *p = s; *p; p++) {
-		if (*p == '.') {
-			if (p[1] == 0 || p[1] == '.')
-				return false;
-		} else if (!is_word_char(*p)) {
+	for (const char *p = s; *p; p++)
+		if (*p == '.' && (p[1] == 0 || p[1] == '.'))
 			return false;
-		}
-	}
 	return true;
 }
 
@@ -217,143 +227,275 @@ fill_gate(PtxInst *in)
 	in->needs_arch_specific = gates[in->gate].specific;
 }
 
-/* Spellings already parsed in this compile (Ctx.ptx_parsed, in the
- * arena, so ctx_reset drops it): the checker and codegen parse the same
- * few spellings hundreds of times, each a walk over the form table.
- * Open addressing on the spelling text, at most half full; only
- * successful parses are kept (a failure records its diagnostic anew). */
-typedef struct ParseEntry {
-	PtxInst inst;          /* ptx_parse's answer; key inst.spelling */
-	VEC(PtxInst) rows;     /* ptx_rows's answer, once asked */
-	bool rows_ready;
-} ParseEntry;
+/* ---- the selector ---- */
 
-typedef struct ParseCache {
-	ParseEntry **slot; /* cap entries, NULL = empty */
-	size_t cap, n;
-} ParseCache;
-
-static size_t
-spelling_hash(const char *s)
+/* One reading k of argument a for operand op; *imm_bad when it is an
+ * immediate outside the operand's set. */
+static bool
+reading_fits(const PtxOperand *op, PtxOpKind k, const PtxArg *a,
+	     bool *imm_bad)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (size_t)h;
+	int bits = ptx_type_bits(op->type);
+	switch (op->kind) {
+	case PTXOP_REG:
+		if (k == PTXOP_IMM) {
+			if (op->imm_ok && a->has_value && !ptx_imm_ok(op, a->value))
+				*imm_bad = true;
+			return op->imm_ok;
+		}
+		return k == PTXOP_REG && (a->bits == 0 || a->bits == bits);
+	case PTXOP_VEC:
+		return k == PTXOP_VEC && a->vec == op->vec &&
+		       (a->bits == 0 || a->bits == bits);
+	case PTXOP_IMM:
+		if (k != PTXOP_IMM)
+			return false;
+		if (a->has_value && !ptx_imm_ok(op, a->value))
+			*imm_bad = true;
+		return true;
+	case PTXOP_TENSOR:
+		return k == PTXOP_TENSOR && a->vec == op->vec;
+	default:
+		return k == op->kind;
+	}
 }
 
-/* The slot of spelling s in the table: its entry or an empty one. */
-static ParseEntry **
-cache_slot(const ParseCache *pc, const char *s)
+/* Whether argument a, in any of its readings, is operand op. */
+static bool
+arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
 {
-	size_t i = spelling_hash(s) & (pc->cap - 1);
-	while (pc->slot[i] && strcmp(pc->slot[i]->inst.spelling, s) != 0)
-		i = (i + 1) & (pc->cap - 1);
-	return &pc->slot[i];
+	if (a->any)
+		return true;
+	if (reading_fits(op, a->kind, a, imm_bad))
+		return true;
+	for (int k = 0; k <= PTXOP_IMM; k++)
+		if (((a->also >> k) & 1u) &&
+		    reading_fits(op, (PtxOpKind)k, a, imm_bad))
+			return true;
+	return false;
 }
 
-static ParseEntry *
-cache_find(const Ctx *c, const char *s)
+/* Whether n arguments from a are each one register of type t (a
+ * constant element is moved into a register). */
+static bool
+regs_fit(PtxType t, const PtxArg *a, int n)
 {
-	const ParseCache *pc = c->ptx_parsed;
-	return pc ? *cache_slot(pc, s) : NULL;
+	PtxOperand one = {.kind = PTXOP_REG, .type = t, .imm_ok = true};
+	for (int i = 0; i < n; i++) {
+		bool bad = false;
+		if (a[i].any || a[i].one || !arg_fits(&one, &a[i], &bad))
+			return false;
+	}
+	return true;
+}
+
+/* Whether a (not a stand-in) reads as a group of n s32 coordinates. */
+static bool
+coords_fit(const PtxArg *a, int n)
+{
+	PtxOperand c = {.kind = PTXOP_VEC, .type = PTY_S32, .vec = n};
+	bool bad = false;
+	return !a->any && !a->one && arg_fits(&c, a, &bad);
+}
+
+/* The ways operand op may take arguments from a (left of them): one
+ * argument, or a group spread over arguments (a vector's registers one
+ * by one; a tensor's map then its coordinates as one tuple or one by
+ * one; a pair's register then its predicate).  Returns how many ways,
+ * their argument counts in take[]. */
+static int
+operand_takes(const PtxOperand *op, const PtxArg *a, int left, int *take,
+	      bool *imm_bad)
+{
+	int n = 0;
+	if (left >= 1 && arg_fits(op, a, imm_bad))
+		take[n++] = 1;
+	switch (op->kind) {
+	case PTXOP_VEC:
+		if (left >= op->vec && regs_fit(op->type, a, op->vec))
+			take[n++] = op->vec;
+		break;
+	case PTXOP_TENSOR:
+		if (left < 2 || !regs_fit(PTY_B64, a, 1))
+			break;
+		if (coords_fit(&a[1], op->vec))
+			take[n++] = 2;
+		else if (left >= 1 + op->vec && regs_fit(PTY_S32, a + 1, op->vec))
+			take[n++] = 1 + op->vec;
+		break;
+	case PTXOP_PAIR:
+		if (left >= 2 && regs_fit(PTY_B32, a, 1) && !a[1].any &&
+		    !a[1].one && (a[1].kind == PTXOP_PRED ||
+				  (a[1].also >> PTXOP_PRED & 1u)))
+			take[n++] = 2;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* Assigns args[ai..] to in's operands oi.., leaving out optional ones
+ * when the arguments do not fill them; take[oi] = arguments taken. */
+static bool
+fit_from(const PtxInst *in, int oi, const PtxArg *args, int nargs, int ai,
+	 int *take, bool *imm_bad)
+{
+	if (oi == in->nops)
+		return ai == nargs;
+	const PtxOperand *op = &in->ops[oi];
+	int ways[4];
+	bool bad = false;
+	int nw = operand_takes(op, args + ai, nargs - ai, ways, &bad);
+	for (int w = 0; w < nw; w++) {
+		take[oi] = ways[w];
+		if (fit_from(in, oi + 1, args, nargs, ai + ways[w], take,
+			     imm_bad)) {
+			*imm_bad |= bad;
+			return true;
+		}
+	}
+	take[oi] = 0;
+	return op->optional &&
+	       fit_from(in, oi + 1, args, nargs, ai, take, imm_bad);
 }
 
 static void
-cache_grow(Ctx *c, ParseCache *pc)
+count_range(const PtxInst *in, int *lo, int *hi)
 {
-	ParseCache old = *pc;
-	pc->cap = old.cap ? 2 * old.cap : 64;
-	pc->slot = NEWN(&c->arena, ParseEntry *, pc->cap);
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slot[i])
-			*cache_slot(pc, old.slot[i]->inst.spelling) =
-				old.slot[i];
+	*lo = *hi = 0;
+	for (int i = 0; i < in->nops; i++) {
+		*hi += 1;
+		*lo += !in->ops[i].optional;
+	}
 }
 
-static void
-cache_add(Ctx *c, const PtxInst *in)
+/* A row against the arguments: true (out->take filled) when they fit
+ * it with in-range immediates; adds its operand counts to out. */
+static bool
+row_fits(const PtxInst *cand, const PtxArg *args, int nargs, PtxSel *out,
+	 PtxMiss *why)
 {
-	ParseCache *pc = c->ptx_parsed;
-	if (!pc)
-		c->ptx_parsed = pc = NEW(&c->arena, ParseCache);
-	if (2 * (pc->n + 1) > pc->cap)
-		cache_grow(c, pc);
-	ParseEntry *keep = NEW(&c->arena, ParseEntry);
-	keep->inst = *in;
-	*cache_slot(pc, in->spelling) = keep;
-	pc->n++;
+	int lo, hi;
+	bool imm_bad = false;
+	count_range(cand, &lo, &hi);
+	for (int n = lo; n <= hi && n < 32; n++)
+		out->counts |= 1u << n;
+	if (!fit_from(cand, 0, args, nargs, 0, out->take, &imm_bad))
+		return false;
+	if (imm_bad) {
+		*why = PTXM_IMMEDIATE;
+		return false;
+	}
+	return true;
+}
+
+PtxMiss
+ptx_select(const char *spelling, const PtxArg *args, int nargs, PtxSel *out)
+{
+	memset(out, 0, sizeof *out);
+	out->inst.spelling = spelling;
+	if (!spelling || !spelling_is_clean(spelling))
+		return PTXM_JUNK;
+	size_t bestlen = 0;
+	PtxMiss why = PTXM_OPERAND_KIND;
+	PtxInst cand;
+	bool found = false;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const char *mn = ptx_form(i)->mnemonic;
+		size_t l = mnemonic_prefix(spelling, mn);
+		/* once a row accepts the spelling, only its mnemonic's rows */
+		if (!l || (found && strcmp(mn, out->inst.mnemonic) != 0))
+			continue;
+		if (!ptx_form_match(i, spelling + l, &cand)) {
+			if (!found && l > bestlen) {
+				bestlen = l;
+				out->inst.mnemonic = mn;
+			}
+			continue;
+		}
+		cand.spelling = spelling;
+		fill_gate(&cand);
+		if (!found) {
+			found = true;
+			out->inst = cand; /* reported on an operand miss */
+			if (nargs < 0)
+				return PTXM_OK;
+		}
+		if (row_fits(&cand, args, nargs, out, &why)) {
+			out->inst = cand;
+			return PTXM_OK;
+		}
+	}
+	if (!found)
+		return bestlen ? PTXM_QUALIFIERS : PTXM_MNEMONIC;
+	if (why == PTXM_IMMEDIATE)
+		return why;
+	return nargs < 32 && !(out->counts >> nargs & 1u) ? PTXM_OPERAND_COUNT
+							 : PTXM_OPERAND_KIND;
+}
+
+PtxMiss
+ptx_fit(const PtxInst *row, const PtxArg *args, int nargs, PtxSel *out)
+{
+	PtxMiss why = PTXM_OPERAND_KIND;
+	out->inst = *row;
+	out->counts = 0;
+	if (row_fits(row, args, nargs, out, &why))
+		return PTXM_OK;
+	return why == PTXM_IMMEDIATE || !(nargs >= 0 && nargs < 32 &&
+					  !(out->counts >> nargs & 1u))
+		       ? why : PTXM_OPERAND_COUNT;
+}
+
+bool
+ptx_select_report(Ctx *c, PtxMiss why, const PtxSel *s, int nargs, Span sp)
+{
+	const PtxInst *in = &s->inst;
+	const char *sp_text = in->spelling ? in->spelling : "";
+	int lo, hi;
+	switch (why) {
+	case PTXM_OK:
+		return true;
+	case PTXM_JUNK:
+		return diag_error(c, PT_E_PTX_JUNK, sp,
+				  "`%s` is not a PTX instruction spelling "
+				  "(only a dotted qualifier chain is allowed)",
+				  sp_text);
+	case PTXM_MNEMONIC:
+		return diag_error(c, PT_E_PTX_UNKNOWN_MNEMONIC, sp,
+				  "unknown PTX instruction `%.*s` in `%s`",
+				  (int)strcspn(sp_text, "."), sp_text, sp_text);
+	case PTXM_QUALIFIERS:
+		return diagnose_quals(c, sp_text, in->mnemonic,
+				      sp_text + strlen(in->mnemonic), sp);
+	case PTXM_IMMEDIATE:
+		return diag_error(c, PT_E_PTX_IMMEDIATE_RANGE, sp,
+				  "an immediate operand of `%s` is outside the "
+				  "allowed values (%s)", sp_text,
+				  ptx_describe_operands(&c->arena, in));
+	case PTXM_OPERAND_COUNT:
+		count_range(in, &lo, &hi);
+		return diag_error(c, PT_E_PTX_OPERAND_COUNT, sp,
+				  "`%s` takes %d%s operands (%s), got %d",
+				  sp_text, lo, hi > lo ? " or more" : "",
+				  ptx_describe_operands(&c->arena, in), nargs);
+	case PTXM_OPERAND_KIND:
+		break;
+	}
+	return diag_error(c, PT_E_PTX_OPERAND_KIND, sp,
+			  "operands of `%s` do not match its signature (%s)",
+			  sp_text, ptx_describe_operands(&c->arena, in));
 }
 
 bool
 ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out)
 {
-	if (!spelling || !spelling_is_clean(spelling))
-		return diag_error(c, PT_E_PTX_JUNK, sp,
-				  "`%s` is not a PTX instruction spelling "
-				  "(only a dotted qualifier chain is allowed)",
-				  spelling ? spelling : "");
-	const ParseEntry *seen = cache_find(c, spelling);
-	if (seen) {
-		*out = seen->inst;
-		return true;
-	}
-	const char *best = NULL;
-	size_t bestlen = 0;
-	for (int i = 0; i < ptx_form_count(); i++) {
-		const PtxForm *f = ptx_form(i);
-		size_t l = mnemonic_prefix(spelling, f->mnemonic);
-		if (!l)
-			continue;
-		if (ptx_form_match(i, spelling + l, out)) {
-			out->spelling = arena_strdup(&c->arena, spelling);
-			fill_gate(out);
-			cache_add(c, out);
-			return true;
-		}
-		if (l > bestlen) {
-			best = f->mnemonic;
-			bestlen = l;
-		}
-	}
-	if (!best) {
-		size_t l = strcspn(spelling, ".");
-		return diag_error(c, PT_E_PTX_UNKNOWN_MNEMONIC, sp,
-				  "unknown PTX instruction `%.*s` in `%s`",
-				  (int)l, spelling, spelling);
-	}
-	return diagnose_quals(c, spelling, best, spelling + bestlen, sp);
-}
-
-/* Every row of in's mnemonic accepting its qualifiers, in table order
- * (each filled by ptx_form_match only); kept with the spelling's
- * parse when in came from ptx_parse. */
-int
-ptx_rows(Ctx *c, const PtxInst *in, const PtxInst **rows)
-{
-	ParseEntry *pe = cache_find(c, in->spelling);
-	bool mine = pe && strcmp(pe->inst.mnemonic, in->mnemonic) == 0;
-	if (mine && pe->rows_ready) {
-		*rows = pe->rows.v;
-		return (int)pe->rows.n;
-	}
-	VEC(PtxInst) found = {0};
-	const char *quals = in->spelling + strlen(in->mnemonic);
-	for (int i = 0; i < ptx_form_count(); i++) {
-		PtxInst cand;
-		const char *mn = ptx_form(i)->mnemonic;
-		if (mn[0] != in->mnemonic[0] || strcmp(mn, in->mnemonic) != 0 ||
-		    !ptx_form_match(i, quals, &cand))
-			continue;
-		vec_push(&c->arena, &found, cand);
-	}
-	if (mine) {
-		pe->rows.v = found.v;
-		pe->rows.n = found.n;
-		pe->rows_ready = true;
-	}
-	*rows = found.v;
-	return (int)found.n;
+	PtxSel s;
+	const char *keep = spelling ? arena_strdup(&c->arena, spelling) : NULL;
+	PtxMiss why = ptx_select(keep, NULL, -1, &s);
+	*out = s.inst;
+	return ptx_select_report(c, why, &s, 0, sp);
 }
 
 /* ---- target gating and versions ---- */
@@ -405,7 +547,7 @@ ptx_version_for(Target t, const PtxInst *const *insts, int n)
 	return v;
 }
 
-/* ---- raw call operands ---- */
+/* ---- immediates ---- */
 
 bool
 ptx_imm_ok(const PtxOperand *op, long long v)
@@ -426,101 +568,6 @@ ptx_imm_ok(const PtxOperand *op, long long v)
 			p++;
 	}
 	return false;
-}
-
-static bool
-arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
-{
-	int bits = ptx_type_bits(op->type);
-	switch (op->kind) {
-	case PTXOP_REG:
-		if (a->kind == PTXOP_IMM) {
-			if (op->imm_ok && a->has_value && !ptx_imm_ok(op, a->value))
-				*imm_bad = true;
-			return op->imm_ok;
-		}
-		return a->kind == PTXOP_REG && (a->bits == 0 || a->bits == bits);
-	case PTXOP_VEC:
-		return a->kind == PTXOP_VEC && a->vec == op->vec &&
-		       (a->bits == 0 || a->bits == bits);
-	case PTXOP_IMM:
-		if (a->kind != PTXOP_IMM)
-			return false;
-		if (a->has_value && !ptx_imm_ok(op, a->value))
-			*imm_bad = true;
-		return true;
-	case PTXOP_TENSOR:
-		return a->kind == PTXOP_TENSOR && a->vec == op->vec;
-	default:
-		return a->kind == op->kind;
-	}
-}
-
-/* Assigns args[ai..] to ops[oi..], skipping optional operands. */
-static bool
-fit_from(const PtxInst *in, int oi, const PtxArg *args, int nargs, int ai,
-	 bool *imm_bad)
-{
-	if (oi == in->nops)
-		return ai == nargs;
-	const PtxOperand *op = &in->ops[oi];
-	bool bad = false;
-	if (ai < nargs && arg_fits(op, &args[ai], &bad) &&
-	    fit_from(in, oi + 1, args, nargs, ai + 1, imm_bad)) {
-		*imm_bad |= bad;
-		return true;
-	}
-	return op->optional && fit_from(in, oi + 1, args, nargs, ai, imm_bad);
-}
-
-static void
-count_range(const PtxInst *in, int *lo, int *hi)
-{
-	*lo = *hi = 0;
-	for (int i = 0; i < in->nops; i++) {
-		*hi += 1;
-		*lo += !in->ops[i].optional;
-	}
-}
-
-bool
-ptx_check_args(Ctx *c, PtxInst *in, const PtxArg *args, int nargs, Span sp)
-{
-	bool count_ok = false, imm_seen = false;
-	int lo0, hi0;
-	count_range(in, &lo0, &hi0);
-	const PtxInst *rows;
-	int nrows = ptx_rows(c, in, &rows);
-	for (int i = 0; i < nrows; i++) {
-		PtxInst cand = rows[i];
-		int lo, hi;
-		count_range(&cand, &lo, &hi);
-		count_ok |= nargs >= lo && nargs <= hi;
-		bool imm_bad = false;
-		if (!fit_from(&cand, 0, args, nargs, 0, &imm_bad))
-			continue;
-		if (imm_bad) {
-			imm_seen = true;
-			continue;
-		}
-		cand.spelling = in->spelling;
-		fill_gate(&cand);
-		*in = cand;
-		return true;
-	}
-	if (imm_seen)
-		return diag_error(c, PT_E_PTX_IMMEDIATE_RANGE, sp,
-				  "an immediate operand of `%s` is outside the "
-				  "allowed values (%s)", in->spelling,
-				  ptx_describe_operands(&c->arena, in));
-	if (!count_ok)
-		return diag_error(c, PT_E_PTX_OPERAND_COUNT, sp,
-				  "`%s` takes %d%s operands (%s), got %d",
-				  in->spelling, lo0, hi0 > lo0 ? " or more" : "",
-				  ptx_describe_operands(&c->arena, in), nargs);
-	return diag_error(c, PT_E_PTX_OPERAND_KIND, sp,
-			  "operands of `%s` do not match its signature (%s)",
-			  in->spelling, ptx_describe_operands(&c->arena, in));
 }
 
 /* ---- chains, qualifiers, printing ---- */

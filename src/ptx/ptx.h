@@ -44,7 +44,9 @@
  *
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
- * ptx_parse picks the first, ptx_check_args re-selects by the operands.
+ * ptx_select picks by the arguments; every caller (the checker for raw
+ * and tile calls, the tile lowering) goes through it, and the chosen
+ * form travels in the IR (Expr.u.ptx.sel) to codegen, which only prints.
  *
  * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
  * first operand is the written one when the form writes (e.g. mapa.u64
@@ -66,37 +68,44 @@
 #ifndef PT_PTX_H
 #define PT_PTX_H
 
-#include "base.h"
+#include "base/base.h"
 
 #define PTX_MAX_OPS 12
 
 typedef enum PtxType {
 #define PTYPE(id, name, bits) PTY_##id,
-#include "types.def"
+#include "ptx/types.def"
 #undef PTYPE
 	PTY_COUNT
 } PtxType;
 
 typedef enum PtxSpace {
 #define PSPACE(id, name, bits) PSP_##id,
-#include "spaces.def"
+#include "ptx/spaces.def"
 #undef PSPACE
 	PSP_COUNT
 } PtxSpace;
 
 typedef enum PtxFamily {
-#define PFAM(id, name, tile) PTXF_##id,
-#include "families.def"
+#define PFAM(id, name, contract) PTXF_##id,
+#include "ptx/families.def"
 #undef PFAM
 	PTXF_COUNT
 } PtxFamily;
 
 typedef enum PtxGate {
 #define GATE(id, name, sm, spec, mask) PTXG_##id,
-#include "gates.def"
+#include "ptx/gates.def"
 #undef GATE
 	PTXG_COUNT
 } PtxGate;
+
+typedef enum PtxSreg {
+#define SREG(id, name, min_ptx, gate) PTXR_##id,
+#include "ptx/sregs.def"
+#undef SREG
+	PTXR_COUNT
+} PtxSreg;
 
 typedef enum PtxOpKind {
 	PTXOP_REG,    /* one register: %r1 */
@@ -137,30 +146,69 @@ typedef struct PtxInst {
 	PtxSpace space;       /* $s */
 } PtxInst;
 
-/* An actual operand of a raw call, for ptx_check_args. */
+/* One argument of a call as ptx_select sees it: its plain reading
+ * (kind) and the other operand kinds it may stand for (also, a mask of
+ * PTX_KIND bits: a ptr_to is an address or a 64-bit register). */
 typedef struct PtxArg {
-	PtxOpKind kind;   /* REG, PRED, VEC, ADDR, IMM (TENSOR, PAIR) */
+	PtxOpKind kind;   /* REG, PRED, VEC (a tuple), ADDR, IMM (TENSOR, PAIR) */
+	unsigned also;    /* PTX_KIND() bits of further readings */
+	bool any;         /* a stand-in that fills any one operand */
+	bool one;         /* fills one whole operand, never part of a
+			   * group spread over arguments */
 	int bits;         /* register width; 0 = unknown/any */
 	int vec;          /* registers in a VEC */
 	bool has_value;   /* IMM with a known value */
 	long long value;
 } PtxArg;
+#define PTX_KIND(k) (1u << (k))
 
-/* Parses and validates a spelling; on failure records a diagnostic
- * (PT_E_PTX_*) at sp and returns false. */
+/* Why ptx_select found no form. */
+typedef enum PtxMiss {
+	PTXM_OK,
+	PTXM_JUNK,          /* not a dotted qualifier chain */
+	PTXM_MNEMONIC,      /* no row has the mnemonic */
+	PTXM_QUALIFIERS,    /* no row of the mnemonic takes the qualifiers */
+	PTXM_OPERAND_COUNT, /* no row takes that many arguments */
+	PTXM_OPERAND_KIND,  /* the arguments fit no row's operands */
+	PTXM_IMMEDIATE,     /* they fit only with an immediate out of range */
+} PtxMiss;
+
+/* ptx_select's answer. */
+typedef struct PtxSel {
+	PtxInst inst;           /* the chosen form; on an operand miss the
+				 * first row accepting the spelling; on a
+				 * qualifier miss inst.mnemonic is the
+				 * longest mnemonic prefix */
+	int take[PTX_MAX_OPS];  /* arguments per operand, 0 = left out */
+	uint32_t counts;        /* bit n: some row takes n arguments */
+} PtxSel;
+
+/* The one instruction selector: the first form row (table order) that
+ * accepts the spelling and whose operands the arguments fill, in order,
+ * leaving out optional operands they do not fill (backtracking).  An
+ * argument fills one operand in any of its readings; a vector's
+ * registers, a tensor's map and coordinates and a pair's register and
+ * predicate may also come as consecutive arguments.  nargs < 0: the
+ * spelling only (the first row accepting it).  Pure: out->inst.spelling
+ * is the caller's pointer; no diagnostic (ptx_select_report gives it). */
+PtxMiss ptx_select(const char *spelling, const PtxArg *args, int nargs,
+		   PtxSel *out);
+/* The first character of s that no spelling may hold (letters, digits,
+ * '_', ':' and '.' may), or NULL. */
+const char *ptx_spelling_bad_char(const char *s);
+/* ptx_select's fit against one row already chosen (a tile call's). */
+PtxMiss ptx_fit(const PtxInst *row, const PtxArg *args, int nargs,
+		PtxSel *out);
+/* Records the diagnostic (PT_E_PTX_*) for a miss; false unless why is
+ * PTXM_OK. */
+bool ptx_select_report(Ctx *c, PtxMiss why, const PtxSel *s, int nargs,
+		       Span sp);
+/* The spelling alone (ptx_select with nargs < 0, reported): the first
+ * row accepting it, spelling copied to the arena. */
 bool ptx_parse(Ctx *c, const char *spelling, Span sp, PtxInst *out);
-/* Sets *rows to every form row accepting inst's spelling (its mnemonic
- * and qualifiers), in table order, as ptx_form_match fills them
- * (spelling NULL); returns their count.  Rows differ in operand lists,
- * so callers pick one by their arguments. */
-int ptx_rows(Ctx *c, const PtxInst *inst, const PtxInst **rows);
 /* Checks that c->target supports inst; the diagnostic names the
  * instruction and the minimum target. */
 bool ptx_check_target(Ctx *c, const PtxInst *inst, Span sp);
-/* Checks the operand list of a raw call (count, kinds, widths, immediate
- * ranges); may re-select another row accepting the same spelling. */
-bool ptx_check_args(Ctx *c, PtxInst *inst, const PtxArg *args, int nargs,
-		    Span sp);
 /* Lowest PTX ISA version (e.g. 80 = 8.0) valid for this target. */
 int ptx_target_min_version(Target t);
 /* The .version for a kernel using insts on target t. */
@@ -188,7 +236,13 @@ int ptx_type_bits(PtxType t);
 const char *ptx_space_name(PtxSpace s);
 int ptx_space_addr_bits(PtxSpace s);
 const char *ptx_family_name(PtxFamily f);
-bool ptx_family_is_tile(PtxFamily f);
+/* A special register's row: name ("%cluster_ctaid"), PTX version, gate. */
+typedef struct PtxSregRow {
+	const char *name;
+	int min_ptx;
+	PtxGate gate;
+} PtxSregRow;
+const PtxSregRow *ptx_sreg(PtxSreg r);
 /* Whether target t passes gate g; the minimum target name of g. */
 bool ptx_gate_allows(PtxGate g, Target t);
 const char *ptx_gate_min_target(PtxGate g);

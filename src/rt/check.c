@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 static int
 check_body(Arena *a, const char *meta_json, size_t meta_len,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 typedef struct SymRow {
 	const char *name;
@@ -22,7 +22,7 @@ typedef struct SymRow {
 static const SymRow sym_rows[] = {
 #define CU_FN(field, name, ver, params)                                    \
 	{name, ver, offsetof(CuDriver, field)},
-#include "cuda_syms.def"
+#include "rt/cuda_syms.def"
 #undef CU_FN
 };
 

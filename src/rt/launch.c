@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 static const char *
 kind_word(ptrt_arg_kind k)

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
-#include "rt.h"
+#include "base/json.h"
+#include "rt/rt.h"
 
 /* ---- dtypes ---- */
 

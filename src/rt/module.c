@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 static bool
 is_elf(const void *image, size_t len)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 /* ---- statuses ---- */
 

@@ -10,7 +10,7 @@
 #ifndef PT_RT_H
 #define PT_RT_H
 
-#include "base.h"
+#include "base/base.h"
 #include "ptxtile_rt.h"
 
 /* ---- CUDA driver types (ABI-compatible declarations) ---- */
@@ -74,14 +74,14 @@ enum {
 
 typedef struct CuDriver {
 #define CU_FN(field, name, ver, params) CUresult(*field) params;
-#include "cuda_syms.def"
+#include "rt/cuda_syms.def"
 #undef CU_FN
 } CuDriver;
 
 /* Index of each entry point, for naming the failing call. */
 typedef enum CuSym {
 #define CU_FN(field, name, ver, params) CUSYM_##field,
-#include "cuda_syms.def"
+#include "rt/cuda_syms.def"
 #undef CU_FN
 	CUSYM_COUNT
 } CuSym;

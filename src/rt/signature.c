@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 typedef struct PtxParam {
 	const char *name; /* not NUL-terminated */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rt.h"
+#include "rt/rt.h"
 
 /* Bits of one element of a driver format. */
 static int

@@ -9,8 +9,8 @@
 #ifndef PT_AST_H
 #define PT_AST_H
 
-#include "base.h"
-#include "lex.h"
+#include "base/base.h"
+#include "script/lex.h"
 
 #define AST_MAX_DEPTH 200
 

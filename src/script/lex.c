@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lex.h"
+#include "script/lex.h"
 
 #define MAX_BRACKETS 256
 

@@ -11,7 +11,7 @@
 #ifndef PT_LEX_H
 #define PT_LEX_H
 
-#include "base.h"
+#include "base/base.h"
 
 /* Keywords: KW(id, "spelling") */
 #define PT_KEYWORDS(KW)                                                    \

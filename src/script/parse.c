@@ -28,7 +28,7 @@
  */
 #include <string.h>
 
-#include "ast.h"
+#include "script/ast.h"
 
 #define MAX_BLOCK_DEPTH 100
 

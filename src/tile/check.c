@@ -11,31 +11,41 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 #include "api.h"
 
+/* The tile families, indexed by PtxFamily, from the family table: a RAW
+ * row has no checker. */
 static const TileFamily families[] = {
-#define PTXF_NONE (-1)
-#define FAMILY(id, name, file, ptx, check, params)                         \
-	{name, file, PTXF_##ptx, check, params},
-#include "families.def"
-#undef FAMILY
-#undef PTXF_NONE
+#define TILE(check, file, params) file, check, params
+#define RAW NULL, NULL, 0
+#define FAMILY_ROW(id, name, file, check, params)                          \
+	[PTXF_##id] = {name, file, PTXF_##id, check, params},
+#define PFAM(id, name, contract) FAMILY_ROW(id, name, contract)
+#include "ptx/families.def"
+#undef PFAM
+#undef FAMILY_ROW
+#undef RAW
+#undef TILE
 };
+
+/* ewise has no PTX opcode: its scalar function is the instruction. */
+static const TileFamily ewise_family = {"ewise", "ewise.c", -1,
+					tile_check_ewise, 0};
 
 const TileFamily *
 tile_family_of_ptx(int ptx_family)
 {
-	for (size_t i = 0; i < countof(families); i++)
-		if (families[i].ptx_family == ptx_family)
-			return &families[i];
-	return NULL;
+	if (ptx_family < 0 || (size_t)ptx_family >= countof(families) ||
+	    !families[ptx_family].check)
+		return NULL;
+	return &families[ptx_family];
 }
 
 const TileFamily *
 tile_family_ewise(void)
 {
-	return tile_family_of_ptx(-1);
+	return &ewise_family;
 }
 
 static TileCall *
@@ -124,96 +134,13 @@ tile_check_ewise_call(TileEnv *e, Expr *call)
 
 /* ---- raw PTX calls ---- */
 
-/* The kinds a raw argument may take: a ptr_to is an address operand or
- * a 64-bit register (a generic address, e.g. mapa's source); a
- * non-constant 32/64-bit integer is a register or an address (a
- * shared::cluster address from mapa).  *alt is the second kind. */
-static PtxArg
-raw_arg(const Expr *x, PtxArg *alt, bool *flexible)
-{
-	PtxArg a = {0};
-	int64_t v;
-	*flexible = false;
-	if (x->kind == EX_PTR_TO) {
-		a.kind = PTXOP_ADDR;
-		*alt = (PtxArg){.kind = PTXOP_REG, .bits = 64};
-		*flexible = true;
-	} else if (x->type == ET_SCALAR && x->dtype == DT_BOOL &&
-		   x->kind != EX_BOOL) {
-		a.kind = PTXOP_PRED;
-		a.bits = 1;
-	} else if ((x->kind == EX_INT || x->kind == EX_BOOL) &&
-		   ir_const_int(x, &v)) {
-		a.kind = PTXOP_IMM;
-		a.has_value = true;
-		a.value = v;
-		a.bits = dtype_bits(x->dtype);
-	} else if (x->kind == EX_TUPLE) {
-		a.kind = PTXOP_VEC;
-		a.vec = (int)x->u.tuple.n;
-	} else {
-		a.kind = PTXOP_REG;
-		int bits = dtype_bits(x->dtype);
-		a.bits = bits < 16 ? 0 : bits;
-		if (x->type == ET_SCALAR && bits >= 32 &&
-		    dtype_kind(x->dtype) != DK_FLOAT) {
-			*alt = (PtxArg){.kind = PTXOP_ADDR};
-			*flexible = true;
-		}
-	}
-	return a;
-}
-
-/* Runs ptx_check_args without leaving a diagnostic when it fails. */
-static bool
-quiet_check_args(Ctx *c, PtxInst *inst, const PtxArg *args, int n, Span sp)
-{
-	Diag *tail = c->diags_tail;
-	Diag *head = c->diags;
-	size_t nerr = c->nerrors;
-	if (ptx_check_args(c, inst, args, n, sp))
-		return true;
-	c->diags_tail = tail;
-	c->diags = head;
-	if (tail)
-		tail->next = NULL;
-	c->nerrors = nerr;
-	return false;
-}
-
+/* A raw call: its form is selected here (ptx_select through
+ * ir_select_ptx) and recorded on the node for codegen. */
 static void
 check_raw_ptx(TileEnv *e, Expr *x)
 {
-	Ctx *c = e->c;
-	PtxInst inst;
-	if (!ptx_parse(c, x->u.ptx.spelling, x->span, &inst))
-		return;
-	int n = (int)x->u.ptx.args.n;
-	PtxArg *first = NEWN(&c->arena, PtxArg, n + 1);
-	PtxArg *alt = NEWN(&c->arena, PtxArg, n + 1);
-	PtxArg *args = NEWN(&c->arena, PtxArg, n + 1);
-	int flex[6], nflex = 0;
-	for (int i = 0; i < n; i++) {
-		bool f;
-		first[i] = raw_arg(x->u.ptx.args.v[i], &alt[i], &f);
-		if (f && nflex < 6)
-			flex[nflex++] = i;
-	}
-	/* try every combination of the flexible arguments' kinds quietly,
-	 * then report against the plain reading */
-	for (int mask = 0; mask < (1 << nflex); mask++) {
-		memcpy(args, first, sizeof(PtxArg) * (size_t)n);
-		for (int k = 0; k < nflex; k++)
-			if (mask & (1 << k))
-				args[flex[k]] = alt[flex[k]];
-		PtxInst in = inst;
-		if (quiet_check_args(c, &in, args, n, x->span)) {
-			ptx_check_target(c, &in, x->span);
-			return;
-		}
-	}
-	if (ptx_check_args(c, &inst, first, n, x->span))
-		ptx_check_target(c, &inst, x->span);
+	if (ir_select_ptx(e->c, x, NULL, false))
+		ptx_check_target(e->c, &x->u.ptx.sel->inst, x->span);
 }
 
 /* ---- the walk ---- */

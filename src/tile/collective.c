@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
 bool
 tile_warp_collective(TileEnv *e, TileCall *tc)

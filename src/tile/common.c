@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
 /* What a parameter value must be (the type column of params.def). */
 typedef enum ParamValue {
@@ -35,7 +35,7 @@ static const struct {
 #define STATIC true
 #define RUNTIME false
 #define PARAM(id, name, kind, type) [TP_##id] = {name, kind, PV_##type},
-#include "params.def"
+#include "tile/params.def"
 #undef PARAM
 #undef STATIC
 #undef RUNTIME

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "descriptors.h"
+#include "tile/descriptors.h"
 #include "api.h"
 
 int64_t
@@ -682,6 +682,7 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 	mv->u.ptx.spelling = "mov.u32";
 	vec_push(&c->arena, &mv->u.ptx.args, var_ref(c, v, sp));
 	vec_push(&c->arena, &mv->u.ptx.args, p);
+	ir_select_ptx(c, mv, NULL, true);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = mv;
 	vec_push(&c->arena, out, s);

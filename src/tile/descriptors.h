@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
 /* Descriptor swizzle modes as the reference numbers them. */
 typedef enum DescMode {

@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
 Expr *
 tile_int(Ctx *c, int64_t v, Span sp)

@@ -7,7 +7,7 @@
  * Input: a module after check_module (Module.tile_calls).  Output: text,
  * one block per call in program order.
  */
-#include "tile.h"
+#include "tile/tile.h"
 #include "api.h"
 
 static void

@@ -26,7 +26,7 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 #include "api.h"
 
 typedef struct Lower {
@@ -229,6 +229,7 @@ tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
 			vec_push(&c->arena, &p->u.ptx.args,
 				 tc->cache_policy);
 	}
+	ir_select_ptx(c, p, &tc->inst, true);
 	return p;
 }
 

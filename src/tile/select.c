@@ -1,8 +1,8 @@
 /*
- * select.c - resolving a tile call's PTX form: the spelling through the
- * PTX table (src/ptx), then, among the table rows that accept the same
- * spelling (2- and 3-input min/max, mov scalar/pack/unpack), the one whose
- * operand list matches the supplied operands: their number and, for
+ * select.c - resolving a tile call's PTX form through the one selector,
+ * ptx_select (src/ptx): among the table rows that accept the spelling
+ * (2- and 3-input min/max, mov scalar/pack/unpack), the first whose
+ * operand list the supplied operands fill: their number and, for
  * register groups, the group length and element width.  The layout is
  * never consulted; the operands the caller wrote decide.
  *
@@ -12,98 +12,88 @@
  */
 #include <string.h>
 
-#include "tile.h"
+#include "tile/tile.h"
 
-/* Registers one PTX operand takes: a group's length, else 1. */
-static int
-op_regs(const PtxOperand *o)
+/* What a tile operand stands for in the selection: a memory operand or
+ * scalar fills an address operand; a register group of n elements a
+ * group of n registers of its width (one register when n is 1); a
+ * scalar one register, immediate or predicate.  Each fills exactly one
+ * PTX operand. */
+static PtxArg
+operand_arg(const TileOperand *t)
 {
-	return o->kind == PTXOP_VEC ? o->vec : 1;
+	PtxArg a = {0};
+	a.one = true;
+	a.also = PTX_KIND(PTXOP_ADDR);
+	int n = t->scalar ? 1 : t->rank < 1 ? 0 : (int)t->ext[t->rank - 1];
+	a.kind = n == 1 ? PTXOP_REG : PTXOP_VEC;
+	a.vec = n;
+	a.bits = t->scalar ? 0 : t->bits == 8 ? 16 : t->bits;
+	if (n == 1)
+		a.also |= PTX_KIND(PTXOP_IMM) | PTX_KIND(PTXOP_PRED);
+	return a;
 }
 
-/* The PTX operands the caller supplies (all but parameter-filled). */
-static int
-supplied_ops(const PtxInst *in, int from_params)
+static void
+record_form(Ctx *c, TileCall *tc, const PtxInst *in)
 {
-	return in->nops - from_params;
+	/* keep the spelling as written; take the matched row's operands */
+	const char *spelling = tc->inst.spelling, *mnemonic = tc->inst.mnemonic;
+	tc->inst = *in;
+	tc->inst.spelling = spelling;
+	tc->inst.mnemonic = mnemonic;
+	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
+				ptx_describe_operands(&c->arena, &tc->inst));
 }
 
-static bool
-compatible(const TileCall *tc, const PtxInst *in)
+/* "2 or 3": the operand counts of the rows, less the parameter ones. */
+static const char *
+count_list(Ctx *c, uint32_t counts, int from_params, bool *plural)
 {
-	for (int i = 0; i < tc->nops; i++) {
-		const TileOperand *t = &tc->ops[i];
-		const PtxOperand *o = &in->ops[i];
-		if (o->kind == PTXOP_ADDR)
-			continue;
-		if (t->scalar) {
-			if (op_regs(o) != 1 || o->out)
-				return false;
-			continue;
+	StrBuf b;
+	sb_init(&b, &c->arena);
+	*plural = false;
+	for (int n = from_params; n < 32; n++)
+		if (counts >> n & 1u) {
+			sb_printf(&b, "%s%d", b.n ? " or " : "",
+				  n - from_params);
+			*plural |= n - from_params != 1;
 		}
-		if (t->rank < 1 || t->ext[t->rank - 1] != op_regs(o))
-			return false;
-		if (o->type != PTY_NONE &&
-		    tile_ptx_type_bits(o->type) != t->bits)
-			return false;
-	}
-	return true;
+	return b.n ? sb_cstr(&b) : "other";
 }
 
 bool
 tile_select_form(TileEnv *e, TileCall *tc, int from_params)
 {
 	Ctx *c = e->c;
-	const char *quals = tc->inst.spelling + strlen(tc->inst.mnemonic);
-	PtxInst best, cand;
-	bool have_count = false, have_best = false;
-	StrBuf counts;
-	sb_init(&counts, &c->arena);
-	for (int i = 0; i < ptx_form_count() && !have_best; i++) {
-		const PtxForm *f = ptx_form(i);
-		if (strcmp(f->mnemonic, tc->inst.mnemonic) != 0 ||
-		    !ptx_form_match(i, quals, &cand))
-			continue;
-		int n = supplied_ops(&cand, from_params);
-		if (n != tc->nops) {
-			sb_printf(&counts, "%s%d", counts.n ? " or " : "", n);
-			continue;
-		}
-		cand.spelling = tc->inst.spelling;
-		cand.mnemonic = tc->inst.mnemonic;
-		if (compatible(tc, &cand)) {
-			best = cand;
-			have_best = true;
-		} else if (!have_count) {
-			best = cand;
-		}
-		have_count = true;
-	}
-	if (!have_count)
+	int n = tc->nops + from_params;
+	PtxArg *args = NEWN(&c->arena, PtxArg, n + 1);
+	for (int i = 0; i < tc->nops; i++)
+		args[i] = operand_arg(&tc->ops[i]);
+	for (int i = tc->nops; i < n; i++)
+		args[i].any = true;
+	PtxSel s;
+	PtxMiss why = ptx_select(tc->inst.spelling, args, n, &s);
+	if (why == PTXM_OPERAND_COUNT) {
+		bool plural;
+		const char *counts =
+			count_list(c, s.counts, from_params, &plural);
 		return diag_error(c, PT_E_TILE_OPERAND_COUNT, tc->span,
 				  "%s takes %s operand%s (%s), found %d",
-				  tc->inst.spelling,
-				  counts.n ? sb_cstr(&counts) : "other",
-				  strcmp(sb_cstr(&counts), "1") ? "s" : "",
+				  tc->inst.spelling, counts, plural ? "s" : "",
 				  ptx_describe_operands(&c->arena, &tc->inst),
 				  tc->nops);
-	/* let the PTX table re-select the same row by operand kinds, which
-	 * also fills its target gate */
-	PtxArg *args = NEWN(&c->arena, PtxArg, best.nops + 1);
-	for (int i = 0; i < best.nops; i++) {
-		args[i].kind = best.ops[i].kind;
-		args[i].vec = best.ops[i].vec;
-		if (best.ops[i].kind == PTXOP_IMM) {
-			args[i].kind = PTXOP_IMM;
-			args[i].has_value = false;
-		}
 	}
-	PtxInst sel = tc->inst;
-	if (ptx_check_args(c, &sel, args, best.nops, tc->span))
-		best = sel;
-	tc->inst = best;
-	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
-				ptx_describe_operands(&c->arena, &tc->inst));
+	if (why != PTXM_OK) {
+		/* the first row of the right count; the family checker names
+		 * the operand that does not fit it */
+		for (int i = 0; i < n; i++)
+			args[i].any = true;
+		why = ptx_select(tc->inst.spelling, args, n, &s);
+	}
+	if (why != PTXM_OK)
+		return ptx_select_report(c, why, &s, n, tc->span);
+	record_form(c, tc, &s.inst);
 	return true;
 }
 
@@ -111,14 +101,10 @@ bool
 tile_select_form_args(TileEnv *e, TileCall *tc, const PtxArg *args, int n)
 {
 	Ctx *c = e->c;
-	PtxInst sel = tc->inst;
-	if (!ptx_check_args(c, &sel, args, n, tc->span))
-		return false;
-	/* keep the spelling as written; take the matched row's operands */
-	sel.spelling = tc->inst.spelling;
-	sel.mnemonic = tc->inst.mnemonic;
-	tc->inst = sel;
-	tc->form = arena_printf(&c->arena, "%s  %s", tc->inst.spelling,
-				ptx_describe_operands(&c->arena, &tc->inst));
+	PtxSel s;
+	PtxMiss why = ptx_select(tc->inst.spelling, args, n, &s);
+	if (why != PTXM_OK)
+		return ptx_select_report(c, why, &s, n, tc->span);
+	record_form(c, tc, &s.inst);
 	return ptx_check_target(c, &tc->inst, tc->span);
 }

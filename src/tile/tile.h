@@ -20,11 +20,11 @@
 #ifndef PT_TILE_H
 #define PT_TILE_H
 
-#include "base.h"
-#include "ir.h"
-#include "layout.h"
-#include "prove.h"
-#include "view.h"
+#include "base/base.h"
+#include "ir/ir.h"
+#include "layout/layout.h"
+#include "layout/prove.h"
+#include "layout/view.h"
 #include "ptx/ptx.h"
 
 #define TILE_MAX_GROUP 5   /* cta z/y/x, warp, lane */
@@ -37,7 +37,7 @@ typedef struct TileEnv TileEnv;
 
 typedef enum TileParamId {
 #define PARAM(id, name, kind, type) TP_##id,
-#include "params.def"
+#include "tile/params.def"
 #undef PARAM
 	TP_COUNT
 } TileParamId;
@@ -45,7 +45,7 @@ typedef enum TileParamId {
 _Static_assert(TP_COUNT <= 64, "tile parameter masks are 64-bit");
 #define TPB(id) (UINT64_C(1) << TP_##id)
 
-/* ---- families (families.def) ---- */
+/* ---- families (the family table, src/ptx/families.def) ---- */
 
 typedef bool (*TileCheckFn)(TileEnv *e, TileCall *tc);
 
@@ -339,18 +339,15 @@ bool tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 			   const void *arg, int owner_code);
 
 /* ---- the pattern files (patterns/) ---- */
-bool tile_check_registers(TileEnv *e, TileCall *tc);
-bool tile_check_ld_st(TileEnv *e, TileCall *tc);
+/* every family checker, declared from the family table */
+#define TILE(check, file, params) bool check(TileEnv *e, TileCall *tc);
+#define RAW
+#define PFAM(id, name, contract) contract
+#include "ptx/families.def"
+#undef PFAM
+#undef RAW
+#undef TILE
 bool tile_check_ewise(TileEnv *e, TileCall *tc);
-bool tile_check_cp_async(TileEnv *e, TileCall *tc);
-bool tile_check_bulk_copy(TileEnv *e, TileCall *tc);
-bool tile_check_ldmatrix(TileEnv *e, TileCall *tc);
-bool tile_check_mma_sync(TileEnv *e, TileCall *tc);
-bool tile_check_tma(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_ld_st(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_cp(TileEnv *e, TileCall *tc);
-bool tile_check_tcgen05_mma(TileEnv *e, TileCall *tc);
-bool tile_check_wgmma(TileEnv *e, TileCall *tc);
 /* Drops the tensor-map slots of calls not yet lowered (a re-check
  * records them again); lowered calls keep theirs. */
 void tile_tma_reset_slots(Module *m);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/json.h"
+#include "ir/ir_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

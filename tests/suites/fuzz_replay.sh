@@ -18,7 +18,7 @@ for src in tests/fuzz/fuzz_*.c; do
 	t=$(basename "$src" .c)
 	bin="$out/$t"
 	if ! $CC -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 $san \
-		-Iinclude -Isrc -Isrc/base -Isrc/layout \
+		-Iinclude -Isrc \
 		"$src" tests/fuzz/replay.c $(ls "$BUILD"/src/rt/*.o 2>/dev/null) \
 		"$BUILD/libptxtile.a" -lm -ldl \
 		-o "$bin" 2>"$out/$t.log"; then

@@ -1,7 +1,7 @@
 /* Unit tests of src/base: arena, vectors, string buffers, diagnostics. */
 #include <setjmp.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "test.h"
 
 TEST(arena_alloc_is_zeroed_and_aligned)

@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "rt/rt.h"
 
 /* ---- a small IR builder ---- */

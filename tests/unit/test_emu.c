@@ -15,7 +15,7 @@
 #include "ptxtile.h"
 #include "ptxtile_emu.h"
 #include "ptxtile_rt.h"
-#include "base.h"
+#include "base/base.h"
 #include "rt/rt.h"
 #include "emu/from_rt.h"
 #include "emu/emu.h"

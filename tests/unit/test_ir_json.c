@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/json.h"
-#include "ir/json.h"
+#include "ir/ir_json.h"
 #include "test.h"
 
 /* ---- a small IR builder (independent of the front end) ---- */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "test.h"
 
 static JsonValue *

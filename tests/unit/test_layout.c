@@ -6,9 +6,9 @@
  * dtype/reshape/broadcast views, error codes, and property tests (a view
  * and its base layout agree on every coordinate).
  */
-#include "layout.h"
+#include "layout/layout.h"
 #include "test.h"
-#include "view.h"
+#include "layout/view.h"
 
 static const Span NOSPAN = {0, 0, 0};
 

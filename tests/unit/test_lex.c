@@ -1,5 +1,5 @@
 /* Unit tests of src/script/lex.c: tokens and Python indentation rules. */
-#include "base.h"
+#include "base/base.h"
 #include "script/lex.h"
 #include "test.h"
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base.h"
-#include "ir.h"
+#include "base/base.h"
+#include "ir/ir.h"
 #include "script/ast.h"
 #include "test.h"
 

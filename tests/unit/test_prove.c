@@ -6,7 +6,7 @@
  * computed by hand (tid in [0, 127], i in [0, 7]).
  */
 #include "test.h"
-#include "view.h"
+#include "layout/view.h"
 
 static const Span NOSPAN = {0, 0, 0};
 

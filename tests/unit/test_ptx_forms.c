@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "ptx/ptx.h"
 #include "test.h"
 
@@ -270,6 +270,17 @@ TEST(ptx_chain_conversion)
 	arena_free(&a);
 }
 
+/* ptx_select on in's spelling, reported; in becomes the chosen row. */
+static bool
+select_args(pt_ctx *c, PtxInst *in, const PtxArg *args, int n)
+{
+	PtxSel s;
+	PtxMiss why = ptx_select(in->spelling, args, n, &s);
+	if (why == PTXM_OK)
+		*in = s.inst;
+	return ptx_select_report(c, why, &s, n, (Span){0});
+}
+
 TEST(ptx_raw_call_operands)
 {
 	pt_ctx *c = new_ctx(TGT_SM_90A);
@@ -280,18 +291,18 @@ TEST(ptx_raw_call_operands)
 	PtxArg addr = {.kind = PTXOP_ADDR};
 	CHECK(ptx_parse(c, "mapa.u64", (Span){0}, &in));
 	PtxArg mapa[] = {r64, r64, imm1};
-	CHECK(ptx_check_args(c, &in, mapa, 3, (Span){0}));
-	CHECK(!ptx_check_args(c, &in, mapa, 2, (Span){0}));
+	CHECK(select_args(c, &in, mapa, 3));
+	CHECK(!select_args(c, &in, mapa, 2));
 	CHECK_INT(last_code(c), PT_E_PTX_OPERAND_COUNT);
 	PtxArg bad[] = {imm1, r64, imm1};
-	CHECK(!ptx_check_args(c, &in, bad, 3, (Span){0}));
+	CHECK(!select_args(c, &in, bad, 3));
 	CHECK_INT(last_code(c), PT_E_PTX_OPERAND_KIND);
 
 	CHECK(ptx_parse(c, "setmaxnreg.dec.sync.aligned.u32", (Span){0}, &in));
 	PtxArg n40 = {.kind = PTXOP_IMM, .has_value = true, .value = 40};
 	PtxArg n20 = {.kind = PTXOP_IMM, .has_value = true, .value = 20};
-	CHECK(ptx_check_args(c, &in, &n40, 1, (Span){0}));
-	CHECK(!ptx_check_args(c, &in, &n20, 1, (Span){0}));
+	CHECK(select_args(c, &in, &n40, 1));
+	CHECK(!select_args(c, &in, &n20, 1));
 	CHECK_INT(last_code(c), PT_E_PTX_IMMEDIATE_RANGE);
 
 	/* cp.async.cg copies exactly 16 bytes */
@@ -300,9 +311,9 @@ TEST(ptx_raw_call_operands)
 	PtxArg c4 = {.kind = PTXOP_IMM, .has_value = true, .value = 4};
 	PtxArg cg16[] = {addr, addr, c16}, cg4[] = {addr, addr, c4};
 	PtxArg cgsz[] = {addr, addr, c16, r32};
-	CHECK(ptx_check_args(c, &in, cg16, 3, (Span){0}));
-	CHECK(ptx_check_args(c, &in, cgsz, 4, (Span){0}));
-	CHECK(!ptx_check_args(c, &in, cg4, 3, (Span){0}));
+	CHECK(select_args(c, &in, cg16, 3));
+	CHECK(select_args(c, &in, cgsz, 4));
+	CHECK(!select_args(c, &in, cg4, 3));
 	CHECK_INT(last_code(c), PT_E_PTX_IMMEDIATE_RANGE);
 
 	/* 3-input max.f32 re-selects the sm_100 row */
@@ -310,11 +321,99 @@ TEST(ptx_raw_call_operands)
 	PtxArg three[] = {f32, f32, f32, f32};
 	CHECK(ptx_parse(c, "max.f32", (Span){0}, &in));
 	CHECK(ptx_check_target(c, &in, (Span){0}));
-	CHECK(ptx_check_args(c, &in, three, 4, (Span){0}));
+	CHECK(select_args(c, &in, three, 4));
 	CHECK_INT(in.nops, 4);
 	CHECK(!ptx_check_target(c, &in, (Span){0}));
 	CHECK_INT(last_code(c), PT_E_PTX_TARGET_TOO_OLD);
 	pt_ctx_free(c);
+}
+
+/* The one selector: readings, groups spread over arguments, optional
+ * operands left out, and why nothing was chosen. */
+TEST(ptx_select_maps_arguments)
+{
+	PtxSel s;
+	PtxArg r32 = {.kind = PTXOP_REG, .bits = 32};
+	PtxArg r64 = {.kind = PTXOP_REG, .bits = 64};
+	PtxArg ptr = {.kind = PTXOP_ADDR, .also = PTX_KIND(PTXOP_REG),
+		      .bits = 64};
+	PtxArg pred = {.kind = PTXOP_PRED, .bits = 1};
+	PtxArg m1 = {.kind = PTXOP_IMM, .has_value = true, .value = -1};
+	PtxArg tup2 = {.kind = PTXOP_VEC, .vec = 2};
+	/* ld.global.v4.b32: the group as four arguments, then the address */
+	PtxArg ld[] = {r32, r32, r32, r32, ptr};
+	CHECK_INT(ptx_select("ld.global.v4.b32", ld, 5, &s), PTXM_OK);
+	CHECK_INT(s.take[0], 4);
+	CHECK_INT(s.take[1], 1);
+	/* a ptr_to read as a 64-bit register: mapa.u64 dst, addr, cta */
+	PtxArg mapa[] = {r64, ptr, r32};
+	CHECK_INT(ptx_select("mapa.u64", mapa, 3, &s), PTXM_OK);
+	CHECK_INT(s.take[1], 1);
+	PtxArg mapa_bad[] = {r64, pred, r32};
+	CHECK_INT(ptx_select("mapa.u64", mapa_bad, 3, &s), PTXM_OPERAND_KIND);
+	/* elect.sync's pair as a register and a predicate */
+	PtxArg el[] = {r32, pred, m1};
+	CHECK_INT(ptx_select("elect.sync", el, 3, &s), PTXM_OK);
+	CHECK_INT(s.take[0], 2);
+	CHECK_INT(s.take[1], 1);
+	/* a tensor operand as the map and one coordinate tuple */
+	PtxArg tma[] = {ptr, r64, tup2, ptr};
+	CHECK_INT(ptx_select("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+			     tma, 4, &s), PTXM_OK);
+	CHECK_INT(s.take[1], 2);
+	/* bar.sync id[, count]: the optional count left out */
+	CHECK_INT(ptx_select("bar.sync", &m1, 1, &s), PTXM_OK);
+	CHECK_INT(s.take[0], 1);
+	CHECK_INT(s.take[1], 0);
+	/* why nothing was chosen */
+	CHECK_INT(ptx_select("bar.sync", NULL, 0, &s), PTXM_OPERAND_COUNT);
+	CHECK_INT(ptx_select("ld.global.v4.b32", ld, 4, &s), PTXM_OPERAND_COUNT);
+	PtxArg ld_short[] = {r32, ptr}; /* one register for the group */
+	CHECK_INT(ptx_select("ld.global.v4.b32", ld_short, 2, &s),
+		  PTXM_OPERAND_KIND);
+	CHECK_INT(ptx_select("nosuch.b32", NULL, 0, &s), PTXM_MNEMONIC);
+	CHECK_INT(ptx_select("ld.global.v5.b32", NULL, 0, &s), PTXM_QUALIFIERS);
+	CHECK_INT(ptx_select("ld global", NULL, 0, &s), PTXM_JUNK);
+	PtxArg n20 = {.kind = PTXOP_IMM, .has_value = true, .value = 20};
+	CHECK_INT(ptx_select("setmaxnreg.dec.sync.aligned.u32", &n20, 1, &s),
+		  PTXM_IMMEDIATE);
+	/* a whole-operand argument is never part of a spread group */
+	PtxArg one = r32;
+	one.one = true;
+	PtxArg ld1[] = {one, one, one, one, ptr};
+	CHECK_INT(ptx_select("ld.global.v4.b32", ld1, 5, &s), PTXM_OPERAND_COUNT);
+}
+
+/* The builtins (codegen/builtin.c) take their gates from these rows:
+ * cluster barriers, elect.sync and mbarrier.try_wait from sm_90 (PTX 7.8,
+ * 8.0, 7.8), test_wait.parity everywhere from PTX 7.1, %cluster_ctaid
+ * from sm_90 and PTX 7.8 (PTX ISA: barrier.cluster and %cluster_ctaid
+ * 7.8 sm_90; elect.sync 8.0 sm_90; mbarrier.test_wait.parity 7.1). */
+TEST(ptx_builtin_rows)
+{
+	static const struct {
+		const char *spelling;
+		int min_ptx;
+		PtxGate gate;
+	} rows[] = {
+		{"barrier.cluster.arrive.aligned", 78, PTXG_SM90},
+		{"barrier.cluster.wait.aligned", 78, PTXG_SM90},
+		{"elect.sync", 80, PTXG_SM90},
+		{"mbarrier.try_wait.parity.shared::cta.b64", 78, PTXG_SM90},
+		{"mbarrier.test_wait.parity.shared.b64", 71, PTXG_ANY},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		PtxSel s;
+		CHECK_INT(ptx_select(rows[i].spelling, NULL, -1, &s), PTXM_OK);
+		CHECK_INT(s.inst.min_ptx, rows[i].min_ptx);
+		CHECK_INT(s.inst.gate, rows[i].gate);
+	}
+	const PtxSregRow *cl = ptx_sreg(PTXR_CLUSTER_CTAID);
+	CHECK_STR(cl->name, "%cluster_ctaid");
+	CHECK_INT(cl->min_ptx, 78);
+	CHECK_INT(cl->gate, PTXG_SM90);
+	CHECK(!ptx_gate_allows(PTXG_SM90, TGT_SM_80));
+	CHECK(ptx_gate_allows(PTXG_SM90, TGT_SM_90A));
 }
 
 TEST(ptx_emit_prints_operands)

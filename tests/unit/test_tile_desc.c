@@ -7,7 +7,7 @@
  * instruction descriptor vectors of ptx_facts §2.4.
  */
 #include "tile/descriptors.h"
-#include "layout.h"
+#include "layout/layout.h"
 #include "test.h"
 
 /* Byte addresses of the (rows x cols) block at (r0, c0) of a layout

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "tile/tile.h"
 #include "test.h"
 

@@ -11,9 +11,9 @@
  */
 #include <string.h>
 
-#include "layout.h"
+#include "layout/layout.h"
 #include "test.h"
-#include "view.h"
+#include "layout/view.h"
 
 static const Span NOSPAN = {0, 0, 0};
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 #include "tile/tile.h"
 
 typedef struct TB {

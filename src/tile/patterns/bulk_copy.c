@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 enum { BK_DST, BK_SRC };
 
@@ -230,6 +230,7 @@ mapa(Ctx *c, const TileCall *tc, const char *name, Expr *addr, Block *out)
 	vec_push(&c->arena, &p->u.ptx.args, var_ref(c, v, sp));
 	vec_push(&c->arena, &p->u.ptx.args, addr);
 	vec_push(&c->arena, &p->u.ptx.args, tc->param[TP_REMOTE_CTA_ID]);
+	ir_select_ptx(c, p, NULL, true);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	vec_push(&c->arena, out, s);

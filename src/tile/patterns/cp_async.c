@@ -17,7 +17,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 enum { CP_DST, CP_SRC };
 

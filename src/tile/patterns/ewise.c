@@ -10,7 +10,7 @@
  * returns, with a return on every path.  Lowering inlines the body per
  * element (lower.c).
  */
-#include "../tile.h"
+#include "tile/tile.h"
 
 static bool check_block(TileEnv *e, const Func *fn, const Block *b,
 			bool *returns);

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 static int
 addr_op(const PtxInst *in)

@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 static void
 owner_map(const void *arg, int lane, int reg, int64_t *atom)

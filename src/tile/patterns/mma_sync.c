@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 enum { OP_D, OP_A, OP_B, OP_C };
 
@@ -267,6 +267,7 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 					else
 						push_regs(c, args, tc, cc, rdi,
 							  sp);
+					ir_select_ptx(c, p, &tc->inst, true);
 					Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 					s->u.value = p;
 					vec_push(&c->arena, out, s);

@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 static bool
 scalar_fits(const Expr *x, PtxType p)

@@ -15,8 +15,8 @@
  */
 #include <string.h>
 
-#include "../tile.h"
-#include "../descriptors.h"
+#include "tile/tile.h"
+#include "tile/descriptors.h"
 
 enum { CP_DST, CP_SRC };
 

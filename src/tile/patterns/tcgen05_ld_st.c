@@ -30,7 +30,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 typedef struct Shape {
 	const char *qual;

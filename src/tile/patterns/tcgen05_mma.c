@@ -33,8 +33,8 @@
  */
 #include <string.h>
 
-#include "../tile.h"
-#include "../descriptors.h"
+#include "tile/tile.h"
+#include "tile/descriptors.h"
 
 enum { OP_D, OP_A, OP_B, OP_SFA, OP_SFB, NOPS };
 
@@ -852,6 +852,7 @@ issue(Ctx *c, const TileCall *tc, Expr *const *args, int nargs)
 	p->u.ptx.pred = tc->pred;
 	for (int i = 0; i < nargs; i++)
 		vec_push(&c->arena, &p->u.ptx.args, args[i]);
+	ir_select_ptx(c, p, &tc->inst, true);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	return s;

@@ -31,7 +31,7 @@
  */
 #include <string.h>
 
-#include "../tile.h"
+#include "tile/tile.h"
 
 #define TMA_MAX_RANK 5
 
@@ -1006,6 +1006,7 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 		}
 		if (tc->cache_policy)
 			vec_push(&c->arena, a, tc->cache_policy);
+		ir_select_ptx(c, p, &tc->inst, true);
 		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 		s->u.value = p;
 		vec_push(&c->arena, out, s);

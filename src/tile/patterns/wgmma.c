@@ -31,8 +31,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../tile.h"
-#include "../descriptors.h"
+#include "tile/tile.h"
+#include "tile/descriptors.h"
 
 enum { OP_D, OP_A, OP_B };
 

@@ -1,8 +1,8 @@
 /*
- * ir/json.h - the IR as JSON and back (schema: docs/ir-json.md).
+ * ir/ir_json.h - the IR as JSON and back (schema: docs/ir-json.md).
  *
- * Include it as "ir/json.h": src/base/json.h is the generic JSON DOM that
- * this module is built on.  The writer, ir_module_to_json, is declared in
+ * Named apart from base/json.h, the generic JSON DOM that this module is
+ * built on.  The writer, ir_module_to_json, is declared in
  * api.h; the reader is declared here.
  *
  * Invariant: for every module m that the writer accepts,
@@ -13,7 +13,7 @@
 #define PT_IR_JSON_H
 
 #include "api.h"
-#include "ir.h"
+#include "ir/ir.h"
 
 /* Reads an IR JSON document text[0..len) registered as source `file`
  * (for diagnostics; 0 when it has none).  Validates every node: kinds,
