@@ -359,7 +359,16 @@ struct Func {
 	Launch launch;   /* kernels */
 	Block body;
 	Span span;
+	/* tile/symshape.c: symbolic sizes whose strides the tile checker
+	 * assumed to be multiples (metadata "assume", checked at launch);
+	 * not part of the IR's structure or serialisation */
+	VEC(struct SizeAssume) assume;
 };
+
+typedef struct SizeAssume {
+	const Var *var;
+	int64_t multiple_of;
+} SizeAssume;
 
 struct pt_module {
 	VEC(Var *) dyn;    /* symbolic sizes, in definition order */
@@ -400,6 +409,9 @@ Expr *ir_new_expr(Ctx *c, ExprKind k, ExprType ty, DType t, Span sp);
 Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
 /* True and *v set when e is an integer (or bool) constant. */
 bool ir_const_int(const Expr *e, int64_t *v);
+/* print.c: one expression as script text (diagnostics quote the
+ * script's own names). */
+const char *ir_expr_text(Ctx *c, const Expr *e);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);

@@ -785,3 +785,12 @@ ir_print_module(Ctx *c, const Module *m)
 				put_func(&P, m->funcs.v[i]);
 	return sb_cstr(&P.b);
 }
+
+const char *
+ir_expr_text(Ctx *c, const Expr *e)
+{
+	Printer P;
+	sb_init(&P.b, &c->arena);
+	put_expr(&P, e, PREC_LOWEST);
+	return sb_cstr(&P.b);
+}

@@ -93,9 +93,13 @@ tile_check_apply(TileEnv *e, Expr *call)
 		return tc;
 	}
 	if (!tile_check_params(e, tc, &call->u.apply.params) ||
-	    !tile_groups(e, tc) || !resolve_operands(e, tc))
+	    !tile_groups(e, tc))
 		return tc;
-	tc->ok = tc->fam->check(e, tc);
+	/* pred=False issues nothing: its operands may lie anywhere */
+	size_t mark = tile_facts_guard(e, tc->pred, false);
+	if (resolve_operands(e, tc))
+		tc->ok = tc->fam->check(e, tc);
+	tile_facts_pop(e, mark);
 	return tc;
 }
 
@@ -321,9 +325,13 @@ static void
 walk_stmt(TileEnv *e, Stmt *s)
 {
 	GuardSave g;
+	size_t mark;
 	switch (s->kind) {
 	case ST_VAR_DECL:
 		tile_env_decl(e, s);
+		break;
+	case ST_ASSIGN:
+		tile_facts_assign(e, s->u.var.var);
 		break;
 	case ST_EVAL:
 		walk_eval(e, s->u.value);
@@ -333,17 +341,25 @@ walk_stmt(TileEnv *e, Stmt *s)
 		break;
 	case ST_FOR:
 		tile_env_loop(e, s);
+		mark = tile_facts_loop(e, s);
 		walk_block(e, &s->u.loop.body);
+		tile_facts_pop(e, mark);
 		break;
 	case ST_WHILE:
+		mark = tile_facts_loop(e, s);
 		walk_block(e, &s->u.whil.body);
+		tile_facts_pop(e, mark);
 		break;
 	case ST_IF:
 		tile_guard_push(e, s->u.cond.cond, false, &g);
+		mark = tile_facts_guard(e, s->u.cond.cond, false);
 		walk_block(e, &s->u.cond.then);
+		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		tile_guard_push(e, s->u.cond.cond, true, &g);
+		mark = tile_facts_guard(e, s->u.cond.cond, true);
 		walk_block(e, &s->u.cond.els);
+		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		break;
 	default:

@@ -322,8 +322,9 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 		if (d != 0 || b->layout)
 			return diag_error(c, PT_E_TILE_VIEW, sp,
 					  "tensor %s: a symbolic extent is "
-					  "supported only on the outermost "
-					  "axis of a default layout", b->name);
+					  "supported only in a region with "
+					  "static extents (%s.sub[...])",
+					  b->name, b->name);
 		/* the outermost symbolic extent only bounds the region;
 		 * its value never enters an address */
 		shape[d] = ((int64_t)1 << 40) / (inner > 0 ? inner : 1);
@@ -338,8 +339,17 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 {
 	Ctx *c = e->c;
 	View *base;
-	if (!resolve(e, x->u.region.base, sp, &base, root))
+	const Expr *bx = x->u.region.base;
+	Buffer *sym = bx->kind == EX_BUF && bx->u.buf->kind != BK_VIEW &&
+			      tile_sym_shape(bx->u.buf)
+		      ? bx->u.buf : NULL;
+	if (sym) {
+		*root = sym;
+		if (!(base = tile_sym_root_view(e, sym, sp)))
+			return false;
+	} else if (!resolve(e, bx, sp, &base, root)) {
 		return false;
+	}
 	int n = x->u.region.ndims;
 	if (n != base->nv)
 		return diag_error(c, PT_E_TILE_VIEW, sp,
@@ -356,6 +366,12 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 			drop[i] = true;
 			continue;
 		}
+		int64_t kv;
+		if (sym && !s->end && !ir_const_int(sym->shape[i], &kv))
+			return diag_error(c, PT_E_TILE_EXTENT, sp,
+					  "axis %d of the region: extent %s is "
+					  "not static; slice a static range",
+					  i, ir_expr_text(c, sym->shape[i]));
 		Lin end = s->end ? tile_lin(e, s->end)
 				 : lin_const(base->vext[i]);
 		Lin d = lin_sub(&e->st, end, start[i]);
@@ -366,6 +382,8 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 					  lin_str(&e->st, d));
 		ext[i] = d.c0;
 	}
+	if (sym && !tile_sym_bounds(e, x, sym, start, ext, sp))
+		return false;
 	*out = view_slice(c, sp, &e->st, base, start, ext, drop);
 	return *out != NULL;
 }
@@ -796,7 +814,9 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	for (int64_t r = 0; r < nrep; r++) {
 		for (int a = 0; a < op->natom; a++) {
 			x[nr] = a;
-			Lin m = view_eval_m_lin(&ev, x, 0);
+			Lin m = tile_sym_shape(op->root)
+					? tile_sym_m(e, op, v, x, need)
+					: view_eval_m_lin(&ev, x, 0);
 			if (a == 0) {
 				op->addr[r] = m;
 				continue;
