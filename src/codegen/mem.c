@@ -277,9 +277,12 @@ resolve_access(Gen *g, const Expr *e, Access *a)
 static DType
 index_type(const Access *a)
 {
+	int64_t v;
 	for (int i = 0; i < a->root->ndim; i++)
-		if (dtype_bits(a->idx[i].dt) == 64)
+		if (dtype_bits(a->idx[i].dt) == 64 ||
+		    !ir_const_int(a->root->shape[i], &v))
 			return DT_INT64;
+	/* with a runtime size the flat index can pass 2^31 (n rows of 4) */
 	return DT_INT32;
 }
 
