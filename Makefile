@@ -5,6 +5,7 @@
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make demo        build, compile every example; run them where a GPU is
 #   make test-gpu    GPU tests (a skip, exit 0, when no driver)
+#   make test-tirx   compare tile instructions with apache-tvm-tirx (optional)
 #   make bench-frontend  front-end timing per example (bench/README.md)
 #   make install PREFIX=/usr/local
 O ?= build
@@ -96,6 +97,11 @@ bench-frontend: all $(O)/bench_frontend
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
+# Optional differential test against apache-tvm-tirx (black box,
+# tools/tirx_diff.py): every line SKIP when the package is absent.
+test-tirx: all
+	@python3 tools/tirx_diff.py --build $(O) examples/*.py tests/tirx/*.py
+
 $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
@@ -114,5 +120,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz demo test-gpu bench-compile bench-frontend install clean
+.PHONY: all test asan fuzz demo test-gpu test-tirx bench-compile bench-frontend install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)

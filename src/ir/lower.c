@@ -84,7 +84,8 @@
  * Expressions
  *  - Subscripts: all-scalar indices are a load (EX_LOAD), also in tile
  *    operand lists; any slice makes a region (EX_REGION); `X.sub[...]` is
- *    always a region.  Index dims drop from the region's shape.  Slice
+ *    always a region.  Index dims of `.sub` drop from the region's
+ *    shape; in `X[i, :]` they stay with extent 1 (TIRx).  Slice
  *    steps are rejected.  `X.view("dtype")` / `X.view(T.dtype)` is
  *    EX_VIEW_DTYPE; `X.view(s0, s1[, layout=L])` or `X.view((s0, s1),
  *    ...)` is EX_VIEW_RESHAPE.  `X.ptr_to([i, ...])` is EX_PTR_TO, a
@@ -267,7 +268,8 @@ static bool
 is_alloc_path(const char *p)
 {
 	return path_is(p, "alloc_shared") || path_is(p, "alloc_local") ||
-	       path_is(p, "alloc_buffer") || path_is(p, "decl_buffer");
+	       path_is(p, "alloc_buffer") || path_is(p, "decl_buffer") ||
+	       path_is(p, "tmem") || path_is(p, "decl_tensor");
 }
 
 static bool
@@ -1069,6 +1071,18 @@ make_subscript(Lower *L, Expr *base, AstVec *items, bool sub, Span sp)
 			vec_push(&L->c->arena, &e->u.access.indices,
 				 dims[i].begin);
 		return e;
+	}
+	/* X[i, :] keeps axis i with extent 1 (as TIRx does); only
+	 * X.sub[i, :] drops it */
+	for (int i = 0; i < rank && !sub; i++) {
+		if (dims[i].is_slice)
+			continue;
+		dims[i].is_slice = true;
+		dims[i].end = ir_new_expr(L->c, EX_BINARY, ET_SCALAR,
+					  dims[i].begin->dtype, sp);
+		dims[i].end->u.op.op = BIN_ADD;
+		dims[i].end->u.op.a = dims[i].begin;
+		dims[i].end->u.op.b = ir_int(L->c, 1, dims[i].begin->dtype, sp);
 	}
 	Expr *e = ir_new_expr(L->c, EX_REGION, ET_TENSOR, base->dtype, sp);
 	e->u.region.base = base;
@@ -1900,16 +1914,19 @@ ast_axis(Lower *L, Ast *a, Axis *out)
 	const char *name = NULL;
 	if (p && !strncmp(p, "Axis.", 5))
 		name = p + 5;
+	else if (p && !strncmp(p, "cuda.Axis.", 10)) /* TIRx's spelling */
+		name = p + 10;
 	else if (a->kind == A_STR)
 		name = a->str;
 	if (!name) {
 		if (a->kind == A_NAME && !lookup(L, a->name))
 			return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
-					  "unknown axis '%s' (import it or "
-					  "write T.Axis.%s)", a->name, a->name);
+					  "unknown axis '%s' (import it from "
+					  "tvm_tirx.backend.cuda.axis or write "
+					  "T.cuda.Axis.%s)", a->name, a->name);
 		return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
 				  "expected a layout axis such as "
-				  "T.Axis.laneid");
+				  "T.cuda.Axis.laneid");
 	}
 	if (!axis_parse(name, out))
 		return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
@@ -2174,32 +2191,46 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	Args a;
 	if (!split_args(L, call, &a))
 		return NULL;
-	bool decl = !strcmp(p, "decl_buffer"), gen = !strcmp(p, "alloc_buffer");
+	/* T.tmem and T.decl_tensor are TIRx's spellings of decl_buffer */
+	bool tmem = !strcmp(p, "tmem");
+	bool decl = tmem || !strcmp(p, "decl_buffer") ||
+		    !strcmp(p, "decl_tensor");
+	bool gen = !strcmp(p, "alloc_buffer");
+	bool shared = !strcmp(p, "alloc_shared");
 	static const char *const kw_sl[] = {"shape", "dtype", "layout",
 					    "align", NULL};
+	static const char *const kw_sh[] = {"shape", "dtype", "layout",
+					    "align", "scope", NULL};
 	static const char *const kw_buf[] = {"shape", "dtype", "layout",
 					     "align", "scope", NULL};
 	static const char *const kw_decl[] = {"shape", "dtype", "layout",
 					      "align", "scope",
 					      "allocated_addr", NULL};
 	const char *fn = arena_printf(&L->c->arena, "T.%s", p);
-	if (!check_keywords(L, &a, decl ? kw_decl : gen ? kw_buf : kw_sl, fn) ||
+	if (!check_keywords(L, &a,
+			    decl ? kw_decl : gen ? kw_buf : shared ? kw_sh : kw_sl,
+			    fn) ||
 	    !shape_and_dtype(L, &a, call, fn, b))
 		return NULL;
-	b->scope = !strcmp(p, "alloc_shared") ? MS_SHARED
-		   : !strcmp(p, "alloc_local") ? MS_LOCAL : MS_GLOBAL;
+	b->scope = shared ? MS_SHARED
+		   : !strcmp(p, "alloc_local") ? MS_LOCAL
+		   : tmem ? MS_TMEM : MS_GLOBAL;
 	Ast *sk = kwarg(&a, "scope");
 	if (sk && !scope_of(L, sk, &b->scope))
 		return NULL;
+	if (shared && b->scope != MS_SHARED && b->scope != MS_SHARED_DYN)
+		return diag_error(L->c, PT_E_UNKNOWN_SCOPE, sk->span,
+				  "T.alloc_shared takes scope=\"shared\" or "
+				  "\"shared.dyn\""), NULL;
 	if (decl) {
 		if (b->scope != MS_TMEM)
 			return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
-					  "T.decl_buffer is only supported "
-					  "with scope=\"tmem\""), NULL;
+					  "%s is only supported with "
+					  "scope=\"tmem\"", fn), NULL;
 		Ast *addr = kwarg(&a, "allocated_addr");
 		if (!addr)
 			return diag_error(L->c, PT_E_MISSING_ARG, call->span,
-					  "T.decl_buffer needs allocated_addr="),
+					  "%s needs allocated_addr=", fn),
 			       NULL;
 		b->allocated_addr = need_int(L, lower_expr(L, addr), addr->span);
 		if (!b->allocated_addr)
@@ -2207,7 +2238,7 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	} else if (b->scope == MS_TMEM) {
 		return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
 				  "tensor memory is declared with "
-				  "T.decl_buffer(..., allocated_addr=...)"),
+				  "T.tmem(..., allocated_addr=...)"),
 		       NULL;
 	}
 	Ast *lay = kwarg(&a, "layout");

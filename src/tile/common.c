@@ -274,6 +274,10 @@ group_ids(TileEnv *e, const TileCall *tc, const int64_t *g, PhysCoord *ids)
 		case GK_LANE: lane = v; break;
 		}
 	}
+	/* one warpgroup per block: warpid is wid_in_wg (TIRx accepts a
+	 * warpid layout at warpgroup scope there) */
+	if (warp < 0 && wig >= 0 && e->nthreads > 0 && e->nthreads <= 128)
+		warp = wig;
 	if (lane >= 0) {
 		ids->v[AX_LANEID] = lane;
 		known |= AXIS_BIT(AX_LANEID);
