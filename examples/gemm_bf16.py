@@ -48,8 +48,8 @@ def gemm_bf16(A: T.Tensor((M, K), "bfloat16", align=16),
     warp = T.cuda.warp_id()
     wm = warp // 4
     wn = warp % 4
-    SA = T.alloc_buffer((4, 128, 40), "bfloat16", scope="shared.dyn", align=128)
-    SB = T.alloc_buffer((4, 128, 40), "bfloat16", scope="shared.dyn", align=128)
+    SA = T.alloc_shared((4, 128, 40), "bfloat16", scope="shared.dyn", align=128)
+    SB = T.alloc_shared((4, 128, 40), "bfloat16", scope="shared.dyn", align=128)
     # cp.async views, (repeat, 8 elements) per thread: thread t copies
     # rows 64*i + t//4 (i = 0, 1), columns 8*(t%4)..+8 of a k-tile
     tid = T.cuda.thread_idx("x")

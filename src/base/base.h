@@ -46,6 +46,10 @@ void *arena_alloc(Arena *a, size_t size);
 void *arena_dup(Arena *a, const void *p, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
+/* suggest.c: the candidate nearest to word (a likely typo), or NULL. */
+const char *suggest_name(const char *word, const char *const *cands,
+			 size_t n);
+
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);

@@ -1928,9 +1928,21 @@ ast_axis(Lower *L, Ast *a, Axis *out)
 				  "expected a layout axis such as "
 				  "T.cuda.Axis.laneid");
 	}
-	if (!axis_parse(name, out))
+	if (!axis_parse(name, out)) {
+		const char *names[AX_COUNT];
+		StrBuf all;
+		sb_init(&all, &L->c->arena);
+		for (int i = 0; i < AX_COUNT; i++) {
+			names[i] = axis_name((Axis)i);
+			sb_printf(&all, "%s%s", i ? " " : "", names[i]);
+		}
+		const char *near = suggest_name(name, names, AX_COUNT);
 		return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
-				  "unknown axis '%s'", name);
+				  "unknown axis '%s'%s%s%s (axes: %s)", name,
+				  near ? "; did you mean '" : "",
+				  near ? near : "", near ? "'?" : "",
+				  sb_cstr(&all));
+	}
 	return true;
 }
 

@@ -1,6 +1,6 @@
 # TIRx spellings of layout axes: T.cuda.Axis.x in the script, and the
 # real import paths (tvm_tirx.tirx.layout, tvm_tirx.backend.cuda.axis).
-# expect: ld.global.v4.b32 2
+# expect: ld.global.v4.b32=2
 from tvm_tirx.script import tirx as T
 from tvm_tirx.tirx.layout import S, R, TileLayout, ComposeLayout
 from tvm_tirx.backend.cuda.axis import laneid, warpid, wid_in_wg, tid_in_wg, wgid, TLane, TCol, cbx, cby, cbz

@@ -1,5 +1,5 @@
 # X[3, :] keeps axis 0 with extent 1 (shape (1, 4)); X.sub[3, :] drops it.
-# expect: ld.global.v4.b32 1, st.global.v4.b32 1
+# expect: ld.global.v4.b32=1, st.global.v4.b32=1
 from tvm_tirx.script import tirx as T
 
 @T.function

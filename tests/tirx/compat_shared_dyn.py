@@ -1,5 +1,5 @@
 # TIRx spelling: T.alloc_shared(..., scope="shared.dyn") (issue 11).
-# expect: ld.global.v4.b32 1, st.shared.v4.b32 1
+# expect: ld.global.v4.b32=1, st.shared.v4.b32=1
 from tvm_tirx.script import tirx as T
 
 @T.function

@@ -14,7 +14,7 @@
 # supplies TMEM allocation, the thread-sync fences, tcgen05.wait::st /
 # wait::ld and deallocation ("Completion and producer dependencies").
 # Target: sm_100a; compile-only on an H200.
-# expect: tcgen05.st.sync.aligned.32x32b.x16.b32 1, tcgen05.ld.sync.aligned.16x32bx2.x4.b32 1
+# expect: tcgen05.st.sync.aligned.32x32b.x16.b32=1, tcgen05.ld.sync.aligned.16x32bx2.x4.b32=1
 from tvm_tirx.script import tirx as T
 from tvm_tirx.tirx.layout import S, TileLayout
 from tvm_tirx.backend.cuda.axis import TLane, TCol

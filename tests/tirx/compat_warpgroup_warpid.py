@@ -1,6 +1,6 @@
 # A warpid layout at warpgroup scope in a 128-thread block: warpid is
 # wid_in_wg there (TIRx accepts it).
-# expect: ld.global.v4.b32 1
+# expect: ld.global.v4.b32=1
 from tvm_tirx.script import tirx as T
 
 @T.function
