@@ -7,6 +7,7 @@
 
 #include "base.h"
 #include "api.h"
+#include "ir.h"
 
 const char *
 pt_default_target(void)
@@ -42,9 +43,14 @@ set_target(Ctx *c, const char *target)
 {
 	if (!target)
 		target = pt_default_target();
-	if (!target_parse(target, &c->target))
-		return ctx_fail(c, PT_E_USAGE, "unknown target '%s'", target);
-	return PT_OK;
+	if (target_parse(target, &c->target))
+		return PT_OK;
+	StrBuf valid;
+	sb_init(&valid, &c->arena);
+	for (int t = 0; t < TGT_COUNT; t++)
+		sb_printf(&valid, "%s%s", t ? " " : "", target_name((Target)t));
+	return ctx_fail(c, PT_E_USAGE, "unknown target '%s' (valid targets: %s)",
+			target, sb_cstr(&valid));
 }
 
 int
@@ -107,8 +113,9 @@ pt_explain(pt_ctx *ctx, pt_module *m, const char *target, const char **text)
 {
 	*text = NULL;
 	int st = pt_check(ctx, m, target);
-	if (st)
+	if (st && !((Module *)m)->tile_calls.n)
 		return st;
+	/* with errors, the calls that passed are still explained */
 	GUARDED(ctx, *text = explain_module(ctx, m));
-	return first_error(ctx);
+	return st ? st : first_error(ctx);
 }

@@ -8,6 +8,7 @@
  * and written atomically only on success, so an error never creates or
  * truncates an output file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "ptxtile.h"
 #include "base.h"
+#include "ir.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -27,6 +29,7 @@ typedef struct Options {
 	const char *cubin;
 	const char *meta;
 	pt_diag_style diag;
+	bool quiet; /* -q: no success summary */
 } Options;
 
 typedef struct Command {
@@ -74,8 +77,11 @@ usage_all(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  --target T    sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a"
 		   " (default %s)\n"
-		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
+		   "  --diag=short  diagnostics as 'Ecode line:col' (also --diag short)\n"
+		   "  -q            no one-line summary after a successful check or\n"
+		   "                compile\n"
 		   "  --help        help for a command: ptxtile COMMAND --help\n"
+		   "options may come before or after the command and FILE\n"
 		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
 		   " errors\n",
 		   pt_default_target());
@@ -120,29 +126,25 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 {
 	memset(o, 0, sizeof(*o));
 	o->diag = PT_DIAG_FULL;
-	if (argc < 2)
-		return usage_error("missing command", NULL);
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage_all(stdout);
-		return -1;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("ptxtile %s\n", PT_VERSION);
-		return -1;
-	}
-	*cmd = find_command(argv[1]);
-	if (!*cmd)
-		return usage_error("unknown command", argv[1]);
-	o->cmd = argv[1];
-	for (int i = 2; i < argc; i++) {
+	*cmd = NULL;
+	bool help = false;
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: %s", (*cmd)->usage);
+			help = true;
+		} else if (!strcmp(a, "--version")) {
+			printf("ptxtile %s\n", PT_VERSION);
 			return -1;
-		} else if (!strcmp(a, "--diag=short")) {
-			o->diag = PT_DIAG_SHORT;
-		} else if (!strcmp(a, "--diag=full")) {
-			o->diag = PT_DIAG_FULL;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if ((v = option_value(argc, argv, &i, "--diag"))) {
+			if (!strcmp(v, "short"))
+				o->diag = PT_DIAG_SHORT;
+			else if (!strcmp(v, "full"))
+				o->diag = PT_DIAG_FULL;
+			else
+				return usage_error("--diag takes short or full",
+						   *v ? v : NULL);
 		} else if ((v = option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = option_value(argc, argv, &i, "--cubin"))) {
@@ -153,12 +155,26 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			o->out = v;
 		} else if (a[0] == '-' && a[1] != 0) {
 			return usage_error("unknown option", a);
+		} else if (!*cmd) {
+			/* the first word is the command, wherever options are */
+			if (!(*cmd = find_command(a)))
+				return usage_error("unknown command", a);
+			o->cmd = a;
 		} else if (o->input) {
 			return usage_error("more than one input file", a);
 		} else {
 			o->input = a;
 		}
 	}
+	if (help) {
+		if (*cmd)
+			printf("usage: %s", (*cmd)->usage);
+		else
+			usage_all(stdout);
+		return -1;
+	}
+	if (!*cmd)
+		return usage_error("missing command", NULL);
 	if (!o->input)
 		return usage_error("missing input file", NULL);
 	const char *empty = o->out && !*o->out       ? "-o"
@@ -173,6 +189,30 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 	if (o->meta && strcmp(o->cmd, "compile"))
 		return usage_error("--meta is an option of compile", NULL);
 	return 0;
+}
+
+/* "examples/x.py: ok, 1 kernel, 2 tile calls (sm_90a)" (check) or
+ * "examples/x.py: ok, 1 kernel, 84 lines of PTX (sm_90a) -> x.ptx"
+ * (compile) on stderr after success, unless -q. */
+static void
+summary(const pt_module *m, const Options *o, const char *ptx)
+{
+	if (o->quiet)
+		return;
+	size_t nk = 0, n = m->tile_calls.n;
+	for (size_t i = 0; i < m->funcs.n; i++)
+		nk += m->funcs.v[i]->is_kernel;
+	if (ptx) {
+		n = 0;
+		for (const char *p = ptx; *p; p++)
+			n += *p == '\n';
+	}
+	fprintf(stderr, "%s: ok, %zu kernel%s, %zu %s (%s)%s%s\n", o->input,
+		nk, nk == 1 ? "" : "s", n,
+		ptx ? "lines of PTX" : n == 1 ? "tile call" : "tile calls",
+		o->target ? o->target : pt_default_target(),
+		ptx && o->out && strcmp(o->out, "-") ? " -> " : "",
+		ptx && o->out && strcmp(o->out, "-") ? o->out : "");
 }
 
 /* Maps a library status to the CLI's exit status, printing diagnostics. */
@@ -222,15 +262,24 @@ run_json(pt_ctx *ctx, pt_module *m, const Options *o)
 static int
 run_check(pt_ctx *ctx, pt_module *m, const Options *o)
 {
-	return report(ctx, pt_check(ctx, m, o->target), o);
+	int rc = report(ctx, pt_check(ctx, m, o->target), o);
+	if (!rc)
+		summary(m, o, NULL);
+	return rc;
 }
 
+/* With errors the calls that passed are still explained, on stdout
+ * only: an output file is never written for a failing input. */
 static int
 run_explain(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *text;
 	int st = pt_explain(ctx, m, o->target, &text);
-	return st ? report(ctx, st, o) : write_output(o->out, text);
+	if (!st)
+		return write_output(o->out, text);
+	if (text && *text && !o->out)
+		fputs(text, stdout);
+	return report(ctx, st, o);
 }
 
 /* ptxas to use: $PTXAS, then PATH, then the usual CUDA location. */
@@ -342,6 +391,8 @@ run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 		rc = write_output(o->meta, meta);
 	if (!rc)
 		rc = write_output(o->out, ptx);
+	if (!rc)
+		summary(m, o, ptx);
 	return rc;
 }
 
@@ -359,9 +410,11 @@ main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	size_t len = 0;
+	errno = 0;
 	char *text = read_file(&ctx->arena, o.input, &len);
 	if (!text) {
-		fprintf(stderr, "ptxtile: cannot read %s\n", o.input);
+		fprintf(stderr, "ptxtile: cannot read %s: %s\n", o.input,
+			errno ? strerror(errno) : "read error");
 		pt_ctx_free(ctx);
 		return EXIT_USAGE;
 	}
