@@ -253,12 +253,14 @@ struct Expr {
 		ExprVec tuple; /* EX_TUPLE */
 		struct {       /* EX_PTX */
 			const char *spelling; /* canonical literal spelling */
+			Span opcode_span;     /* of the spelling; 0: unknown */
 			ExprVec args;
 			Expr *pred;        /* NULL: unconditional */
 			bool preserve_dst;
 		} ptx;
 		struct {       /* EX_TILE_APPLY */
 			const char *opcode; /* T.ptx["..."] spelling */
+			Span opcode_span;   /* of T.ptx["..."]; 0: unknown */
 			ExprVec operands;
 			NamedArgVec params; /* in written order */
 			ExecScope scope;

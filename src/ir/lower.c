@@ -1328,6 +1328,7 @@ lower_ptx_call(Lower *L, Ast *call, const char *spelling)
 		return NULL;
 	Expr *e = ir_new_expr(L->c, EX_PTX, ET_VOID, DT_NONE, call->span);
 	e->u.ptx.spelling = spelling;
+	e->u.ptx.opcode_span = call->a->span;
 	if (!lower_operands(L, &a, 0, &e->u.ptx.args))
 		return NULL;
 	Ast *pred = kwarg(&a, "pred");
@@ -1388,6 +1389,7 @@ lower_apply(Lower *L, Ast *call)
 	Expr *e = ir_new_expr(L->c, EX_TILE_APPLY, ET_VOID, DT_NONE,
 			      call->span);
 	e->u.apply.opcode = op;
+	e->u.apply.opcode_span = a.pos.v[0].span;
 	if (!lower_operands(L, &a, 1, &e->u.apply.operands) ||
 	    !scope_kw(L, &a, &e->u.apply.scope))
 		return NULL;

@@ -82,7 +82,9 @@ tile_check_apply(TileEnv *e, Expr *call)
 	tc->ops = NEWN(&c->arena, TileOperand, tc->nops + 1);
 	for (int i = 0; i < tc->nops; i++)
 		add_operand(e, tc, i, call->u.apply.operands.v[i]);
-	if (!ptx_parse(c, call->u.apply.opcode, call->span, &tc->inst))
+	Span osp = call->u.apply.opcode_span;
+	if (!ptx_parse(c, call->u.apply.opcode, osp.file ? osp : call->span,
+		       &tc->inst))
 		return tc;
 	tc->fam = tile_family_of_ptx(tc->inst.family);
 	if (!tc->fam || !tc->fam->check) {
@@ -190,7 +192,9 @@ check_raw_ptx(TileEnv *e, Expr *x)
 {
 	Ctx *c = e->c;
 	PtxInst inst;
-	if (!ptx_parse(c, x->u.ptx.spelling, x->span, &inst))
+	if (!ptx_parse(c, x->u.ptx.spelling,
+		       x->u.ptx.opcode_span.file ? x->u.ptx.opcode_span
+						 : x->span, &inst))
 		return;
 	int n = (int)x->u.ptx.args.n;
 	PtxArg *first = NEWN(&c->arena, PtxArg, n + 1);

@@ -307,6 +307,28 @@ tile_group_ids(TileEnv *e, const TileCall *tc, const int64_t *g,
 	return group_ids(e, tc, g, ids);
 }
 
+/* "axis 0 = warpid, axis 1 = laneid - 4": the hardware id each group
+ * axis of an operand must be owned by (group coordinate g of a guarded
+ * axis is id lo + g). */
+static const char *
+required_owner(Arena *a, const TileCall *tc)
+{
+	static const char *const ids[] = {
+		[GK_CTA_Z] = "cbz", [GK_CTA_Y] = "cby", [GK_CTA_X] = "cbx",
+		[GK_WARP] = "warpid", [GK_WARP_IN_WG] = "wid_in_wg",
+		[GK_LANE] = "laneid",
+	};
+	StrBuf b;
+	sb_init(&b, a);
+	for (int i = 0; i < tc->ngroup; i++) {
+		sb_printf(&b, "%saxis %d = %s", i ? ", " : "", i,
+			  ids[tc->group[i].kind]);
+		if (tc->group[i].lo)
+			sb_printf(&b, " - %lld", (long long)tc->group[i].lo);
+	}
+	return tc->ngroup ? sb_cstr(&b) : "no group axes";
+}
+
 /* ---- operand views ---- */
 
 static bool resolve(TileEnv *e, const Expr *x, Span sp, View **out,
@@ -591,11 +613,16 @@ tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op)
 					c, PT_E_TILE_OWNER, op->span,
 					"register %s of operand %d (%s) is "
 					"issued by the thread with %s, but the "
-					"layout places it at %s",
+					"layout places it at %s; scope=\"%s\" "
+					"needs each register owned by the "
+					"thread its group coordinates name "
+					"(%s, each as 1@id in the layout)",
 					tile_coord_str(&c->arena, x, op->rank),
 					op->index, op->root->name,
 					tile_owner_str(&c->arena, &ids, bound),
-					tile_owner_str(&c->arena, &p, bound));
+					tile_owner_str(&c->arena, &p, bound),
+					execscope_name(tc->scope),
+					required_owner(&c->arena, tc));
 			}
 			int64_t m = p.v[AX_M];
 			if (first)
