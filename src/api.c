@@ -35,7 +35,10 @@ first_error(const Ctx *c)
 {
 	if (c->status)
 		return c->status;
-	return c->diags ? c->diags->code : (c->nerrors ? PT_E_INTERNAL : 0);
+	for (const Diag *d = c->diags; d; d = d->next)
+		if (d->sev == SEV_ERROR)
+			return d->code; /* warnings do not fail a call */
+	return c->nerrors ? PT_E_INTERNAL : 0;
 }
 
 static int

@@ -219,8 +219,11 @@ summary(const pt_module *m, const Options *o, const char *ptx)
 static int
 report(pt_ctx *ctx, int st, const Options *o)
 {
-	if (st == PT_OK)
+	if (st == PT_OK) {
+		if (pt_diag_count(ctx) > 0) /* warnings */
+			fputs(pt_diag_render(ctx, o->diag), stderr);
 		return 0;
+	}
 	if (pt_diag_count(ctx) > 0) {
 		fputs(pt_diag_render(ctx, o->diag), stderr);
 		return EXIT_INPUT;

@@ -166,6 +166,9 @@ bool diag_error(Ctx *c, int code, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool diag_verror(Ctx *c, int code, Span sp, const char *fmt, va_list ap);
 /* Adds a note to the most recent error. */
+/* A warning: rendered like an error, but the call still succeeds. */
+void diag_warning(Ctx *c, int code, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void diag_note(Ctx *c, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool ctx_has_errors(const Ctx *c);

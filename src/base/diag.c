@@ -177,6 +177,22 @@ diag_error(Ctx *c, int code, Span sp, const char *fmt, ...)
 }
 
 void
+diag_warning(Ctx *c, int code, Span sp, const char *fmt, ...)
+{
+	if (c->nerrors > PT_MAX_ERRORS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	Diag *d = new_diag(c, code, SEV_WARNING, sp, fmt, ap);
+	va_end(ap);
+	if (c->diags_tail)
+		c->diags_tail->next = d;
+	else
+		c->diags = d;
+	c->diags_tail = d;
+}
+
+void
 diag_note(Ctx *c, Span sp, const char *fmt, ...)
 {
 	if (!c->diags_tail || c->nerrors > PT_MAX_ERRORS)
@@ -296,7 +312,8 @@ render_one(Ctx *c, StrBuf *b, const Diag *d, pt_diag_style style)
 	const SourceFile *f = ctx_file(c, d->span.file);
 	if (f)
 		sb_printf(b, "%s:%d:%d: ", f->name, line, col);
-	sb_printf(b, "error[%s]: %s\n", code, d->msg);
+	sb_printf(b, "%s[%s]: %s\n",
+		  d->sev == SEV_WARNING ? "warning" : "error", code, d->msg);
 	render_excerpt(c, b, d->span);
 	for (const Diag *n = d->notes; n; n = n->next) {
 		const SourceFile *nf = ctx_file(c, n->span.file);

@@ -1709,6 +1709,37 @@ lower_path_call(Lower *L, Ast *call, const char *p)
 	return NULL;
 }
 
+/* f(args) of a scalar function: its body as one expression over the
+ * arguments (inline.c). */
+static Expr *
+lower_scalar_call(Lower *L, Ast *call, const Func *f)
+{
+	Args a;
+	if (!split_args(L, call, &a) ||
+	    !check_keywords(L, &a, (const char *const[]){NULL}, f->name))
+		return NULL;
+	if (a.pos.n != f->params.n)
+		return diag_error(L->c, PT_E_ARG_COUNT, call->span,
+				  "%s takes %zu arguments, got %zu", f->name,
+				  f->params.n, a.pos.n),
+		       NULL;
+	Expr **args = NEWN(&L->c->arena, Expr *, a.pos.n + 1);
+	for (size_t i = 0; i < a.pos.n; i++) {
+		args[i] = coerce(L, need_scalar(L, arg_expr(L, &a.pos.v[i]),
+						a.pos.v[i].span),
+				 f->params.v[i].var->dtype, a.pos.v[i].span);
+		if (!args[i])
+			return NULL;
+	}
+	Expr *x = ir_inline_call(L->c, f, args, a.pos.n);
+	if (!x)
+		diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+			   "scalar function '%s' is not complete here: a "
+			   "function may call only scalar functions defined "
+			   "above it (no recursion)", f->name);
+	return x;
+}
+
 static Expr *
 lower_call(Lower *L, Ast *call)
 {
@@ -1739,6 +1770,8 @@ lower_call(Lower *L, Ast *call)
 				   "unknown name '%s'", callee->name);
 			return NULL;
 		}
+		if (sym->kind == SYM_FUNC && !sym->fn->is_kernel)
+			return lower_scalar_call(L, call, sym->fn);
 	}
 	diag_error(L->c, PT_E_UNSUPPORTED, callee->span,
 		   "this call is not supported (only T builtins, T.ptx, "

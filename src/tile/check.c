@@ -391,5 +391,7 @@ check_module(Ctx *c, Module *m)
 		tile_env_init(&e, c, m, f);
 		scan_assigned(&e, &f->body);
 		walk_block(&e, &f->body);
+		if (!ctx_has_errors(c))
+			tile_mbar_lint(&e, f);
 	}
 }

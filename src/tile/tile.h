@@ -246,6 +246,10 @@ void tile_facts_pop(TileEnv *e, size_t mark);
 /* Kills the facts that mention v (an assignment to v). */
 void tile_facts_assign(TileEnv *e, const Var *v);
 
+/* ---- mbar_lint.c ---- */
+/* mbarrier storage narrower than 8 bytes; mbarriers never initialised. */
+void tile_mbar_lint(TileEnv *e, const Func *f);
+
 /* ---- symshape.c: global tensors with symbolic sizes ---- */
 
 /* True when some extent of b is not a constant. */
