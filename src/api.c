@@ -95,6 +95,12 @@ pt_check(pt_ctx *ctx, pt_module *m, const char *target)
 	return first_error(ctx);
 }
 
+void
+pt_set_lineinfo(pt_ctx *ctx, int on)
+{
+	ctx->lineinfo = on != 0;
+}
+
 int
 pt_compile(pt_ctx *ctx, pt_module *m, const char *target, const char **ptx,
 	   const char **meta)

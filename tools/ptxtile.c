@@ -30,6 +30,7 @@ typedef struct Options {
 	const char *meta;
 	pt_diag_style diag;
 	bool quiet; /* -q: no success summary */
+	bool lineinfo; /* --lineinfo: .file/.loc in the PTX */
 } Options;
 
 typedef struct Command {
@@ -58,9 +59,10 @@ static const Command commands[] = {
 	 "ptxtile check FILE [--target T] [--diag=short]\n", run_check},
 	{"compile", "compile FILE to PTX (and a cubin, and metadata)",
 	 "ptxtile compile FILE [--target T] [-o OUT.ptx] [--cubin OUT.cubin]\n"
-	 "                [--meta OUT.json] [--diag=short]\n"
+	 "                [--meta OUT.json] [--lineinfo] [--diag=short] [-q]\n"
 	 "  Without -o the PTX goes to stdout.  --cubin runs ptxas ($PTXAS,\n"
-	 "  then PATH, then /usr/local/cuda/bin).\n",
+	 "  then PATH, then /usr/local/cuda/bin).  --lineinfo adds .file/.loc\n"
+	 "  directives naming script lines (Nsight Compute, cuda-gdb).\n",
 	 run_compile},
 	{"explain", "explain each tile call of FILE",
 	 "ptxtile explain FILE [--target T] [-o OUT] [--diag=short]\n",
@@ -137,6 +139,8 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			return -1;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o->quiet = true;
+		} else if (!strcmp(a, "--lineinfo")) {
+			o->lineinfo = true;
 		} else if ((v = option_value(argc, argv, &i, "--diag"))) {
 			if (!strcmp(v, "short"))
 				o->diag = PT_DIAG_SHORT;
@@ -383,6 +387,7 @@ static int
 run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *ptx, *meta;
+	pt_set_lineinfo(ctx, o->lineinfo);
 	int st = pt_compile(ctx, m, o->target, &ptx, &meta);
 	if (st)
 		return report(ctx, st, o);

@@ -144,6 +144,7 @@ struct pt_ctx {
 	Diag *diags, *diags_tail;
 	size_t nerrors;
 	Target target;
+	bool lineinfo;           /* codegen: .file/.loc (pt_set_lineinfo) */
 	jmp_buf *oom;            /* active OOM boundary */
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */

@@ -74,6 +74,7 @@ void
 ctx_reset(Ctx *c)
 {
 	Target t = c->target;
+	bool lineinfo = c->lineinfo;
 	size_t fail_after = c->arena.fail_after;
 	arena_free(&c->arena);
 	pt_allocator al = c->alloc;
@@ -82,6 +83,7 @@ ctx_reset(Ctx *c)
 	arena_init(&c->arena, &al);
 	c->arena.fail_after = fail_after;
 	c->target = t;
+	c->lineinfo = lineinfo;
 }
 
 uint32_t

@@ -842,12 +842,12 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
 	ViewEval ev;
 	view_eval_init(&ev, &e->st, v);
+	bool sym = tile_sym_shape(op->root); /* runtime sizes: symshape.c */
 	for (int64_t r = 0; r < nrep; r++) {
 		for (int a = 0; a < op->natom; a++) {
 			x[nr] = a;
-			Lin m = tile_sym_shape(op->root)
-					? tile_sym_m(e, op, v, x, need)
-					: view_eval_m_lin(&ev, x, 0);
+			Lin m = sym ? tile_sym_m(e, op, v, x, need)
+				    : view_eval_m_lin(&ev, x, 0);
 			if (a == 0) {
 				op->addr[r] = m;
 				continue;
