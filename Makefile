@@ -30,7 +30,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/%.o)
 RT_BASE_OBJ := $(filter $(O)/src/base/%,$(LIB_OBJ))
 
 all: $(O)/libptxtile.a $(O)/libptxtile.so $(O)/libptxtile_rt.a \
-	$(O)/libptxtile_rt.so $(O)/ptxtile
+	$(O)/libptxtile_rt.so $(O)/ptxtile $(O)/vcopy_host
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -48,6 +48,10 @@ $(O)/libptxtile_rt.so: $(RT_OBJ) $(RT_BASE_OBJ)
 	$(CC) $(SAN) -shared -o $@ $^ $(LDLIBS_ALL)
 $(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
 	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+
+# The C host example (examples/host/): the runtime library and libdl only.
+$(O)/vcopy_host: examples/host/vcopy_host.c $(O)/libptxtile_rt.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile_rt.a $(LDLIBS_ALL)
 
 # Unit tests: every TEST(name) in tests/unit/*.c is registered by name.
 $(O)/unit_list.h: $(UNIT_SRC)
