@@ -15,7 +15,7 @@ the CUDA source counts once; such a kernel is compared on spellings only
 (reported).  ptxtile's PTX also holds its own register copies, so a mov
 spelling needs at least TIRx's count.  One PASS/FAIL/SKIP line per script; every line SKIP when
 the tvm_tirx package is absent.  Target: sm_100a when the script's header
-says so, else sm_90a.
+says so (`# Target: sm_100a`), else sm_90a.
 """
 import argparse
 import os
@@ -54,30 +54,28 @@ def tirx_counts(src):
     return counts, looped
 
 
-def split_tirx(out):
-    """{kernel: CUDA source} from tirx_oracle.py's output."""
+def split_by(text, header):
+    """{name: the lines after a line matching header (name = group 1)
+    up to the next such line}."""
     parts, name = {}, None
-    for line in out.splitlines(keepends=True):
-        m = re.match(r"// ---- (\w+)\s*$", line)
+    for line in text.splitlines(keepends=True):
+        m = re.match(header, line)
         if m:
             name = m.group(1)
             parts[name] = ""
         elif name:
             parts[name] += line
     return parts
+
+
+def split_tirx(out):
+    """{kernel: CUDA source} from tirx_oracle.py's output."""
+    return split_by(out, r"// ---- (\w+)\s*$")
 
 
 def split_ptx(ptx):
     """{kernel: PTX text of its entry}."""
-    parts, name = {}, None
-    for line in ptx.splitlines(keepends=True):
-        m = re.match(r"\.visible \.entry (\w+)\(", line)
-        if m:
-            name = m.group(1)
-            parts[name] = ""
-        elif name:
-            parts[name] += line
-    return parts
+    return split_by(ptx, r"\.visible \.entry (\w+)\(")
 
 
 def ptx_counts(ptx):
@@ -116,7 +114,8 @@ def main():
         if not want:
             print(f"SKIP tirx/{name}: no tile calls")
             continue
-        arch = "sm_100a" if "sm_100a" in text.split("from ")[0] else "sm_90a"
+        arch = ("sm_100a" if re.search(r"^# Target: sm_100a", text, re.M)
+                else "sm_90a")
         o = subprocess.run([sys.executable, os.path.join(HERE, "tirx_oracle.py"),
                             script, "--arch", arch],
                            capture_output=True, text=True)

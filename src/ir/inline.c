@@ -10,6 +10,8 @@
  * return dtype.  The callee's body must already be lowered: functions
  * call functions defined before them, so there is no recursion.
  */
+#include <string.h>
+
 #include "ir.h"
 
 typedef struct Binding {
@@ -31,16 +33,17 @@ bound(const Inliner *in, const Var *v)
 	return NULL;
 }
 
-static Expr *
-copy(Inliner *in, const Expr *x)
+Expr *
+ir_clone_subst(Ctx *c, const Expr *x,
+	       Expr *(*get)(const void *ud, const Var *v), const void *ud)
 {
 	if (!x)
 		return NULL;
 	if (x->kind == EX_VAR) {
-		Expr *t = bound(in, x->u.var);
+		Expr *t = get(ud, x->u.var);
 		return t ? t : (Expr *)x;
 	}
-	Expr *n = NEW(&in->c->arena, Expr);
+	Expr *n = NEW(&c->arena, Expr);
 	*n = *x;
 	switch (x->kind) {
 	case EX_UNARY:
@@ -48,21 +51,39 @@ copy(Inliner *in, const Expr *x)
 	case EX_CAST:
 	case EX_REINTERPRET:
 	case EX_SELECT:
-		n->u.op.a = copy(in, x->u.op.a);
-		n->u.op.b = copy(in, x->u.op.b);
-		n->u.op.c = copy(in, x->u.op.c);
+		n->u.op.a = ir_clone_subst(c, x->u.op.a, get, ud);
+		n->u.op.b = ir_clone_subst(c, x->u.op.b, get, ud);
+		n->u.op.c = ir_clone_subst(c, x->u.op.c, get, ud);
 		break;
 	case EX_BUILTIN:
-		n->u.call.args.v = NULL;
-		n->u.call.args.n = n->u.call.args.cap = 0;
+		memset(&n->u.call.args, 0, sizeof(n->u.call.args));
 		for (size_t i = 0; i < x->u.call.args.n; i++)
-			vec_push(&in->c->arena, &n->u.call.args,
-				 copy(in, x->u.call.args.v[i]));
+			vec_push(&c->arena, &n->u.call.args,
+				 ir_clone_subst(c, x->u.call.args.v[i], get,
+						ud));
+		break;
+	case EX_TUPLE:
+		memset(&n->u.tuple, 0, sizeof(n->u.tuple));
+		for (size_t i = 0; i < x->u.tuple.n; i++)
+			vec_push(&c->arena, &n->u.tuple,
+				 ir_clone_subst(c, x->u.tuple.v[i], get, ud));
 		break;
 	default:
 		break;
 	}
 	return n;
+}
+
+static Expr *
+bound_get(const void *ud, const Var *v)
+{
+	return bound(ud, v);
+}
+
+static Expr *
+copy(Inliner *in, const Expr *x)
+{
+	return ir_clone_subst(in->c, x, bound_get, in);
 }
 
 static Expr *

@@ -411,6 +411,11 @@ Expr *ir_new_expr(Ctx *c, ExprKind k, ExprType ty, DType t, Span sp);
 Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
 /* True and *v set when e is an integer (or bool) constant. */
 bool ir_const_int(const Expr *e, int64_t *v);
+/* inline.c: a copy of expression x with every variable v for which
+ * get(ud, v) is not NULL replaced by that expression. */
+Expr *ir_clone_subst(Ctx *c, const Expr *x,
+		     Expr *(*get)(const void *ud, const Var *v),
+		     const void *ud);
 /* inline.c: the value of scalar function f at args (its parameters'
  * dtypes) as one expression; NULL when f's body is not lowered yet. */
 Expr *ir_inline_call(Ctx *c, const Func *f, Expr *const *args,

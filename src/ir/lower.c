@@ -1718,6 +1718,12 @@ lower_scalar_call(Lower *L, Ast *call, const Func *f)
 	if (!split_args(L, call, &a) ||
 	    !check_keywords(L, &a, (const char *const[]){NULL}, f->name))
 		return NULL;
+	if (f->body.n == 0) /* not lowered yet: defined below, or itself */
+		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+				  "scalar function '%s' is not complete here: a "
+				  "function may call only scalar functions "
+				  "defined above it (no recursion)", f->name),
+		       NULL;
 	if (a.pos.n != f->params.n)
 		return diag_error(L->c, PT_E_ARG_COUNT, call->span,
 				  "%s takes %zu arguments, got %zu", f->name,

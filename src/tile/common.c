@@ -676,6 +676,30 @@ tile_plain_chain(const Expr *x)
 	}
 }
 
+/* The root buffer of a tensor expression (through regions and views). */
+Buffer *
+tile_root_buffer(const Expr *x)
+{
+	for (;;) {
+		switch (x->kind) {
+		case EX_BUF:
+			if (x->u.buf->kind != BK_VIEW || !x->u.buf->view)
+				return x->u.buf;
+			x = x->u.buf->view;
+			break;
+		case EX_REGION:
+			x = x->u.region.base;
+			break;
+		case EX_VIEW_DTYPE:
+		case EX_VIEW_RESHAPE:
+			x = x->u.view.base;
+			break;
+		default:
+			return NULL;
+		}
+	}
+}
+
 /* ---- memory atoms ---- */
 
 View *

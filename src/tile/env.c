@@ -150,8 +150,8 @@ flip(BinOp op)
 	}
 }
 
-static BinOp
-negate(BinOp op)
+BinOp
+tile_negate_cmp(BinOp op)
 {
 	switch (op) {
 	case BIN_LT: return BIN_GE;
@@ -227,7 +227,7 @@ guard_cmp(TileEnv *e, const Expr *cond, bool neg)
 	if (hw == HW_NONE || !ir_const_int(b, &k))
 		return;
 	if (neg)
-		op = negate(op);
+		op = tile_negate_cmp(op);
 	if (hw == HW_LANE)
 		narrow(&e->lane_lo, &e->lane_hi, op, k);
 	else if (hw == HW_WARP)

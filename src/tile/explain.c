@@ -97,5 +97,13 @@ explain_module(Ctx *c, Module *m)
 			  (long long)tc->count,
 			  tc->fn ? "scalar evaluations" : "instructions");
 	}
+	for (size_t i = 0; i < m->funcs.n; i++) {
+		const Func *f = m->funcs.v[i];
+		for (size_t k = 0; k < f->assume.n; k++)
+			sb_printf(&b, "kernel %s assumes %s %% %lld == 0 (a "
+				  "row stride it aligns; checked at launch, "
+				  "E5020)\n", f->name, f->assume.v[k].var->name,
+				  (long long)f->assume.v[k].multiple_of);
+	}
 	return sb_cstr(&b);
 }

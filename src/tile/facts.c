@@ -159,19 +159,6 @@ push_cmp(TileEnv *e, BinOp op, const Expr *xa, const Expr *xb)
 	}
 }
 
-static BinOp
-negated(BinOp op)
-{
-	switch (op) {
-	case BIN_LT: return BIN_GE;
-	case BIN_LE: return BIN_GT;
-	case BIN_GT: return BIN_LE;
-	case BIN_GE: return BIN_LT;
-	case BIN_EQ: return BIN_NE;
-	default: return BIN_EQ;
-	}
-}
-
 static void
 push_cond(TileEnv *e, const Expr *cond, bool neg)
 {
@@ -186,10 +173,8 @@ push_cond(TileEnv *e, const Expr *cond, bool neg)
 	}
 	if (op < BIN_LT || op > BIN_NE)
 		return;
-	if (neg && op == BIN_NE)
-		op = BIN_EQ;
-	else if (neg)
-		op = negated(op);
+	if (neg)
+		op = tile_negate_cmp(op);
 	push_cmp(e, op, cond->u.op.a, cond->u.op.b);
 }
 

@@ -24,30 +24,6 @@ typedef struct MbarUse {
 
 typedef VEC(MbarUse) MbarUses;
 
-static const Buffer *
-root_of(const Expr *x)
-{
-	for (int i = 0; i < 32 && x; i++) {
-		switch (x->kind) {
-		case EX_BUF:
-			if (x->u.buf->kind != BK_VIEW || !x->u.buf->view)
-				return x->u.buf;
-			x = x->u.buf->view;
-			break;
-		case EX_REGION:
-			x = x->u.region.base;
-			break;
-		case EX_VIEW_DTYPE:
-		case EX_VIEW_RESHAPE:
-			x = x->u.view.base;
-			break;
-		default:
-			return NULL;
-		}
-	}
-	return NULL;
-}
-
 /* Judges one mbarrier address; false after a diagnostic. */
 static bool
 use(TileEnv *e, MbarUses *uses, const Expr *addr, bool init)
@@ -55,7 +31,7 @@ use(TileEnv *e, MbarUses *uses, const Expr *addr, bool init)
 	if (!addr || addr->kind != EX_PTR_TO)
 		return true;
 	const Expr *base = addr->u.access.base;
-	const Buffer *root = root_of(base);
+	const Buffer *root = tile_root_buffer(base);
 	if (!root || (root->scope != MS_SHARED && root->scope != MS_SHARED_DYN))
 		return true;
 	int bits = dtype_bits(base->dtype);

@@ -220,6 +220,9 @@ typedef struct GuardSave {
 void tile_guard_push(TileEnv *e, const Expr *cond, bool negate,
 		     GuardSave *save);
 void tile_guard_pop(TileEnv *e, const GuardSave *save);
+/* The comparison that holds when op does not (< gives >=; == gives !=,
+ * != gives ==). */
+BinOp tile_negate_cmp(BinOp op);
 /* Records the value of a declared variable that is never reassigned. */
 void tile_env_decl(TileEnv *e, const Stmt *decl);
 /* Gives loop variable v the interval of its range. */
@@ -303,6 +306,9 @@ bool tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op);
 /* True when codegen indexes x's elements logically (buffer, regions,
  * same-width dtype views); lower.c then uses x itself. */
 bool tile_plain_chain(const Expr *x);
+/* The root buffer of a tensor expression (through regions and views),
+ * or NULL. */
+Buffer *tile_root_buffer(const Expr *x);
 /* The executing thread's part of op's view: the group axes sliced at the
  * hardware-id symbols (op->view itself without groups); NULL on error. */
 View *tile_thread_view(TileEnv *e, TileCall *tc, TileOperand *op);

@@ -90,6 +90,19 @@ PY
 "$P" check --diag=short "$t/rec.py" 2>"$t/err"
 [ "$(cat "$t/err")" = "E2030 5:12" ] && ok scalar_recursion_rejected ||
 	bad scalar_recursion_rejected "$(cat "$t/err")"
+cat >"$t/below.py" <<'PY'
+from tvm_tirx.script import tirx as T
+
+@T.function
+def poly(x: T.float32) -> T.float32:
+    return sq(x) + 1.0
+
+@T.function
+def sq(x: T.float32) -> T.float32:
+    return x * x
+PY
+"$P" check "$t/below.py" 2>"$t/err"
+has scalar_call_defined_below "$t/err" "below.py:5:12: error[E2030]: scalar function 'sq' is not complete here"
 
 # mbarrier never initialised: a warning (exit 0); initialised: silent
 cat >"$t/mb.py" <<'PY'
