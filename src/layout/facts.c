@@ -213,11 +213,14 @@ clamp_mult(const Sym *s, int64_t v)
 		v = s->lo;
 	if (v > s->hi)
 		v = s->hi;
-	int64_t r = v - floordiv64(v, s->mult) * s->mult;
-	if (r && v - r >= s->lo)
-		v -= r;
-	else if (r && v + (s->mult - r) <= s->hi)
-		v += s->mult - r;
+	int64_t r = s->mult > 1 ? v % s->mult : 0, up, down;
+	if (r < 0)
+		r += s->mult;
+	if (r && !__builtin_sub_overflow(v, r, &down) && down >= s->lo)
+		v = down;
+	else if (r && !__builtin_add_overflow(v, s->mult - r, &up) &&
+		 up <= s->hi)
+		v = up;
 	return v;
 }
 
@@ -227,7 +230,7 @@ static int64_t
 violation(const SymTab *st, Lin g, int64_t *vals)
 {
 	int64_t v, total = 0;
-	if (!lin_eval(st, g, vals, &v))
+	if (!lin_eval(st, g, vals, &v) || v == INT64_MAX)
 		return INT64_MAX;
 	if (v >= 0)
 		total = v + 1;
@@ -235,6 +238,7 @@ violation(const SymTab *st, Lin g, int64_t *vals)
 		if (st->facts.v[i].dead)
 			continue;
 		if (!lin_eval(st, st->facts.v[i].f, vals, &v) ||
+		    v == INT64_MIN ||
 		    __builtin_add_overflow(total, v < 0 ? -v : 0, &total))
 			return INT64_MAX;
 	}
@@ -280,11 +284,22 @@ prove_counterexample(const SymTab *st, Lin g, int64_t **vals_out)
 			if (!mark[i])
 				continue;
 			const Sym *s = &st->syms.v[i];
-			int64_t v = vals[i], b = score, bv = v;
-			int64_t cands[] = {s->lo, s->hi, 0, 1, v - 1, v + 1,
-					   v - s->mult, v + s->mult, v / 2,
-					   v * 2};
-			for (size_t k = 0; k < sizeof cands / sizeof *cands; k++)
+			int64_t v = vals[i], b = score, bv = v, x;
+			/* neighbours, steps of the multiple, halving and
+			 * doubling, the ends of the interval */
+			int64_t cands[10] = {s->lo, s->hi, 0, 1, v / 2};
+			int nc = 5;
+			if (!__builtin_sub_overflow(v, 1, &x))
+				cands[nc++] = x;
+			if (!__builtin_add_overflow(v, 1, &x))
+				cands[nc++] = x;
+			if (!__builtin_sub_overflow(v, s->mult, &x))
+				cands[nc++] = x;
+			if (!__builtin_add_overflow(v, s->mult, &x))
+				cands[nc++] = x;
+			if (!__builtin_mul_overflow(v, 2, &x))
+				cands[nc++] = x;
+			for (int k = 0; k < nc; k++)
 				try_value(st, g, vals, (int)i, cands[k], &b, &bv);
 			if (b < best) {
 				best = b;

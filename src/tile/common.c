@@ -347,9 +347,10 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 			inner *= shape[k];
 		if (d != 0 || b->layout)
 			return diag_error(c, PT_E_TILE_VIEW, sp,
-					  "tensor %s: a symbolic extent is "
-					  "supported only in a region with "
-					  "static extents (%s.sub[...])",
+					  "tensor %s has a runtime size: use "
+					  "it through a region with static "
+					  "extents (%s.sub[...]) of a global "
+					  "tensor with the default layout",
 					  b->name, b->name);
 		/* the outermost symbolic extent only bounds the region;
 		 * its value never enters an address */
