@@ -157,6 +157,36 @@ body_value(Inliner *in, const Stmt *const *v, size_t n, DType ret, int depth)
 	return NULL; /* no return: the caller reports it */
 }
 
+/* Nodes of x as a tree (shared subexpressions counted at every use),
+ * counting no further than limit. */
+size_t
+ir_tree_size(const Expr *x, size_t limit)
+{
+	if (!x || limit == 0)
+		return 0;
+	size_t n = 1;
+	switch (x->kind) {
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		n += ir_tree_size(x->u.op.a, limit - n);
+		if (n < limit)
+			n += ir_tree_size(x->u.op.b, limit - n);
+		if (n < limit)
+			n += ir_tree_size(x->u.op.c, limit - n);
+		break;
+	case EX_BUILTIN:
+		for (size_t i = 0; i < x->u.call.args.n && n < limit; i++)
+			n += ir_tree_size(x->u.call.args.v[i], limit - n);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
 Expr *
 ir_inline_call(Ctx *c, const Func *f, Expr *const *args, size_t nargs)
 {

@@ -416,6 +416,9 @@ bool ir_const_int(const Expr *e, int64_t *v);
 Expr *ir_clone_subst(Ctx *c, const Expr *x,
 		     Expr *(*get)(const void *ud, const Var *v),
 		     const void *ud);
+/* inline.c: nodes of x counted as a tree (a shared subexpression at
+ * each use), stopping at limit. */
+size_t ir_tree_size(const Expr *x, size_t limit);
 /* inline.c: the value of scalar function f at args (its parameters'
  * dtypes) as one expression; NULL when f's body is not lowered yet. */
 Expr *ir_inline_call(Ctx *c, const Func *f, Expr *const *args,

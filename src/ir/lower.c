@@ -1709,6 +1709,8 @@ lower_path_call(Lower *L, Ast *call, const char *p)
 	return NULL;
 }
 
+#define INLINE_MAX_NODES 65536
+
 /* f(args) of a scalar function: its body as one expression over the
  * arguments (inline.c). */
 static Expr *
@@ -1743,6 +1745,14 @@ lower_scalar_call(Lower *L, Ast *call, const Func *f)
 			   "scalar function '%s' is not complete here: a "
 			   "function may call only scalar functions defined "
 			   "above it (no recursion)", f->name);
+	/* nested calls share their arguments; written out as a tree
+	 * (codegen, print) they could double per level */
+	else if (ir_tree_size(x, INLINE_MAX_NODES + 1) > INLINE_MAX_NODES)
+		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+				  "calling '%s' here makes an expression of "
+				  "more than %d nodes", f->name,
+				  INLINE_MAX_NODES),
+		       NULL;
 	return x;
 }
 

@@ -140,3 +140,16 @@ if [ -n "$ptxas" ]; then
 else
 	echo "SKIP dx/lineinfo_ptxas: ptxas not found"
 fi
+# nested calls that double per level are cut off, not expanded
+{
+	printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef f0(x: T.float32) -> T.float32:\n    return x + 1.0\n'
+	i=1
+	while [ $i -le 40 ]; do
+		printf '\n@T.function\ndef f%d(x: T.float32) -> T.float32:\n    return f%d(x) * f%d(x)\n' $i $((i - 1)) $((i - 1))
+		i=$((i + 1))
+	done
+} >"$t/blow.py"
+timeout 20 "$P" check "$t/blow.py" 2>"$t/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "makes an expression of more than 65536 nodes" "$t/err" &&
+	ok scalar_call_blowup_rejected || bad scalar_call_blowup_rejected "exit $rc: $(head -c 300 "$t/err")"
