@@ -5,7 +5,8 @@
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make fuzz-smoke  the same, 60 s each (CI)
 #   make demo        build, compile every example; run them where a GPU is
-#   make test-gpu    GPU tests (exit 77 when no driver)
+#   make test-gpu    GPU tests (a skip, exit 0, when no driver)
+#   make test-tirx   compare tile instructions with apache-tvm-tirx (optional)
 #   make bench-frontend  front-end timing per example (bench/README.md)
 #   make lint        clang-format check of tools/lint-files.txt
 #   make install PREFIX=/usr/local
@@ -31,7 +32,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(O)/%.o)
 RT_BASE_OBJ := $(filter $(O)/src/base/%,$(LIB_OBJ))
 
 all: $(O)/libptxtile.a $(O)/libptxtile.so $(O)/libptxtile_rt.a \
-	$(O)/libptxtile_rt.so $(O)/ptxtile
+	$(O)/libptxtile_rt.so $(O)/ptxtile $(O)/vcopy_host
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -51,6 +52,10 @@ $(O)/libptxtile_rt.so: $(RT_OBJ) $(RT_BASE_OBJ)
 # libptxtile (src/emu/) and the runtime's launch planner.
 $(O)/ptxtile: $(O)/tools/ptxtile.o $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(O)/libptxtile_rt.a
 	$(CC) $(SAN) -o $@ $< $(O)/tools/ptxtile_run.o $(O)/libptxtile.a $(RT_OBJ) $(LDLIBS_ALL)
+
+# The C host example (examples/host/): the runtime library and libdl only.
+$(O)/vcopy_host: examples/host/vcopy_host.c $(O)/libptxtile_rt.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(O)/libptxtile_rt.a $(LDLIBS_ALL)
 
 # Unit tests: every TEST(name) in tests/unit/*.c is registered by name.
 $(O)/unit_list.h: $(UNIT_SRC)
@@ -107,8 +112,14 @@ $(O)/bench_frontend: bench/frontend.c $(O)/libptxtile.a $(RT_OBJ)
 bench-frontend: all $(O)/bench_frontend
 	$(O)/bench_frontend examples/*.py
 
+# exit 77 (no driver or GPU) is a skip, reported by run.sh, not an error
 test-gpu: all
-	@BUILD=$(O) sh tests/gpu/run.sh
+	@BUILD=$(O) sh tests/gpu/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
+
+# Optional differential test against apache-tvm-tirx (black box,
+# tools/tirx_diff.py): every line SKIP when the package is absent.
+test-tirx: all
+	@python3 tools/tirx_diff.py --build $(O) examples/*.py tests/tirx/*.py
 
 # Emulator speed on one GEMM tile (bench/README.md).
 bench-emu: all
@@ -138,7 +149,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz fuzz-smoke demo test-gpu bench-compile bench-frontend bench-emu lint install clean
+.PHONY: all test asan fuzz fuzz-smoke demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it

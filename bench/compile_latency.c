@@ -6,6 +6,7 @@
  * runs on one context, so that process start-up (several milliseconds on
  * small machines, the same for every tool) does not hide the compiler's
  * own time.  bench/compile_latency.sh compares it with ptxas and nvcc.
+ * LINEINFO=1 in the environment adds .file/.loc (--lineinfo).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,9 @@ main(int argc, char **argv)
 	size_t len;
 	char *text = slurp(argv[1], &len);
 	pt_ctx *c = pt_ctx_new(NULL);
+	/* LINEINFO=1: with .file/.loc (ptxtile compile --lineinfo) */
+	if (c && getenv("LINEINFO") && !strcmp(getenv("LINEINFO"), "1"))
+		pt_set_lineinfo(c, 1);
 	if (!text || !c || n < 1)
 		return 2;
 	double t0 = now_ms();

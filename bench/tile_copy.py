@@ -20,5 +20,5 @@ def tile_copy(A: T.Tensor((N,), "float32", align=16), B: T.Tensor((N,), "float32
                       layout=T.TileLayout(T.S[(8, 32, 4, 4):(1@T.Axis.warpid, 1@T.Axis.laneid, 4, 1)]))
     src = A.view(G, 8, 32, 4, 4, layout=T.TileLayout(T.S[(G, 8, 32, 4, 4):(4096, 128, 4, 1024, 1)]))
     dst = B.view(G, 8, 32, 4, 4, layout=T.TileLayout(T.S[(G, 8, 32, 4, 4):(4096, 128, 4, 1024, 1)]))
-    T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], R, src[bx, :, :, :, :], scope="cta")
-    T.cuda.tile.apply(T.ptx["st.global.v4.b32"], dst[bx, :, :, :, :], R, scope="cta")
+    T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], R, src.sub[bx, :, :, :, :], scope="cta")
+    T.cuda.tile.apply(T.ptx["st.global.v4.b32"], dst.sub[bx, :, :, :, :], R, scope="cta")

@@ -72,11 +72,11 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
                     T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(49152))
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                        SA[sp, :, :], A, box=(128, 64), coords=(pbm * 128, kp * 64), swizzle=3,
+                        SA.sub[sp, :, :], A, box=(128, 64), coords=(pbm * 128, kp * 64), swizzle=3,
                         mbar=full.ptr_to([sp]))
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                        SB[sp, :, :], B, box=(256, 64), coords=(pbn * 256, kp * 64), swizzle=3,
+                        SB.sub[sp, :, :], B, box=(256, 64), coords=(pbn * 256, kp * 64), swizzle=3,
                         mbar=full.ptr_to([sp]))
                     pit += 1
     else:
@@ -103,7 +103,7 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
                 T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // 4) % 2)
                 T.ptx["wgmma.fence.sync.aligned"]()
                 T.cuda.tile.apply(T.ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
-                                  D, VA[s, wg, :, :, :, :], VB[s, :, :, :, :], scope="warpgroup", accum=kt > 0)
+                                  D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=kt > 0)
                 T.ptx["wgmma.commit_group.sync.aligned"]()
                 # the previous k-tile's wgmmas are done: free its stage
                 T.ptx["wgmma.wait_group.sync.aligned"](1)

@@ -21,7 +21,7 @@ def ld_st(
     T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
     tid = T.cuda.thread_idx("x")
     R = T.alloc_local((2, 32, 3, 4), "float32",
-                      layout=T.TileLayout(T.S[(2, 32, 3, 4):(1@T.Axis.warpid, 1@T.Axis.laneid, 4, 1)]))
+                      layout=T.TileLayout(T.S[(2, 32, 3, 4):(1@T.cuda.Axis.warpid, 1@T.cuda.Axis.laneid, 4, 1)]))
     S = T.alloc_shared((2, 32, 3, 4), "float32", layout="default", align=16)
     T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], R, A, scope="cta")
     T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], S, R, scope="cta")

@@ -15,7 +15,8 @@
 # wait::ld and deallocation ("Completion and producer dependencies").
 # Target: sm_100a; compile-only on an H200.
 from tvm_tirx.script import tirx as T
-from tvm_tirx.tirx.layout import S, TileLayout, TLane, TCol
+from tvm_tirx.tirx.layout import S, TileLayout
+from tvm_tirx.backend.cuda.axis import TLane, TCol
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 # The warpgroup's view of TMEM: (warp, lane, column) -> lane 32*warp + lane.
@@ -42,8 +43,8 @@ def tcgen05_ld_16x32bx2(
     T.cuda.cta_sync()
     T.ptx.tcgen05.fence__after_thread_sync()
     taddr = taddr_smem[0]
-    mem = T.decl_buffer((4, 32, 16), "uint32", scope="tmem",
-                        allocated_addr=taddr, layout=TMEM_VIEW)
+    mem = T.tmem((4, 32, 16), "uint32", scope="tmem",
+                 allocated_addr=taddr, layout=TMEM_VIEW)
 
     row = T.alloc_local((16,), "uint32", layout="default")
     for c in T.unroll(16):

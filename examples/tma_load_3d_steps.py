@@ -19,7 +19,7 @@ def tma_load_3d_steps(X: T.Tensor((p, 64, 32), "float32", align=16), Y: T.Tensor
     lane = T.cuda.lane_id()
     bx = T.cuda.block_idx("x")
     by = T.cuda.block_idx("y")
-    tile = T.alloc_shared((4, 1, 16, 32), "float32", align=128)
+    tile = T.alloc_shared((4, 1, 16, 32), "float32", layout="default", align=128)
     mbar = T.alloc_shared((1,), "uint64", align=8)
     if lane == 0:
         T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))

@@ -22,7 +22,7 @@ def tma_multicast(A: T.Tensor((m, 64), "float32", align=16), B: T.Tensor((n, 64)
     tid = T.cuda.thread_idx("x")
     rank = T.cuda.cluster_cta_id("x")
     c = T.cuda.block_idx("x") // 2
-    tile = T.alloc_shared((32, 64), "float32", align=128)
+    tile = T.alloc_shared((32, 64), "float32", layout="default", align=128)
     mbar = T.alloc_shared((1,), "uint64", align=8)
     if tid == 0:
         T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))

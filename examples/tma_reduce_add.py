@@ -16,7 +16,7 @@ def tma_reduce_add(X: T.Tensor((m, 64), "float32"), D: T.Tensor((m, 64), "float3
     T.device_entry(launch=T.cuda.LaunchConfig(grid=m // 32, block=64))
     tid = T.cuda.thread_idx("x")
     b = T.cuda.block_idx("x")
-    tile = T.alloc_shared((32, 64), "float32", align=128)
+    tile = T.alloc_shared((32, 64), "float32", layout="default", align=128)
     for r in range(32):
         tile[r, tid] = X[b * 32 + r, tid]
     T.ptx.fence.proxy.async_.shared__cta()

@@ -18,7 +18,7 @@ def tma_store(C: T.Tensor((m, 64), "float32", align=16)):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=m // 32, block=64))
     tid = T.cuda.thread_idx("x")
     b = T.cuda.block_idx("x")
-    tile = T.alloc_shared((32, 64), "float32", align=128)
+    tile = T.alloc_shared((32, 64), "float32", layout="default", align=128)
     for r in range(32):
         tile[r, tid] = T.cast(b * 1000 + r * 64 + tid, "float32")
     T.ptx.fence.proxy.async_.shared__cta()

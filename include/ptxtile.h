@@ -92,6 +92,9 @@ PT_API int pt_explain(pt_ctx *ctx, pt_module *m, const char *target,
 		      const char **text);
 /* The default target name. */
 PT_API const char *pt_default_target(void);
+/* With on != 0, pt_compile's PTX carries .file/.loc line information
+ * (script lines for Nsight Compute and cuda-gdb); off by default. */
+PT_API void pt_set_lineinfo(pt_ctx *ctx, int on);
 
 /* ---- budgets ----
  * Limits on what one input may cost, each with its own diagnostic code

@@ -7,6 +7,7 @@
 
 #include "base/base.h"
 #include "api.h"
+#include "ir/ir.h"
 
 const char *
 pt_default_target(void)
@@ -52,7 +53,10 @@ first_error(const Ctx *c)
 {
 	if (c->status)
 		return c->status;
-	return c->diags ? c->diags->code : (c->nerrors ? PT_E_INTERNAL : 0);
+	for (const Diag *d = c->diags; d; d = d->next)
+		if (d->sev == SEV_ERROR)
+			return d->code; /* warnings do not fail a call */
+	return c->nerrors ? PT_E_INTERNAL : 0;
 }
 
 static int
@@ -60,9 +64,14 @@ set_target(Ctx *c, const char *target)
 {
 	if (!target)
 		target = pt_default_target();
-	if (!target_parse(target, &c->target))
-		return ctx_fail(c, PT_E_USAGE, "unknown target '%s'", target);
-	return PT_OK;
+	if (target_parse(target, &c->target))
+		return PT_OK;
+	StrBuf valid;
+	sb_init(&valid, &c->arena);
+	for (int t = 0; t < TGT_COUNT; t++)
+		sb_printf(&valid, "%s%s", t ? " " : "", target_name((Target)t));
+	return ctx_fail(c, PT_E_USAGE, "unknown target '%s' (valid targets: %s)",
+			target, sb_cstr(&valid));
 }
 
 int
@@ -111,6 +120,12 @@ pt_check(pt_ctx *ctx, pt_module *m, const char *target)
 	return first_error(ctx);
 }
 
+void
+pt_set_lineinfo(pt_ctx *ctx, int on)
+{
+	ctx->lineinfo = on != 0;
+}
+
 int
 pt_compile(pt_ctx *ctx, pt_module *m, const char *target, const char **ptx,
 	   const char **meta)
@@ -132,8 +147,9 @@ pt_explain(pt_ctx *ctx, pt_module *m, const char *target, const char **text)
 {
 	*text = NULL;
 	int st = pt_check(ctx, m, target);
-	if (st)
+	if (st && !((Module *)m)->tile_calls.n)
 		return st;
+	/* with errors, the calls that passed are still explained */
 	GUARDED(ctx, *text = explain_module(ctx, m));
-	return first_error(ctx);
+	return st ? st : first_error(ctx);
 }

@@ -8,6 +8,7 @@
  * and written atomically only on success, so an error never creates or
  * truncates an output file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "ptxtile.h"
 #include "base/base.h"
+#include "ir/ir.h"
 #include "ptxtile_run.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -30,6 +32,8 @@ typedef struct Options {
 	const char *meta;
 	pt_diag_style diag;
 	size_t budget[PT_BUDGET_COUNT]; /* 0: the library's default */
+	bool quiet; /* -q: no success summary */
+	bool lineinfo; /* --lineinfo: .file/.loc in the PTX */
 } Options;
 
 /* --max-* flags, one per library budget (ptxtile.h). */
@@ -69,9 +73,10 @@ static const Command commands[] = {
 	 "ptxtile check FILE [--target T] [--diag=short]\n", run_check},
 	{"compile", "compile FILE to PTX (and a cubin, and metadata)",
 	 "ptxtile compile FILE [--target T] [-o OUT.ptx] [--cubin OUT.cubin]\n"
-	 "                [--meta OUT.json] [--diag=short]\n"
+	 "                [--meta OUT.json] [--lineinfo] [--diag=short] [-q]\n"
 	 "  Without -o the PTX goes to stdout.  --cubin runs ptxas ($PTXAS,\n"
-	 "  then PATH, then /usr/local/cuda/bin).\n",
+	 "  then PATH, then /usr/local/cuda/bin).  --lineinfo adds .file/.loc\n"
+	 "  directives naming script lines (Nsight Compute, cuda-gdb).\n",
 	 run_compile},
 	{"explain", "explain each tile call of FILE",
 	 "ptxtile explain FILE [--target T] [-o OUT] [--diag=short]\n",
@@ -88,11 +93,15 @@ usage_all(FILE *f)
 	fprintf(f, "\noptions:\n"
 		   "  --target T    sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a"
 		   " (default %s)\n"
-		   "  --diag=short  diagnostics as 'Ecode line:col'\n"
+		   "  --diag=short  diagnostics as 'Ecode line:col' (also --diag short)\n"
+		   "  -q            no one-line summary after a successful check or\n"
+		   "                compile\n"
+		   "  --lineinfo    .file/.loc lines (script positions) in the PTX\n"
 		   "  --max-input-bytes N  --max-statements N  --max-ptx-bytes N\n"
 		   "  --max-arena-bytes N  budgets (suffix k, M or G; defaults\n"
 		   "                %zuM, %zuk statements, %zuM, %zuG)\n"
 		   "  --help        help for a command: ptxtile COMMAND --help\n"
+		   "options may come before or after the command and FILE\n"
 		   "\nptxtile run --emulate FILE ...  runs a kernel in the PTX"
 		   " emulator\n  (ptxtile run --help)\n"
 		   "\nexit status: 0 ok, 1 input errors, 2 usage or environment"
@@ -177,29 +186,27 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 {
 	memset(o, 0, sizeof(*o));
 	o->diag = PT_DIAG_FULL;
-	if (argc < 2)
-		return usage_error("missing command", NULL);
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage_all(stdout);
-		return -1;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("ptxtile %s\n", PT_VERSION);
-		return -1;
-	}
-	*cmd = find_command(argv[1]);
-	if (!*cmd)
-		return usage_error("unknown command", argv[1]);
-	o->cmd = argv[1];
-	for (int i = 2; i < argc; i++) {
+	*cmd = NULL;
+	bool help = false;
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v, *bad = NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			printf("usage: %s", (*cmd)->usage);
+			help = true;
+		} else if (!strcmp(a, "--version")) {
+			printf("ptxtile %s\n", PT_VERSION);
 			return -1;
-		} else if (!strcmp(a, "--diag=short")) {
-			o->diag = PT_DIAG_SHORT;
-		} else if (!strcmp(a, "--diag=full")) {
-			o->diag = PT_DIAG_FULL;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--lineinfo")) {
+			o->lineinfo = true;
+		} else if ((v = option_value(argc, argv, &i, "--diag"))) {
+			if (!strcmp(v, "short"))
+				o->diag = PT_DIAG_SHORT;
+			else if (!strcmp(v, "full"))
+				o->diag = PT_DIAG_FULL;
+			else
+				return usage_error("--diag takes short or full",
+						   *v ? v : NULL);
 		} else if ((v = option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = option_value(argc, argv, &i, "--cubin"))) {
@@ -214,12 +221,26 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 						   "size", bad);
 		} else if (a[0] == '-' && a[1] != 0) {
 			return usage_error("unknown option", a);
+		} else if (!*cmd) {
+			/* the first word is the command, wherever options are */
+			if (!(*cmd = find_command(a)))
+				return usage_error("unknown command", a);
+			o->cmd = a;
 		} else if (o->input) {
 			return usage_error("more than one input file", a);
 		} else {
 			o->input = a;
 		}
 	}
+	if (help) {
+		if (*cmd)
+			printf("usage: %s", (*cmd)->usage);
+		else
+			usage_all(stdout);
+		return -1;
+	}
+	if (!*cmd)
+		return usage_error("missing command", NULL);
 	if (!o->input)
 		return usage_error("missing input file", NULL);
 	const char *empty = o->out && !*o->out       ? "-o"
@@ -270,12 +291,39 @@ check_outputs(const Options *o)
 	return 0;
 }
 
+/* "examples/x.py: ok, 1 kernel, 2 tile calls (sm_90a)" (check) or
+ * "examples/x.py: ok, 1 kernel, 84 lines of PTX (sm_90a) -> x.ptx"
+ * (compile) on stderr after success, unless -q. */
+static void
+summary(const pt_module *m, const Options *o, const char *ptx, size_t n)
+{
+	if (o->quiet)
+		return;
+	size_t nk = 0;
+	for (size_t i = 0; i < m->funcs.n; i++)
+		nk += m->funcs.v[i]->is_kernel;
+	if (ptx) {
+		n = 0;
+		for (const char *p = ptx; *p; p++)
+			n += *p == '\n';
+	}
+	fprintf(stderr, "%s: ok, %zu kernel%s, %zu %s (%s)%s%s\n", o->input,
+		nk, nk == 1 ? "" : "s", n,
+		ptx ? "lines of PTX" : n == 1 ? "tile call" : "tile calls",
+		o->target ? o->target : pt_default_target(),
+		ptx && o->out && strcmp(o->out, "-") ? " -> " : "",
+		ptx && o->out && strcmp(o->out, "-") ? o->out : "");
+}
+
 /* Maps a library status to the CLI's exit status, printing diagnostics. */
 static int
 report(pt_ctx *ctx, int st, const Options *o)
 {
-	if (st == PT_OK)
+	if (st == PT_OK) {
+		if (pt_diag_count(ctx) > 0) /* warnings */
+			fputs(pt_diag_render(ctx, o->diag), stderr);
 		return 0;
+	}
 	if (pt_diag_count(ctx) > 0) {
 		fputs(pt_diag_render(ctx, o->diag), stderr);
 		return EXIT_INPUT;
@@ -348,15 +396,28 @@ static int
 run_check(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *ptx, *meta;
-	return report(ctx, pt_compile(ctx, m, o->target, &ptx, &meta), o);
+	int st = pt_check(ctx, m, o->target);
+	size_t calls = m->tile_calls.n; /* lowering consumes them */
+	if (!st)
+		st = pt_compile(ctx, m, o->target, &ptx, &meta);
+	int rc = report(ctx, st, o);
+	if (!rc)
+		summary(m, o, NULL, calls);
+	return rc;
 }
 
+/* With errors the calls that passed are still explained, on stdout
+ * only: an output file is never written for a failing input. */
 static int
 run_explain(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *text;
 	int st = pt_explain(ctx, m, o->target, &text);
-	return st ? report(ctx, st, o) : write_output(o->out, text);
+	if (!st)
+		return write_output(o->out, text);
+	if (text && *text && !o->out)
+		fputs(text, stdout);
+	return report(ctx, st, o);
 }
 
 /* ptxas to use: $PTXAS, then PATH, then the usual CUDA location. */
@@ -454,6 +515,7 @@ static int
 run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *ptx, *meta;
+	pt_set_lineinfo(ctx, o->lineinfo);
 	int st = pt_compile(ctx, m, o->target, &ptx, &meta);
 	if (st)
 		return report(ctx, st, o);
@@ -479,6 +541,8 @@ run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 	if (!rc)
 		rc = write_outputs(outs, paths, data, len, n);
 	arena_free(&a);
+	if (!rc)
+		summary(m, o, ptx, 0);
 	return rc;
 }
 
@@ -500,9 +564,11 @@ main(int argc, char **argv)
 	for (int i = 0; i < PT_BUDGET_COUNT; i++)
 		pt_set_budget(ctx, (pt_budget)i, o.budget[i]);
 	size_t len = 0;
+	errno = 0;
 	char *text = read_file(&ctx->arena, o.input, &len);
 	if (!text) {
-		fprintf(stderr, "ptxtile: cannot read %s\n", o.input);
+		fprintf(stderr, "ptxtile: cannot read %s: %s\n", o.input,
+			errno ? strerror(errno) : "read error");
 		pt_ctx_free(ctx);
 		return EXIT_USAGE;
 	}

@@ -49,6 +49,10 @@ void *arena_alloc(Arena *a, size_t size);
 void *arena_dup(Arena *a, const void *p, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
+/* suggest.c: the candidate nearest to word (a likely typo), or NULL. */
+const char *suggest_name(const char *word, const char *const *cands,
+			 size_t n);
+
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
@@ -194,6 +198,7 @@ struct pt_ctx {
 	Diag *diags, *diags_tail;
 	size_t nerrors;
 	Target target;
+	bool lineinfo;           /* codegen: .file/.loc (pt_set_lineinfo) */
 	jmp_buf *oom;            /* active OOM boundary */
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
@@ -219,6 +224,9 @@ bool diag_error(Ctx *c, int code, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 bool diag_verror(Ctx *c, int code, Span sp, const char *fmt, va_list ap);
 /* Adds a note to the most recent error. */
+/* A warning: rendered like an error, but the call still succeeds. */
+void diag_warning(Ctx *c, int code, Span sp, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void diag_note(Ctx *c, Span sp, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool ctx_has_errors(const Ctx *c);

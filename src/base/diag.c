@@ -96,6 +96,7 @@ void
 ctx_reset(Ctx *c)
 {
 	Target t = c->target;
+	bool lineinfo = c->lineinfo;
 	size_t fail_after = c->arena.fail_after;
 	size_t budget[PT_BUDGET_COUNT];
 	memcpy(budget, c->budget, sizeof(budget));
@@ -108,6 +109,7 @@ ctx_reset(Ctx *c)
 	c->target = t;
 	memcpy(c->budget, budget, sizeof(budget));
 	c->arena.limit = budget[PT_BUDGET_ARENA_BYTES];
+	c->lineinfo = lineinfo;
 }
 
 uint32_t
@@ -200,6 +202,22 @@ diag_error(Ctx *c, int code, Span sp, const char *fmt, ...)
 	diag_verror(c, code, sp, fmt, ap);
 	va_end(ap);
 	return false;
+}
+
+void
+diag_warning(Ctx *c, int code, Span sp, const char *fmt, ...)
+{
+	if (c->nerrors > PT_MAX_ERRORS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	Diag *d = new_diag(c, code, SEV_WARNING, sp, fmt, ap);
+	va_end(ap);
+	if (c->diags_tail)
+		c->diags_tail->next = d;
+	else
+		c->diags = d;
+	c->diags_tail = d;
 }
 
 void
@@ -368,7 +386,8 @@ render_one(Ctx *c, StrBuf *b, const Diag *d, pt_diag_style style)
 		puts_escaped(b, f->name);
 		sb_printf(b, ":%d:%d: ", line, col);
 	}
-	sb_printf(b, "error[%s]: ", code);
+	sb_printf(b, "%s[%s]: ", d->sev == SEV_WARNING ? "warning" : "error",
+		  code);
 	puts_escaped(b, d->msg);
 	sb_putc(b, '\n');
 	render_excerpt(c, b, d->span);

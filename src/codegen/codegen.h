@@ -88,6 +88,8 @@ typedef struct Gen {
 	int64_t dyn_bytes;    /* dynamic shared memory */
 	int64_t dyn_align;
 	bool failed;          /* an error was reported in this kernel */
+	uint32_t loc_file;    /* last .loc emitted (lineinfo) */
+	int loc_line, loc_col;
 } Gen;
 
 /* ---- regs.c: registers, immediates, instruction text ---- */

@@ -295,9 +295,13 @@ resolve_access(Gen *g, const Expr *e, Access *a)
 static DType
 index_type(const Access *a)
 {
+	int64_t v;
 	for (int i = 0; i < a->root->ndim; i++)
-		if (dtype_bits(a->idx[i].dt) == 64)
+		if (dtype_bits(a->idx[i].dt) == 64 ||
+		    (a->root->ndim > 1 && !ir_const_int(a->root->shape[i], &v)))
 			return DT_INT64;
+	/* with a runtime size, a flat index over several axes can pass
+	 * 2^31 (n rows of 4); one axis is the int32 index itself */
 	return DT_INT32;
 }
 

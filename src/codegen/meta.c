@@ -184,5 +184,13 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 			  (long long)(f->launch.ncluster > 2
 				      ? f->launch.cluster[2] : 1));
 	}
-	sb_printf(b, ", \"dynamic_smem\": %lld}}", (long long)g->dyn_bytes);
+	sb_printf(b, ", \"dynamic_smem\": %lld}", (long long)g->dyn_bytes);
+	for (size_t i = 0; i < f->assume.n; i++) {
+		sb_puts(b, i ? ", " : ", \"assume\": [");
+		sb_puts(b, "{\"var\": ");
+		json_write_string(b, f->assume.v[i].var->name);
+		sb_printf(b, ", \"multiple_of\": %lld}",
+			  (long long)f->assume.v[i].multiple_of);
+	}
+	sb_puts(b, f->assume.n ? "]}" : "}");
 }

@@ -213,9 +213,28 @@ gen_jump(Gen *g, const Stmt *s)
 	gen_emit(g, "bra $L%d;", use_label(g, l));
 }
 
+/* `.loc file line col` before a statement's instructions (lineinfo),
+ * when it moves to another source position. */
+static void
+gen_loc(Gen *g, Span sp)
+{
+	int line = 0, col = 0;
+	if (!g->c->lineinfo || !sp.file)
+		return;
+	ctx_line_col(g->c, sp.file, sp.lo, &line, &col);
+	if (line <= 0 || (sp.file == g->loc_file && line == g->loc_line &&
+			  col == g->loc_col))
+		return;
+	g->loc_file = sp.file;
+	g->loc_line = line;
+	g->loc_col = col;
+	gen_emit(g, ".loc %d %d %d", (int)sp.file, line, col);
+}
+
 static void
 gen_stmt(Gen *g, const Stmt *s)
 {
+	gen_loc(g, s->span);
 	switch (s->kind) {
 	case ST_VAR_DECL:
 		assign_var(g, s->u.var.var, s->u.var.value, true, s->span);

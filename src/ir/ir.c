@@ -299,8 +299,16 @@ ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad)
 	PtxSel *s = NEW(&c->arena, PtxSel);
 	PtxMiss why = row ? ptx_fit(row, args, n, s)
 			  : ptx_select(x->u.ptx.spelling, args, n, s);
-	if (why != PTXM_OK)
-		return ptx_select_report(c, why, s, n, x->span);
+	if (why != PTXM_OK) {
+		/* a spelling miss points at the spelling, an operand miss at
+		 * the call */
+		bool spelling = why == PTXM_JUNK || why == PTXM_MNEMONIC ||
+				why == PTXM_QUALIFIERS;
+		return ptx_select_report(c, why, s, n,
+					 spelling && x->u.ptx.opcode_span.file
+						 ? x->u.ptx.opcode_span
+						 : x->span);
+	}
 	x->u.ptx.sel = s;
 	if (row) {
 		if (!m)

@@ -254,6 +254,7 @@ struct Expr {
 		ExprVec tuple; /* EX_TUPLE */
 		struct {       /* EX_PTX */
 			const char *spelling; /* canonical literal spelling */
+			Span opcode_span;     /* of the spelling; 0: unknown */
 			ExprVec args;
 			Expr *pred;        /* NULL: unconditional */
 			bool preserve_dst;
@@ -264,6 +265,7 @@ struct Expr {
 		} ptx;
 		struct {       /* EX_TILE_APPLY */
 			const char *opcode; /* T.ptx["..."] spelling */
+			Span opcode_span;   /* of T.ptx["..."]; 0: unknown */
 			ExprVec operands;
 			NamedArgVec params; /* in written order */
 			ExecScope scope;
@@ -364,7 +366,16 @@ struct Func {
 	Launch launch;   /* kernels */
 	Block body;
 	Span span;
+	/* tile/symshape.c: symbolic sizes whose strides the tile checker
+	 * assumed to be multiples (metadata "assume", checked at launch);
+	 * not part of the IR's structure or serialisation */
+	VEC(struct SizeAssume) assume;
 };
+
+typedef struct SizeAssume {
+	const Var *var;
+	int64_t multiple_of;
+} SizeAssume;
 
 struct pt_module {
 	VEC(Var *) dyn;    /* symbolic sizes, in definition order */
@@ -416,6 +427,21 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * arguments must fill.  broad: read arguments as widely as codegen can
  * lower them (a call the checker did not see).  Reports a miss. */
 bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
+/* inline.c: a copy of expression x with every variable v for which
+ * get(ud, v) is not NULL replaced by that expression. */
+Expr *ir_clone_subst(Ctx *c, const Expr *x,
+		     Expr *(*get)(const void *ud, const Var *v),
+		     const void *ud);
+/* inline.c: nodes of x counted as a tree (a shared subexpression at
+ * each use), stopping at limit. */
+size_t ir_tree_size(const Expr *x, size_t limit);
+/* inline.c: the value of scalar function f at args (its parameters'
+ * dtypes) as one expression; NULL when f's body is not lowered yet. */
+Expr *ir_inline_call(Ctx *c, const Func *f, Expr *const *args,
+		     size_t nargs);
+/* print.c: one expression as script text (diagnostics quote the
+ * script's own names). */
+const char *ir_expr_text(Ctx *c, const Expr *e);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);

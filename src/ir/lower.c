@@ -86,7 +86,8 @@
  * Expressions
  *  - Subscripts: all-scalar indices are a load (EX_LOAD), also in tile
  *    operand lists; any slice makes a region (EX_REGION); `X.sub[...]` is
- *    always a region.  Index dims drop from the region's shape.  Slice
+ *    always a region.  Index dims of `.sub` drop from the region's
+ *    shape; in `X[i, :]` they stay with extent 1 (TIRx).  Slice
  *    steps are rejected.  `X.view("dtype")` / `X.view(T.dtype)` is
  *    EX_VIEW_DTYPE; `X.view(s0, s1[, layout=L])` or `X.view((s0, s1),
  *    ...)` is EX_VIEW_RESHAPE.  `X.ptr_to([i, ...])` is EX_PTR_TO, a
@@ -269,7 +270,8 @@ static bool
 is_alloc_path(const char *p)
 {
 	return path_is(p, "alloc_shared") || path_is(p, "alloc_local") ||
-	       path_is(p, "alloc_buffer") || path_is(p, "decl_buffer");
+	       path_is(p, "alloc_buffer") || path_is(p, "decl_buffer") ||
+	       path_is(p, "tmem") || path_is(p, "decl_tensor");
 }
 
 static bool
@@ -1105,6 +1107,18 @@ make_subscript(Lower *L, Expr *base, AstVec *items, bool sub, Span sp)
 				 dims[i].begin);
 		return e;
 	}
+	/* X[i, :] keeps axis i with extent 1 (as TIRx does); only
+	 * X.sub[i, :] drops it */
+	for (int i = 0; i < rank && !sub; i++) {
+		if (dims[i].is_slice)
+			continue;
+		dims[i].is_slice = true;
+		dims[i].end = ir_new_expr(L->c, EX_BINARY, ET_SCALAR,
+					  dims[i].begin->dtype, sp);
+		dims[i].end->u.op.op = BIN_ADD;
+		dims[i].end->u.op.a = dims[i].begin;
+		dims[i].end->u.op.b = ir_int(L->c, 1, dims[i].begin->dtype, sp);
+	}
 	Expr *e = ir_new_expr(L->c, EX_REGION, ET_TENSOR, base->dtype, sp);
 	e->u.region.base = base;
 	e->u.region.sub = sub;
@@ -1344,6 +1358,7 @@ lower_ptx_call(Lower *L, Ast *call, const char *spelling)
 		return NULL;
 	Expr *e = ir_new_expr(L->c, EX_PTX, ET_VOID, DT_NONE, call->span);
 	e->u.ptx.spelling = spelling;
+	e->u.ptx.opcode_span = call->a->span;
 	if (!lower_operands(L, &a, 0, &e->u.ptx.args))
 		return NULL;
 	Ast *pred = kwarg(&a, "pred");
@@ -1404,6 +1419,7 @@ lower_apply(Lower *L, Ast *call)
 	Expr *e = ir_new_expr(L->c, EX_TILE_APPLY, ET_VOID, DT_NONE,
 			      call->span);
 	e->u.apply.opcode = op;
+	e->u.apply.opcode_span = a.pos.v[0].span;
 	if (!lower_operands(L, &a, 1, &e->u.apply.operands) ||
 	    !scope_kw(L, &a, &e->u.apply.scope))
 		return NULL;
@@ -1744,6 +1760,53 @@ lower_path_call(Lower *L, Ast *call, const char *p)
 	return NULL;
 }
 
+#define INLINE_MAX_NODES 65536
+
+/* f(args) of a scalar function: its body as one expression over the
+ * arguments (inline.c). */
+static Expr *
+lower_scalar_call(Lower *L, Ast *call, const Func *f)
+{
+	Args a;
+	if (!split_args(L, call, &a) ||
+	    !check_keywords(L, &a, (const char *const[]){NULL}, f->name))
+		return NULL;
+	if (f->body.n == 0) /* not lowered yet: defined below, or itself */
+		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+				  "scalar function '%s' is not complete here: a "
+				  "function may call only scalar functions "
+				  "defined above it (no recursion)", f->name),
+		       NULL;
+	if (a.pos.n != f->params.n)
+		return diag_error(L->c, PT_E_ARG_COUNT, call->span,
+				  "%s takes %zu arguments, got %zu", f->name,
+				  f->params.n, a.pos.n),
+		       NULL;
+	Expr **args = NEWN(&L->c->arena, Expr *, a.pos.n + 1);
+	for (size_t i = 0; i < a.pos.n; i++) {
+		args[i] = coerce(L, need_scalar(L, arg_expr(L, &a.pos.v[i]),
+						a.pos.v[i].span),
+				 f->params.v[i].var->dtype, a.pos.v[i].span);
+		if (!args[i])
+			return NULL;
+	}
+	Expr *x = ir_inline_call(L->c, f, args, a.pos.n);
+	if (!x)
+		diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+			   "scalar function '%s' is not complete here: a "
+			   "function may call only scalar functions defined "
+			   "above it (no recursion)", f->name);
+	/* nested calls share their arguments; written out as a tree
+	 * (codegen, print) they could double per level */
+	else if (ir_tree_size(x, INLINE_MAX_NODES + 1) > INLINE_MAX_NODES)
+		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
+				  "calling '%s' here makes an expression of "
+				  "more than %d nodes", f->name,
+				  INLINE_MAX_NODES),
+		       NULL;
+	return x;
+}
+
 static Expr *
 lower_call(Lower *L, Ast *call)
 {
@@ -1774,6 +1837,8 @@ lower_call(Lower *L, Ast *call)
 				   "unknown name '%s'", callee->name);
 			return NULL;
 		}
+		if (sym->kind == SYM_FUNC && !sym->fn->is_kernel)
+			return lower_scalar_call(L, call, sym->fn);
 	}
 	diag_error(L->c, PT_E_UNSUPPORTED, callee->span,
 		   "this call is not supported (only T builtins, T.ptx, "
@@ -1951,20 +2016,35 @@ ast_axis(Lower *L, Ast *a, Axis *out)
 	const char *name = NULL;
 	if (p && !strncmp(p, "Axis.", 5))
 		name = p + 5;
+	else if (p && !strncmp(p, "cuda.Axis.", 10)) /* TIRx's spelling */
+		name = p + 10;
 	else if (a->kind == A_STR)
 		name = a->str;
 	if (!name) {
 		if (a->kind == A_NAME && !lookup(L, a->name))
 			return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
-					  "unknown axis '%s' (import it or "
-					  "write T.Axis.%s)", a->name, a->name);
+					  "unknown axis '%s' (import it from "
+					  "tvm_tirx.backend.cuda.axis or write "
+					  "T.cuda.Axis.%s)", a->name, a->name);
 		return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
 				  "expected a layout axis such as "
-				  "T.Axis.laneid");
+				  "T.cuda.Axis.laneid");
 	}
-	if (!axis_parse(name, out))
+	if (!axis_parse(name, out)) {
+		const char *names[AX_COUNT];
+		StrBuf all;
+		sb_init(&all, &L->c->arena);
+		for (int i = 0; i < AX_COUNT; i++) {
+			names[i] = axis_name((Axis)i);
+			sb_printf(&all, "%s%s", i ? " " : "", names[i]);
+		}
+		const char *near = suggest_name(name, names, AX_COUNT);
 		return diag_error(L->c, PT_E_UNKNOWN_AXIS, a->span,
-				  "unknown axis '%s'", name);
+				  "unknown axis '%s'%s%s%s (axes: %s)", name,
+				  near ? "; did you mean '" : "",
+				  near ? near : "", near ? "'?" : "",
+				  sb_cstr(&all));
+	}
 	return true;
 }
 
@@ -2225,32 +2305,46 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	Args a;
 	if (!split_args(L, call, &a))
 		return NULL;
-	bool decl = !strcmp(p, "decl_buffer"), gen = !strcmp(p, "alloc_buffer");
+	/* T.tmem and T.decl_tensor are TIRx's spellings of decl_buffer */
+	bool tmem = !strcmp(p, "tmem");
+	bool decl = tmem || !strcmp(p, "decl_buffer") ||
+		    !strcmp(p, "decl_tensor");
+	bool gen = !strcmp(p, "alloc_buffer");
+	bool shared = !strcmp(p, "alloc_shared");
 	static const char *const kw_sl[] = {"shape", "dtype", "layout",
 					    "align", NULL};
+	static const char *const kw_sh[] = {"shape", "dtype", "layout",
+					    "align", "scope", NULL};
 	static const char *const kw_buf[] = {"shape", "dtype", "layout",
 					     "align", "scope", NULL};
 	static const char *const kw_decl[] = {"shape", "dtype", "layout",
 					      "align", "scope",
 					      "allocated_addr", NULL};
 	const char *fn = arena_printf(&L->c->arena, "T.%s", p);
-	if (!check_keywords(L, &a, decl ? kw_decl : gen ? kw_buf : kw_sl, fn) ||
+	if (!check_keywords(L, &a,
+			    decl ? kw_decl : gen ? kw_buf : shared ? kw_sh : kw_sl,
+			    fn) ||
 	    !shape_and_dtype(L, &a, call, fn, b))
 		return NULL;
-	b->scope = !strcmp(p, "alloc_shared") ? MS_SHARED
-		   : !strcmp(p, "alloc_local") ? MS_LOCAL : MS_GLOBAL;
+	b->scope = shared ? MS_SHARED
+		   : !strcmp(p, "alloc_local") ? MS_LOCAL
+		   : tmem ? MS_TMEM : MS_GLOBAL;
 	Ast *sk = kwarg(&a, "scope");
 	if (sk && !scope_of(L, sk, &b->scope))
 		return NULL;
+	if (shared && b->scope != MS_SHARED && b->scope != MS_SHARED_DYN)
+		return diag_error(L->c, PT_E_UNKNOWN_SCOPE, sk->span,
+				  "T.alloc_shared takes scope=\"shared\" or "
+				  "\"shared.dyn\""), NULL;
 	if (decl) {
 		if (b->scope != MS_TMEM)
 			return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
-					  "T.decl_buffer is only supported "
-					  "with scope=\"tmem\""), NULL;
+					  "%s is only supported with "
+					  "scope=\"tmem\"", fn), NULL;
 		Ast *addr = kwarg(&a, "allocated_addr");
 		if (!addr)
 			return diag_error(L->c, PT_E_MISSING_ARG, call->span,
-					  "T.decl_buffer needs allocated_addr="),
+					  "%s needs allocated_addr=", fn),
 			       NULL;
 		b->allocated_addr = need_int(L, lower_expr(L, addr), addr->span);
 		if (!b->allocated_addr)
@@ -2258,7 +2352,7 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	} else if (b->scope == MS_TMEM) {
 		return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
 				  "tensor memory is declared with "
-				  "T.decl_buffer(..., allocated_addr=...)"),
+				  "T.tmem(..., allocated_addr=...)"),
 		       NULL;
 	}
 	Ast *lay = kwarg(&a, "layout");

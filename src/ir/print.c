@@ -152,7 +152,7 @@ put_stride(Printer *P, int64_t v, Axis ax)
 	if (ax == AX_M)
 		sb_printf(&P->b, "%lld", (long long)v);
 	else
-		sb_printf(&P->b, "%lld@T.Axis.%s", (long long)v, axis_name(ax));
+		sb_printf(&P->b, "%lld@T.cuda.Axis.%s", (long long)v, axis_name(ax));
 }
 
 static void
@@ -280,18 +280,32 @@ put_unary(Printer *P, const Expr *e)
 	}
 }
 
+/* i:i + 1 in X[...], which the front end makes of an index i. */
+static bool
+is_kept_index(const Expr *region, const Slice *d)
+{
+	int64_t one;
+	return !region->u.region.sub && d->is_slice && d->begin && d->end &&
+	       d->end->kind == EX_BINARY && d->end->u.op.op == BIN_ADD &&
+	       ir_expr_equal(d->end->u.op.a, d->begin) &&
+	       ir_const_int(d->end->u.op.b, &one) && one == 1;
+}
+
 static void
 put_region(Printer *P, const Expr *e)
 {
 	put_expr(P, e->u.region.base, PREC_PRIMARY);
 	sb_puts(&P->b, e->u.region.sub ? ".sub[" : "[");
+	bool all_kept = true; /* then X[i, j] would be a load: print i:i + 1 */
+	for (int i = 0; i < e->u.region.ndims; i++)
+		all_kept &= is_kept_index(e, &e->u.region.dims[i]);
 	for (int i = 0; i < e->u.region.ndims; i++) {
 		const Slice *d = &e->u.region.dims[i];
 		if (i)
 			sb_puts(&P->b, ", ");
 		if (d->begin)
 			put_expr(P, d->begin, PREC_LOWEST);
-		if (!d->is_slice)
+		if (!d->is_slice || (!all_kept && is_kept_index(e, d)))
 			continue;
 		sb_putc(&P->b, ':');
 		if (d->end)
@@ -530,8 +544,12 @@ put_buf_def(Printer *P, const Buffer *b)
 		sb_puts(&P->b, "T.alloc_local(");
 		put_buffer_args(P, b, false);
 		break;
+	case MS_SHARED_DYN: /* TIRx 0.1.0a4 has no alloc_buffer */
+		sb_puts(&P->b, "T.alloc_shared(");
+		put_buffer_args(P, b, true);
+		break;
 	case MS_TMEM:
-		sb_puts(&P->b, "T.decl_buffer(");
+		sb_puts(&P->b, "T.tmem(");
 		put_buffer_args(P, b, true);
 		break;
 	default:
@@ -783,5 +801,14 @@ ir_print_module(Ctx *c, const Module *m)
 		for (size_t i = 0; i < m->funcs.n; i++)
 			if (m->funcs.v[i]->is_kernel == (pass == 1))
 				put_func(&P, m->funcs.v[i]);
+	return sb_cstr(&P.b);
+}
+
+const char *
+ir_expr_text(Ctx *c, const Expr *e)
+{
+	Printer P;
+	sb_init(&P.b, &c->arena);
+	put_expr(&P, e, PREC_LOWEST);
 	return sb_cstr(&P.b);
 }

@@ -17,6 +17,8 @@ symtab_init(SymTab *st, Arena *a)
 	st->arena = a;
 	st->syms.v = NULL;
 	st->syms.n = st->syms.cap = 0;
+	st->facts.v = NULL;
+	st->facts.n = st->facts.cap = 0;
 }
 
 static int

@@ -99,6 +99,9 @@ prove_in_range(const SymTab *st, Lin a, int64_t lo, int64_t hi,
 					    lin_str(st, a));
 		return false;
 	}
+	if ((l < lo || h > hi) && st->facts.n &&
+	    prove_range_facts(st, a, lo, hi))
+		return true; /* guards and loop ranges (facts.c) */
 	if (l < lo) {
 		if (why)
 			*why = arena_printf(st->arena,

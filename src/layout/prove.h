@@ -57,9 +57,18 @@ typedef struct Sym {
 	Lin of;
 } Sym;
 
+/* A known fact: every value of f is >= 0 (a guard, a loop range, a
+ * block id below its grid).  A dead fact (a variable it mentions was
+ * reassigned) is ignored. */
+typedef struct Fact {
+	Lin f;
+	bool dead;
+} Fact;
+
 typedef struct SymTab {
 	Arena *arena;
 	VEC(Sym) syms;
+	VEC(Fact) facts; /* a stack: callers pop by truncating facts.n */
 } SymTab;
 
 /* ---- lin.c: forms ---- */
@@ -127,5 +136,28 @@ bool prove_multiple_of(const SymTab *st, Lin a, int64_t k, const char **why);
  * extreme value and the symbol values that reach it. */
 bool prove_in_range(const SymTab *st, Lin a, int64_t lo, int64_t hi,
 		    const char **why);
+
+/* ---- facts.c: questions under known facts ---- */
+
+/* Records f >= 0 (ignored on overflow or when f is constant). */
+void fact_push(SymTab *st, Lin f);
+/* Marks dead every live fact that mentions symbol sym. */
+void fact_kill_sym(SymTab *st, int sym);
+/* True when every value of g is >= 0, by its interval or, failing
+ * that, by subtracting nonnegative multiples of up to three live
+ * facts (each step cancelling one term) until the rest's interval
+ * is nonnegative.  Sound; incomplete. */
+bool prove_nonneg(const SymTab *st, Lin g);
+/* prove_in_range's question (lo <= every value <= hi) under the live
+ * facts; the interval answer first. */
+bool prove_range_facts(const SymTab *st, Lin a, int64_t lo, int64_t hi);
+/* A valuation of the symbols (one value per symbol, in *vals) at which
+ * g < 0 while every live fact holds, printed as "n=0, block=3" (the
+ * free symbols g and the facts mention); NULL when a small local
+ * search finds none. */
+const char *prove_counterexample(const SymTab *st, Lin g, int64_t **vals);
+/* The value of l under vals (one per symbol; derived symbols are
+ * recomputed from their definitions); false on overflow. */
+bool lin_eval(const SymTab *st, Lin l, int64_t *vals, int64_t *out);
 
 #endif

@@ -155,10 +155,12 @@ view_slice(Ctx *c, Span sp, SymTab *st, const View *v, const Lin *start,
 {
 	Arena *a = &c->arena;
 	for (int i = 0; i < v->nv; i++)
-		if (!check_slice_dim(c, sp, st, v, i, start[i], ext[i],
+		if (!v->caller_bounds &&
+		    !check_slice_dim(c, sp, st, v, i, start[i], ext[i],
 				     drop && drop[i]))
 			return NULL;
 	View *n = view_copy(c, v);
+	n->caller_bounds = false;
 	Lin *o = dup_lin(a, v->origin, v->ndim);
 	int64_t *e = dup_i64(a, v->ext, v->ndim);
 	int *dim = NEWN(a, int, v->nv + 1);

@@ -43,6 +43,9 @@ typedef struct View {
 	const int *dim;         /* space dim, or VIEW_BROADCAST */
 	const int64_t *vext;    /* extent of each view dim */
 	bool readonly;          /* has a zero-stride dim or layout iter */
+	/* the space's extents on symbolic axes are placeholders: the next
+	 * view_slice leaves bounds to its caller (tile/symshape.c) */
+	bool caller_bounds;
 } View;
 
 /* The whole tensor: checks the layout against shape and, when

@@ -187,6 +187,68 @@ is_type_token(const char *tok, int len)
 	return false;
 }
 
+/* The distinct qualifier tokens (".global") of mnemonic mn's rows. */
+typedef struct TokenList {
+	Arena *a;
+	VEC(const char *) v;
+} TokenList;
+
+static void
+collect_tokens(void *ud, const char *alt, int len)
+{
+	TokenList *tl = ud;
+	for (int i = 0; i < len;) {
+		int j = i + 1;
+		while (j < len && alt[j] != '.')
+			j++;
+		bool seen = false;
+		for (size_t k = 0; k < tl->v.n && !seen; k++)
+			seen = (int)strlen(tl->v.v[k]) == j - i &&
+			       !strncmp(tl->v.v[k], alt + i, (size_t)(j - i));
+		if (!seen && j > i + 1)
+			vec_push(tl->a, &tl->v,
+				 arena_strndup(tl->a, alt + i, (size_t)(j - i)));
+		i = j;
+	}
+}
+
+/* "; did you mean `.global`? (`ld` takes .global .shared ...)" */
+static const char *
+qualifier_hint(Ctx *c, const char *mn, const char *tok, int len)
+{
+	TokenList tl = {&c->arena, {0}};
+	for (int i = 0; i < ptx_form_count(); i++)
+		if (strcmp(ptx_form(i)->mnemonic, mn) == 0)
+			ptx_form_each_alt(i, collect_tokens, &tl);
+	StrBuf b;
+	sb_init(&b, &c->arena);
+	const char *near = suggest_name(arena_strndup(&c->arena, tok,
+						      (size_t)len),
+					tl.v.v, tl.v.n);
+	if (near)
+		sb_printf(&b, "; did you mean `%s`?", near);
+	sb_printf(&b, " (`%s` takes", mn);
+	for (size_t k = 0; k < tl.v.n && k < 48; k++)
+		sb_printf(&b, " %s", tl.v.v[k]);
+	sb_puts(&b, tl.v.n > 48 ? " ...)" : ")");
+	return sb_cstr(&b);
+}
+
+/* "; did you mean `ld`?" for an unknown mnemonic. */
+static const char *
+mnemonic_hint(Ctx *c, const char *mn)
+{
+	VEC(const char *) names = {0};
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const char *m = ptx_form(i)->mnemonic;
+		if (!names.n || strcmp(names.v[names.n - 1], m) != 0)
+			vec_push(&c->arena, &names, m);
+	}
+	const char *near = suggest_name(mn, names.v, names.n);
+	return near ? arena_printf(&c->arena, "; did you mean `%s`?", near)
+		    : "";
+}
+
 /* Explains why no row of mnemonic mn accepted quals. */
 static bool
 diagnose_quals(Ctx *c, const char *spelling, const char *mn,
@@ -205,8 +267,9 @@ diagnose_quals(Ctx *c, const char *spelling, const char *mn,
 	for (int i = 0; i < n; i++)
 		if (!token_known(mn, toks[i], lens[i]))
 			return diag_error(c, PT_E_PTX_BAD_QUALIFIER, sp,
-					  "qualifier `%.*s` is not allowed for `%s` in `%s`",
-					  lens[i], toks[i], mn, spelling);
+					  "qualifier `%.*s` is not allowed for `%s` in `%s`%s",
+					  lens[i], toks[i], mn, spelling,
+					  qualifier_hint(c, mn, toks[i], lens[i]));
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (lens[i] == lens[j] &&
@@ -463,9 +526,13 @@ ptx_select_report(Ctx *c, PtxMiss why, const PtxSel *s, int nargs, Span sp)
 				  "(only a dotted qualifier chain is allowed)",
 				  sp_text);
 	case PTXM_MNEMONIC:
+		lo = (int)strcspn(sp_text, ".");
 		return diag_error(c, PT_E_PTX_UNKNOWN_MNEMONIC, sp,
-				  "unknown PTX instruction `%.*s` in `%s`",
-				  (int)strcspn(sp_text, "."), sp_text, sp_text);
+				  "unknown PTX instruction `%.*s` in `%s`%s",
+				  lo, sp_text, sp_text,
+				  mnemonic_hint(c, arena_strndup(&c->arena,
+								 sp_text,
+								 (size_t)lo)));
 	case PTXM_QUALIFIERS:
 		return diagnose_quals(c, sp_text, in->mnemonic,
 				      sp_text + strlen(in->mnemonic), sp);

@@ -303,6 +303,16 @@ launch_plan(Arena *a, const RtKernelMeta *k, const ptrt_arg *args,
 		if (rc != PT_OK)
 			return rc;
 	}
+	for (size_t v = 0; v < k->nvars && k->multiple_of; v++)
+		if (b.from_arg[v] >= 0 && b.vals[v] % k->multiple_of[v] != 0)
+			return rt_fail(st, PT_E_RT_ASSUME,
+				       "symbolic size \"%s\" is %lld (argument %d "
+				       "dim %d), but the kernel was compiled "
+				       "assuming it is a multiple of %lld (its "
+				       "row addresses are aligned only then)",
+				       k->vars[v], (long long)b.vals[v],
+				       b.from_arg[v] + 1, b.from_dim[v],
+				       (long long)k->multiple_of[v]);
 	p->vars = b.vals;
 	size_t np = k->nparams ? k->nparams : 1;
 	p->params = NEWN(a, void *, np);

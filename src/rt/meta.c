@@ -673,18 +673,53 @@ read_launch(MetaReader *r, const JsonValue *v, const char *path,
 	return k->smem != NULL;
 }
 
+/* "assume": [{"var": name, "multiple_of": k}]: facts the compiler
+ * assumed of symbolic sizes (strides it proved aligned with them). */
+static bool
+read_assume(MetaReader *r, const JsonValue *v, const char *path,
+	    RtKernelMeta *k)
+{
+	static const char *const keys[] = {"var", "multiple_of", NULL};
+	size_t nv = r->vars.n ? r->vars.n : 1;
+	k->multiple_of = NEWN(r->a, int64_t, nv);
+	for (size_t i = 0; i < nv; i++)
+		k->multiple_of[i] = 1;
+	if (!v)
+		return true;
+	if (!need_kind(r, v, JSON_ARRAY, path))
+		return false;
+	for (size_t i = 0; i < v->arr.n; i++) {
+		const JsonValue *a = v->arr.items[i];
+		const char *p = idx(r, path, i), *name = NULL;
+		int64_t m = 1;
+		if (!need_kind(r, a, JSON_OBJECT, p) || !only_keys(r, a, p, keys) ||
+		    !get_str(r, json_get(a, "var"), sub(r, p, "var"), &name) ||
+		    !get_int(r, json_get(a, "multiple_of"),
+			     sub(r, p, "multiple_of"), 1, INT32_MAX, &m))
+			return false;
+		int x = find_var(r, name);
+		if (x < 0)
+			return bad(r, sub(r, p, "var"), "\"%s\" is not a symbolic "
+				   "size of this kernel", name);
+		k->multiple_of[x] = m;
+	}
+	return true;
+}
+
 static bool
 read_kernel(MetaReader *r, const JsonValue *v, const char *path,
 	    RtKernelMeta *k)
 {
-	static const char *const keys[] = {"name", "params", "launch", NULL};
+	static const char *const keys[] = {"name", "params", "launch",
+					   "assume", NULL};
 	r->vars.v = NULL;
 	r->vars.n = r->vars.cap = 0;
 	if (!need_kind(r, v, JSON_OBJECT, path) ||
 	    !only_keys(r, v, path, keys) ||
 	    !get_str(r, json_get(v, "name"), sub(r, path, "name"), &k->name) ||
 	    !read_params(r, json_get(v, "params"), sub(r, path, "params"), k) ||
-	    !read_launch(r, json_get(v, "launch"), sub(r, path, "launch"), k))
+	    !read_launch(r, json_get(v, "launch"), sub(r, path, "launch"), k) ||
+	    !read_assume(r, json_get(v, "assume"), sub(r, path, "assume"), k))
 		return false;
 	k->vars = r->vars.v;
 	k->nvars = r->vars.n;

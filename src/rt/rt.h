@@ -273,6 +273,8 @@ struct RtKernelMeta {
 	size_t nvars;
 	RtExpr *grid[3], *block[3], *cluster[3];
 	RtExpr *smem;       /* dynamic shared memory bytes */
+	int64_t *multiple_of; /* per var: the compiler assumed var % this
+			       * == 0 (metadata "assume"; 1 = nothing) */
 };
 
 struct RtMeta {

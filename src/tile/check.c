@@ -92,7 +92,9 @@ tile_check_apply(TileEnv *e, Expr *call)
 	tc->ops = NEWN(&c->arena, TileOperand, tc->nops + 1);
 	for (int i = 0; i < tc->nops; i++)
 		add_operand(e, tc, i, call->u.apply.operands.v[i]);
-	if (!ptx_parse(c, call->u.apply.opcode, call->span, &tc->inst))
+	Span osp = call->u.apply.opcode_span;
+	if (!ptx_parse(c, call->u.apply.opcode, osp.file ? osp : call->span,
+		       &tc->inst))
 		return tc;
 	tc->fam = tile_family_of_ptx(tc->inst.family);
 	if (!tc->fam || !tc->fam->check) {
@@ -103,9 +105,13 @@ tile_check_apply(TileEnv *e, Expr *call)
 		return tc;
 	}
 	if (!tile_check_params(e, tc, &call->u.apply.params) ||
-	    !tile_groups(e, tc) || !resolve_operands(e, tc))
+	    !tile_groups(e, tc))
 		return tc;
-	tc->ok = tc->fam->check(e, tc);
+	/* pred=False issues nothing: its operands may lie anywhere */
+	size_t mark = tile_facts_guard(e, tc->pred, false);
+	if (resolve_operands(e, tc))
+		tc->ok = tc->fam->check(e, tc);
+	tile_facts_pop(e, mark);
 	return tc;
 }
 
@@ -248,9 +254,13 @@ static void
 walk_stmt(TileEnv *e, Stmt *s)
 {
 	GuardSave g;
+	size_t mark;
 	switch (s->kind) {
 	case ST_VAR_DECL:
 		tile_env_decl(e, s);
+		break;
+	case ST_ASSIGN:
+		tile_facts_assign(e, s->u.var.var);
 		break;
 	case ST_EVAL:
 		walk_eval(e, s->u.value);
@@ -260,17 +270,25 @@ walk_stmt(TileEnv *e, Stmt *s)
 		break;
 	case ST_FOR:
 		tile_env_loop(e, s);
+		mark = tile_facts_loop(e, s);
 		walk_block(e, &s->u.loop.body);
+		tile_facts_pop(e, mark);
 		break;
 	case ST_WHILE:
+		mark = tile_facts_loop(e, s);
 		walk_block(e, &s->u.whil.body);
+		tile_facts_pop(e, mark);
 		break;
 	case ST_IF:
 		tile_guard_push(e, s->u.cond.cond, false, &g);
+		mark = tile_facts_guard(e, s->u.cond.cond, false);
 		walk_block(e, &s->u.cond.then);
+		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		tile_guard_push(e, s->u.cond.cond, true, &g);
+		mark = tile_facts_guard(e, s->u.cond.cond, true);
 		walk_block(e, &s->u.cond.els);
+		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		break;
 	default:
@@ -298,5 +316,7 @@ check_module(Ctx *c, Module *m)
 		tile_env_init(&e, c, m, f);
 		scan_assigned(&e, &f->body);
 		walk_block(&e, &f->body);
+		if (!ctx_has_errors(c))
+			tile_mbar_lint(&e, f);
 	}
 }

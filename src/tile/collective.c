@@ -252,6 +252,30 @@ with_lane(const TileEnv *e, const TileCall *tc)
 	return t;
 }
 
+/* The documented lane map the owner diagnostic states. */
+static const char *
+owner_rule(const TileCall *tc, const TileOperand *op, int owner_code)
+{
+	static const char *const mma[] = {
+		"the documented map puts D register r of lane l at (row l/4 + "
+		"8*(r/2), column 2*(l%4) + r%2)",
+		"the documented map puts A register r of lane l at (row l/4 + "
+		"8*(r%2), b32 word l%4 + 4*(r/2))",
+		"the documented map puts B register r of lane l at (row l/4, "
+		"b32 word l%4 + 4*r)",
+		"the documented map puts C register r of lane l at (row l/4 + "
+		"8*(r/2), column 2*(l%4) + r%2)",
+	};
+	if (owner_code == PT_E_LDM_OWNER)
+		return "the documented map puts word w of row r of matrix i in "
+		       "register i of lane 4*r + w";
+	if (owner_code == PT_E_MMA_OWNER && op->index >= 0 && op->index < 4)
+		return mma[op->index];
+	(void)tc;
+	return "the layout must place each element on the lane the "
+	       "instruction's lane map gives";
+}
+
 bool
 tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 		      int atom_axes, int nregs, TileLaneMap map,
@@ -343,7 +367,7 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 							"%s: element %s of operand "
 							"%d (%s) is register %d of "
 							"the thread with %s, but the "
-							"layout places it at %s",
+							"layout places it at %s; %s",
 							tc->inst.spelling,
 							tile_coord_str(&c->arena,
 								       x, rank),
@@ -353,7 +377,9 @@ tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 								  bound
 								  | AXIS_BIT(AX_LANEID)),
 							tile_owner_str(&c->arena, &p,
-								  bound));
+								  bound),
+							owner_rule(tc, op,
+								   owner_code));
 					}
 					int64_t *s = &op->slot[r * nregs + a];
 					if (first) {

@@ -274,6 +274,10 @@ group_ids(TileEnv *e, const TileCall *tc, const int64_t *g, PhysCoord *ids)
 		case GK_LANE: lane = v; break;
 		}
 	}
+	/* one warpgroup per block: warpid is wid_in_wg (TIRx accepts a
+	 * warpid layout at warpgroup scope there) */
+	if (warp < 0 && wig >= 0 && e->nthreads > 0 && e->nthreads <= 128)
+		warp = wig;
 	if (lane >= 0) {
 		ids->v[AX_LANEID] = lane;
 		known |= AXIS_BIT(AX_LANEID);
@@ -303,6 +307,28 @@ tile_group_ids(TileEnv *e, const TileCall *tc, const int64_t *g,
 	return group_ids(e, tc, g, ids);
 }
 
+/* "axis 0 = warpid, axis 1 = laneid - 4": the hardware id each group
+ * axis of an operand must be owned by (group coordinate g of a guarded
+ * axis is id lo + g). */
+static const char *
+required_owner(Arena *a, const TileCall *tc)
+{
+	static const char *const ids[] = {
+		[GK_CTA_Z] = "cbz", [GK_CTA_Y] = "cby", [GK_CTA_X] = "cbx",
+		[GK_WARP] = "warpid", [GK_WARP_IN_WG] = "wid_in_wg",
+		[GK_LANE] = "laneid",
+	};
+	StrBuf b;
+	sb_init(&b, a);
+	for (int i = 0; i < tc->ngroup; i++) {
+		sb_printf(&b, "%saxis %d = %s", i ? ", " : "", i,
+			  ids[tc->group[i].kind]);
+		if (tc->group[i].lo)
+			sb_printf(&b, " - %lld", (long long)tc->group[i].lo);
+	}
+	return tc->ngroup ? sb_cstr(&b) : "no group axes";
+}
+
 /* ---- operand views ---- */
 
 static bool resolve(TileEnv *e, const Expr *x, Span sp, View **out,
@@ -321,9 +347,11 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 			inner *= shape[k];
 		if (d != 0 || b->layout)
 			return diag_error(c, PT_E_TILE_VIEW, sp,
-					  "tensor %s: a symbolic extent is "
-					  "supported only on the outermost "
-					  "axis of a default layout", b->name);
+					  "tensor %s has a runtime size: use "
+					  "it through a region with static "
+					  "extents (%s.sub[...]) of a global "
+					  "tensor with the default layout",
+					  b->name, b->name);
 		/* the outermost symbolic extent only bounds the region;
 		 * its value never enters an address */
 		shape[d] = ((int64_t)1 << 40) / (inner > 0 ? inner : 1);
@@ -338,8 +366,17 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 {
 	Ctx *c = e->c;
 	View *base;
-	if (!resolve(e, x->u.region.base, sp, &base, root))
+	const Expr *bx = x->u.region.base;
+	Buffer *sym = bx->kind == EX_BUF && bx->u.buf->kind != BK_VIEW &&
+			      tile_sym_shape(bx->u.buf)
+		      ? bx->u.buf : NULL;
+	if (sym) {
+		*root = sym;
+		if (!(base = tile_sym_root_view(e, sym, sp)))
+			return false;
+	} else if (!resolve(e, bx, sp, &base, root)) {
 		return false;
+	}
 	int n = x->u.region.ndims;
 	if (n != base->nv)
 		return diag_error(c, PT_E_TILE_VIEW, sp,
@@ -356,6 +393,12 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 			drop[i] = true;
 			continue;
 		}
+		int64_t kv;
+		if (sym && !s->end && !ir_const_int(sym->shape[i], &kv))
+			return diag_error(c, PT_E_TILE_EXTENT, sp,
+					  "axis %d of the region: extent %s is "
+					  "not static; slice a static range",
+					  i, ir_expr_text(c, sym->shape[i]));
 		Lin end = s->end ? tile_lin(e, s->end)
 				 : lin_const(base->vext[i]);
 		Lin d = lin_sub(&e->st, end, start[i]);
@@ -366,6 +409,8 @@ resolve_region(TileEnv *e, const Expr *x, Span sp, View **out, Buffer **root)
 					  lin_str(&e->st, d));
 		ext[i] = d.c0;
 	}
+	if (sym && !tile_sym_bounds(e, x, sym, start, ext, sp))
+		return false;
 	*out = view_slice(c, sp, &e->st, base, start, ext, drop);
 	return *out != NULL;
 }
@@ -569,11 +614,16 @@ tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op)
 					c, PT_E_TILE_OWNER, op->span,
 					"register %s of operand %d (%s) is "
 					"issued by the thread with %s, but the "
-					"layout places it at %s",
+					"layout places it at %s; scope=\"%s\" "
+					"needs each register owned by the "
+					"thread its group coordinates name "
+					"(%s, each as 1@id in the layout)",
 					tile_coord_str(&c->arena, x, op->rank),
 					op->index, op->root->name,
 					tile_owner_str(&c->arena, &ids, bound),
-					tile_owner_str(&c->arena, &p, bound));
+					tile_owner_str(&c->arena, &p, bound),
+					execscope_name(tc->scope),
+					required_owner(&c->arena, tc));
 			}
 			int64_t m = p.v[AX_M];
 			if (first)
@@ -623,6 +673,30 @@ tile_plain_chain(const Expr *x)
 			break;
 		default:
 			return false;
+		}
+	}
+}
+
+/* The root buffer of a tensor expression (through regions and views). */
+Buffer *
+tile_root_buffer(const Expr *x)
+{
+	for (;;) {
+		switch (x->kind) {
+		case EX_BUF:
+			if (x->u.buf->kind != BK_VIEW || !x->u.buf->view)
+				return x->u.buf;
+			x = x->u.buf->view;
+			break;
+		case EX_REGION:
+			x = x->u.region.base;
+			break;
+		case EX_VIEW_DTYPE:
+		case EX_VIEW_RESHAPE:
+			x = x->u.view.base;
+			break;
+		default:
+			return NULL;
 		}
 	}
 }
@@ -793,10 +867,12 @@ tile_memory_atoms(TileEnv *e, TileCall *tc, TileOperand *op, int space)
 	int64_t *x = NEWN(&c->arena, int64_t, nr + 2);
 	ViewEval ev;
 	view_eval_init(&ev, &e->st, v);
+	bool sym = tile_sym_shape(op->root); /* runtime sizes: symshape.c */
 	for (int64_t r = 0; r < nrep; r++) {
 		for (int a = 0; a < op->natom; a++) {
 			x[nr] = a;
-			Lin m = view_eval_m_lin(&ev, x, 0);
+			Lin m = sym ? tile_sym_m(e, op, v, x, need)
+				    : view_eval_m_lin(&ev, x, 0);
 			if (a == 0) {
 				op->addr[r] = m;
 				continue;

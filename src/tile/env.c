@@ -105,6 +105,7 @@ tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f)
 					     f->span));
 	}
 	tile_env_refresh_ids(e);
+	tile_facts_init(e);
 }
 
 void
@@ -149,8 +150,8 @@ flip(BinOp op)
 	}
 }
 
-static BinOp
-negate(BinOp op)
+BinOp
+tile_negate_cmp(BinOp op)
 {
 	switch (op) {
 	case BIN_LT: return BIN_GE;
@@ -234,7 +235,7 @@ guard_cmp(TileEnv *e, const Expr *cond, bool neg)
 	if (hw == HW_NONE || !ir_const_int(b, &k))
 		return;
 	if (neg)
-		op = negate(op);
+		op = tile_negate_cmp(op);
 	if (hw == HW_LANE)
 		narrow(&e->lane_lo, &e->lane_hi, op, k);
 	else if (hw == HW_WARP)
@@ -328,6 +329,10 @@ var_sym(TileEnv *e, const Var *v, Span sp)
 		return e->var_sym.v[v->id] - 1;
 	int64_t lo, hi;
 	dtype_range(v->dtype, &lo, &hi);
+	if (v->kind == VK_DYN)
+		lo = 0; /* a size (the runtime checks 0 <= n <= INT32_MAX) */
+	else
+		tile_var_floor(e, v, &lo, hi);
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, sp);
 	x->u.var = (Var *)v;
 	int s = tile_new_sym(e, v->name, lo, hi, x);
@@ -447,16 +452,27 @@ tile_lin(TileEnv *e, const Expr *x)
 				       lin_sym(&e->st, e->lane_sym));
 		if (x->u.call.id == BI_BLOCK_IDX && x->u.call.args.n == 1 &&
 		    x->u.call.args.v[0]->kind == EX_STR) {
-			/* block ids range over a static grid */
+			/* block ids range over the grid: [0, grid) */
 			int a = x->u.call.args.v[0]->u.str[0] - 'x';
-			int64_t g = 0;
-			if (a >= 0 && a < 3 && a < e->f->launch.ngrid &&
-			    ir_const_int(e->f->launch.grid[a], &g) && g > 0)
-				return lin_sym(&e->st,
-					       tile_new_sym(e, "block", 0,
-							    g - 1,
-							    (Expr *)x));
+			if (a >= 0 && a < 3)
+				return lin_sym(&e->st, tile_block_sym(e, a, x));
 		}
+		if (x->u.call.id == BI_CEILDIV && x->u.call.args.n == 2) {
+			Lin kk = tile_lin(e, x->u.call.args.v[1]);
+			if (lin_is_const(kk) && kk.c0 > 0)
+				return lin_floordiv(
+					&e->st,
+					lin_add_const(&e->st,
+						      tile_lin(e, x->u.call.args.v[0]),
+						      kk.c0 - 1),
+					kk.c0);
+		}
+		if (x->u.call.id == BI_THREAD_IDX ||
+		    x->u.call.id == BI_BLOCK_IDX ||
+		    x->u.call.id == BI_CLUSTER_CTA_ID)
+			return lin_sym(&e->st, tile_new_sym(e, "tid", 0,
+							    INT32_MAX,
+							    (Expr *)x));
 		if (x->u.call.id == BI_CLUSTER_CTA_ID &&
 		    x->u.call.args.n == 1 &&
 		    x->u.call.args.v[0]->kind == EX_STR) {

@@ -62,12 +62,21 @@ explain_module(Ctx *c, Module *m)
 	for (size_t i = 0; i < m->tile_calls.n; i++) {
 		const TileCall *tc = m->tile_calls.v[i];
 		int line = 0, col = 0;
-		if (tc->span.file)
+		const char *file = "?";
+		if (tc->span.file) {
 			ctx_line_col(c, tc->span.file, tc->span.lo, &line, &col);
-		sb_printf(&b, "%d:%d: %s family (%s), scope=%s\n", line, col,
-			  tc->fam ? tc->fam->name : "?",
+			file = c->files.v[tc->span.file - 1].name;
+		}
+		sb_printf(&b, "%s:%d:%d: %s family (%s), scope=%s\n", file,
+			  line, col, tc->fam ? tc->fam->name : "?",
 			  tc->fam ? tc->fam->file : "?",
 			  execscope_name(tc->scope));
+		if (!tc->ok) {
+			/* the diagnostic says why; the other calls still
+			 * get their explanation */
+			sb_puts(&b, "  rejected: see the error for this line\n");
+			continue;
+		}
 		sb_printf(&b, "  form: %s\n", tc->form ? tc->form : "?");
 		sb_puts(&b, "  groups: ");
 		if (tc->ngroup == 0)
@@ -89,6 +98,14 @@ explain_module(Ctx *c, Module *m)
 		sb_printf(&b, "  expands to %lld %s per issuing thread\n",
 			  (long long)tc->count,
 			  tc->fn ? "scalar evaluations" : "instructions");
+	}
+	for (size_t i = 0; i < m->funcs.n; i++) {
+		const Func *f = m->funcs.v[i];
+		for (size_t k = 0; k < f->assume.n; k++)
+			sb_printf(&b, "kernel %s assumes %s %% %lld == 0 (a "
+				  "row stride it aligns; checked at launch, "
+				  "E5020)\n", f->name, f->assume.v[k].var->name,
+				  (long long)f->assume.v[k].multiple_of);
 	}
 	return sb_cstr(&b);
 }

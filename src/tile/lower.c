@@ -289,43 +289,15 @@ subst_get(const Subst *s, const Var *v)
 }
 
 static Expr *
+subst_lookup(const void *ud, const Var *v)
+{
+	return subst_get(ud, v);
+}
+
+static Expr *
 clone(Subst *s, const Expr *x)
 {
-	Ctx *c = s->L->c;
-	if (!x)
-		return NULL;
-	if (x->kind == EX_VAR) {
-		Expr *t = subst_get(s, x->u.var);
-		return t ? t : (Expr *)x;
-	}
-	Expr *n = NEW(&c->arena, Expr);
-	*n = *x;
-	switch (x->kind) {
-	case EX_UNARY:
-	case EX_BINARY:
-	case EX_CAST:
-	case EX_REINTERPRET:
-	case EX_SELECT:
-		n->u.op.a = clone(s, x->u.op.a);
-		n->u.op.b = clone(s, x->u.op.b);
-		n->u.op.c = clone(s, x->u.op.c);
-		break;
-	case EX_BUILTIN:
-		memset(&n->u.call.args, 0, sizeof(n->u.call.args));
-		for (size_t i = 0; i < x->u.call.args.n; i++)
-			vec_push(&c->arena, &n->u.call.args,
-				 clone(s, x->u.call.args.v[i]));
-		break;
-	case EX_TUPLE:
-		memset(&n->u.tuple, 0, sizeof(n->u.tuple));
-		for (size_t i = 0; i < x->u.tuple.n; i++)
-			vec_push(&c->arena, &n->u.tuple,
-				 clone(s, x->u.tuple.v[i]));
-		break;
-	default:
-		break;
-	}
-	return n;
+	return ir_clone_subst(s->L->c, x, subst_lookup, s);
 }
 
 static Var *

@@ -212,6 +212,8 @@ struct TileEnv {
 	 * none yet) and where: PTX wants one group per kernel */
 	int tc05_group;
 	Span tc05_span;
+	int block_sym[3];       /* block id symbol + 1 per axis, 0 = none */
+	bool in_floor;          /* tile_var_floor is running */
 };
 
 void tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f);
@@ -224,10 +226,57 @@ typedef struct GuardSave {
 void tile_guard_push(TileEnv *e, const Expr *cond, bool negate,
 		     GuardSave *save);
 void tile_guard_pop(TileEnv *e, const GuardSave *save);
+/* The comparison that holds when op does not (< gives >=; == gives !=,
+ * != gives ==). */
+BinOp tile_negate_cmp(BinOp op);
 /* Records the value of a declared variable that is never reassigned. */
 void tile_env_decl(TileEnv *e, const Stmt *decl);
 /* Gives loop variable v the interval of its range. */
 void tile_env_loop(TileEnv *e, const Stmt *loop);
+/* ---- facts.c: runtime values the prover may assume ---- */
+
+/* The symbol of block_idx(axis a) in [0, grid), with the fact
+ * grid - 1 - block >= 0 when the grid is symbolic; x its expression
+ * (NULL: built). */
+int tile_block_sym(TileEnv *e, int a, const Expr *x);
+/* Makes the block id symbols of the launch grid (their facts hold
+ * everywhere in the kernel, so they sit at the stack's bottom). */
+void tile_facts_init(TileEnv *e);
+/* Raises *lo to the smallest value a reassigned variable can hold when
+ * it only ever grows (`v = v + d`, d >= 0). */
+void tile_var_floor(TileEnv *e, const Var *v, int64_t *lo, int64_t hi);
+/* Pushes the facts of cond (negated: the else branch) and returns the
+ * mark to pop to. */
+size_t tile_facts_guard(TileEnv *e, const Expr *cond, bool negate);
+/* Kills facts about variables the loop body assigns, then pushes the
+ * loop's own facts (while condition; begin <= i < end). */
+size_t tile_facts_loop(TileEnv *e, const Stmt *loop);
+void tile_facts_pop(TileEnv *e, size_t mark);
+/* Kills the facts that mention v (an assignment to v). */
+void tile_facts_assign(TileEnv *e, const Var *v);
+
+/* ---- mbar_lint.c ---- */
+/* mbarrier storage narrower than 8 bytes; mbarriers never initialised. */
+void tile_mbar_lint(TileEnv *e, const Func *f);
+
+/* ---- symshape.c: global tensors with symbolic sizes ---- */
+
+/* True when some extent of b is not a constant. */
+bool tile_sym_shape(const Buffer *b);
+/* b's whole View with placeholder extents on symbolic axes (bounds are
+ * then the caller's: tile_sym_bounds); NULL after a diagnostic. */
+View *tile_sym_root_view(TileEnv *e, Buffer *b, Span sp);
+/* Proves 0 <= start[d] and start[d] + ext[d] <= extent d of b for a
+ * region of b under the current facts, else PT_E_PROVE_BOUNDS in the
+ * script's names with a counterexample. */
+bool tile_sym_bounds(TileEnv *e, const Expr *region, const Buffer *b,
+		     const Lin *start, const int64_t *ext, Span sp);
+/* The element offset of region coordinate coord of op (root with a
+ * symbolic shape, thread view v) over the real row-major strides;
+ * records the size multiples an atom aligned to `need` bytes needs. */
+Lin tile_sym_m(TileEnv *e, const TileOperand *op, const View *v,
+	       const int64_t *coord, int64_t need);
+
 /* Linear form of an integer expression; opaque parts become symbols
  * that remember their expression. */
 Lin tile_lin(TileEnv *e, const Expr *x);
@@ -263,6 +312,9 @@ bool tile_register_slots(TileEnv *e, TileCall *tc, TileOperand *op);
 /* True when codegen indexes x's elements logically (buffer, regions,
  * same-width dtype views); lower.c then uses x itself. */
 bool tile_plain_chain(const Expr *x);
+/* The root buffer of a tensor expression (through regions and views),
+ * or NULL. */
+Buffer *tile_root_buffer(const Expr *x);
 /* The executing thread's part of op's view: the group axes sliced at the
  * hardware-id symbols (op->view itself without groups); NULL on error. */
 View *tile_thread_view(TileEnv *e, TileCall *tc, TileOperand *op);

@@ -17,4 +17,4 @@ def k():
     one = R.view(32, 4, layout=TileLayout(S[(32, 4):(1@laneid, 1)]))
     if warp == 0:
         for i in T.serial(1):
-            T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"], one, mem[i, :, 0:4], scope="warp")
+            T.cuda.tile.apply(T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"], one, mem.sub[i, :, 0:4], scope="warp")

@@ -27,13 +27,13 @@ def tile_ld_st(
     T.cuda.tile.apply(T.ptx["st.global.cg.v4.b32"], B, R, scope="cta")
     W = T.alloc_local((2, 2), "uint64", layout="default")
     L = T.alloc_local((2, 2), "uint64", layout="default", align=16)
-    T.cuda.tile.apply(T.ptx["ld.global.cg.v2.b64"], W, C[tid, :, :])
+    T.cuda.tile.apply(T.ptx["ld.global.cg.v2.b64"], W, C.sub[tid, :, :])
     T.cuda.tile.apply(T.ptx["st.local.v2.b64"], L, W)
     T.cuda.tile.apply(T.ptx["ld.local.v2.b64"], W, L)
-    T.cuda.tile.apply(T.ptx["st.global.v2.b64"], C[tid, :, :], W)
+    T.cuda.tile.apply(T.ptx["st.global.v2.b64"], C.sub[tid, :, :], W)
     # non-coherent (read-only path) loads: .nc with a cache operator or an
     # L1 eviction priority
     T.cuda.tile.apply(T.ptx["ld.global.nc.v4.b32"], R, A, scope="cta")
     T.cuda.tile.apply(T.ptx["ld.global.cg.nc.v4.b32"], R, A, scope="cta")
     T.cuda.tile.apply(T.ptx["ld.global.nc.L1::no_allocate.v4.b32"], R, A, scope="cta")
-    T.cuda.tile.apply(T.ptx["ld.global.nc.v2.b64"], W, C[tid, :, :])
+    T.cuda.tile.apply(T.ptx["ld.global.nc.v2.b64"], W, C.sub[tid, :, :])

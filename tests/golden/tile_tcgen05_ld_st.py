@@ -81,7 +81,7 @@ def tmem_ld_st(A: T.Tensor((128, 8), "uint32")):
         T.cuda.tile.apply(
             T.ptx["tcgen05.ld.sync.aligned.32x32b.x1.b32"],
             one.view(32, 1, layout=TileLayout(S[(32, 1):(1@laneid, 1)])),
-            mem[2, :, 20:21], scope="warp",
+            mem.sub[2, :, 20:21], scope="warp",
         )
         T.ptx.tcgen05.wait__ld.sync.aligned()
         A[tid, 4] = one[0]

@@ -77,6 +77,33 @@ else
 	[ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/emu_diff.out" &&
 		echo "FAIL gpu/emu_diff: exited with status $rc" | tee -a "$log"
 fi
+# the C host example (examples/host/vcopy_host.c) on a ragged size
+host="$BUILD/vcopy_host"
+if [ -x "$host" ]; then
+	if "$BUILD/ptxtile" compile -q examples/vcopy_dynamic.py \
+		-o "$out/vcopy_dynamic.ptx" --meta "$out/vcopy_dynamic.json"; then
+		for n in 1000 1; do
+			"$host" "$out/vcopy_dynamic.ptx" "$out/vcopy_dynamic.json" \
+				$n >"$out/host.out" 2>&1
+			rc=$?
+			if [ $rc -eq 77 ]; then
+				skipped=$((skipped + 1))
+				echo "SKIP gpu/host_example_n$n: $(head -n 1 "$out/host.out")"
+				continue
+			fi
+			ran=$((ran + 1))
+			if [ $rc -eq 0 ]; then
+				echo "PASS gpu/host_example_n$n" | tee -a "$log"
+			else
+				echo "FAIL gpu/host_example_n$n: $(head -n 2 "$out/host.out")" | tee -a "$log"
+			fi
+		done
+	else
+		echo "FAIL gpu/host_example: vcopy_dynamic.py does not compile" | tee -a "$log"
+	fi
+else
+	echo "FAIL gpu/host_example: $host is missing (make builds it)" | tee -a "$log"
+fi
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 if [ $ran -eq 0 ] && [ $failed -eq 0 ] && [ $skipped -gt 0 ]; then

@@ -188,3 +188,57 @@ for f in long1 long2; do
 		ok "clip_$f"
 	else bad "clip_$f" "$n bytes; caret at $pad, nope at $col"; fi
 done
+
+# everyday conveniences (issue 11)
+same_out() { # name: the last two runs' stderr must be equal
+	cmp -s "$t/e1" "$t/e2" && ok "$1" || bad "$1" "'$(cat "$t/e1")' vs '$(cat "$t/e2")'"
+}
+"$P" check --diag=short "$t/bad.py" 2>"$t/e1"
+"$P" check --diag short "$t/bad.py" 2>"$t/e2"
+same_out diag_short_space
+"$P" --diag short check "$t/bad.py" 2>"$t/e2"
+same_out options_before_command
+expect_rc options_before_command_rc 1 "$P" --target sm_90a --diag=short check "$t/bad.py"
+expect_rc diag_bad_value 2 "$P" check --diag long "$good"
+grep -q "diag takes short or full" "$t/err" || bad diag_bad_value_message "$(cat "$t/err")"
+expect_rc unreadable_reason 2 "$P" check "$t/none.py"
+grep -q "cannot read $t/none.py: No such file or directory" "$t/err" &&
+	ok unreadable_reason_message || bad unreadable_reason_message "$(cat "$t/err")"
+expect_rc unreadable_dir 2 "$P" check "$t"
+grep -q "cannot read $t: Is a directory" "$t/err" &&
+	ok unreadable_dir_message || bad unreadable_dir_message "$(cat "$t/err")"
+expect_rc unknown_target_lists 2 "$P" check "$good" --target sm_75
+grep -q "valid targets: sm_80 sm_90 sm_90a sm_100a sm_100f sm_103a" "$t/err" &&
+	ok unknown_target_lists_message || bad unknown_target_lists_message "$(cat "$t/err")"
+# one-line summaries on stderr; -q silences them; stdout stays the output
+expect_rc summary_check 0 "$P" check examples/ld_st.py
+[ "$(cat "$t/err")" = "examples/ld_st.py: ok, 1 kernel, 2 tile calls (sm_90a)" ] &&
+	ok summary_check_line || bad summary_check_line "$(cat "$t/err")"
+expect_rc summary_quiet 0 "$P" check -q examples/ld_st.py
+[ -s "$t/err" ] && bad summary_quiet_silent "$(cat "$t/err")" || ok summary_quiet_silent
+expect_rc summary_compile 0 "$P" compile examples/ld_st.py -o "$t/s.ptx"
+lines=$(wc -l <"$t/s.ptx" | tr -d ' ')
+[ "$(cat "$t/err")" = "examples/ld_st.py: ok, 1 kernel, $lines lines of PTX (sm_90a) -> $t/s.ptx" ] &&
+	ok summary_compile_line || bad summary_compile_line "$(cat "$t/err") ($lines lines)"
+# explain names the file, and with an error still explains the calls
+# that passed (on stdout; no output file)
+printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((128, 4), "float32", align=16)):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=128))\n    x = T.alloc_local((4,), "float32", layout="default")\n    T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], x, A.sub[3, :])\n    T.cuda.tile.apply(T.ptx["st.global.v4.b32"], A.sub[3, 1:5], x)\n' >"$t/mixed.py"
+expect_rc explain_with_errors 1 "$P" explain "$t/mixed.py"
+if grep -q "^$t/mixed.py:7:5: ld family (ld_st.c), scope=thread$" "$t/out" &&
+   grep -q "expands to 1 instructions per issuing thread" "$t/out" &&
+   grep -q "^$t/mixed.py:8:5: st family (ld_st.c), scope=thread$" "$t/out" &&
+   grep -q "rejected: see the error for this line" "$t/out" &&
+   grep -q "mixed.py:8:.*error\[E" "$t/err"; then ok explain_with_errors_output
+else bad explain_with_errors_output "$(cat "$t/out" "$t/err")"; fi
+# make test-gpu without a driver: a reported skip, not a make error
+# (the GPU programs link the plain runtime: not under the ASan build)
+if [ "$BUILD" != build ]; then
+	echo "SKIP cli/test_gpu_skip: BUILD=$BUILD links sanitized objects"
+elif [ ! -e /dev/nvidiactl ] && ! ldconfig -p 2>/dev/null | grep -q libcuda.so.1; then
+	make --no-print-directory -s test-gpu O="$BUILD" >"$t/out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "skipped - no CUDA driver" "$t/out" &&
+		ok test_gpu_skip || bad test_gpu_skip "exit $rc: $(tail -2 "$t/out")"
+else
+	echo "SKIP cli/test_gpu_skip: a CUDA driver is present"
+fi

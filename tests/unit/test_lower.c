@@ -143,7 +143,7 @@ TEST(lower_type_errors)
 		{"    x = T.alloc_shared((4,), \"float32\", layout=T.TileLayout(T.S[(4, 2):(1,)]))\n", PT_E_BAD_LAYOUT},
 		{"    x = T.alloc_shared((4,), \"float32\", layout=\"rowmajor\")\n", PT_E_BAD_LAYOUT},
 		{"    x = T.alloc_local((4,), \"float32\", layout=T.TileLayout(T.S[4:1@laneid]))\n", PT_E_UNKNOWN_AXIS},
-		{"    x = T.alloc_shared((4,), \"float32\", scope=\"shared\")\n", PT_E_UNKNOWN_KEYWORD},
+		{"    x = T.alloc_shared((4,), \"float32\", scope=\"global\")\n", PT_E_UNKNOWN_SCOPE},
 		{"    x = T.decl_buffer((4,), \"float32\", scope=\"tmem\")\n", PT_E_MISSING_ARG},
 		{"    x = T.alloc_local((u,), \"float32\")\n    y = x.ptr_to([0, 1])\n", PT_E_RANK},
 		{"    x = 1\n    x()\n", PT_E_UNSUPPORTED},

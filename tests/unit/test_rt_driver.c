@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ptxtile.h"
 #include "rt/rt.h"
 #include "test.h"
 
@@ -26,6 +27,8 @@ static struct Fake {
 	uint64_t lookup_flags[64];
 	const char *missing; /* symbol the fake driver lacks */
 	int loads, launches, encodes, set_attrs;
+	bool not_tk; /* the launched kernel is not "tk": keep no params */
+	unsigned cfg_grid_y;
 	int attr_id, attr_value;
 	char image[512];
 	/* last cuTensorMapEncodeTiled */
@@ -181,6 +184,10 @@ f_launch_kernel_ex(const CUlaunchConfig *cfg, CUfunction fn, void **params,
 	fk.cfg = *cfg;
 	if (cfg->num_attrs)
 		fk.attr = cfg->attrs[0];
+	if (fk.not_tk) {
+		fk.cfg_grid_y = cfg->grid_y;
+		return 0;
+	}
 	memcpy(&fk.p_ptr, params[0], 8);
 	memcpy(&fk.p_alpha, params[1], 4);
 	memcpy(fk.p_map, params[2], 128);
@@ -652,4 +659,72 @@ TEST(rt_driver_signature_checked)
 	ptrt_module *m = load_tk(rt);
 	CHECK(m != NULL);
 	ptrt_close(rt);
+}
+
+/* A kernel whose row stride is the symbolic size n: its 16-byte vector
+ * accesses at B[r, c:c+4] are aligned only when n is a multiple of 4,
+ * which the compiler records ("assume") and the runtime checks before
+ * the driver sees the launch. */
+static const char copy2d_src[] =
+	"from tvm_tirx.script import tirx as T\n"
+	"m = T.dynamic(\"m\")\n"
+	"n = T.dynamic(\"n\")\n"
+	"@T.function\n"
+	"def copy2d(A: T.Tensor((m, n), \"float32\", align=16),"
+	" B: T.Tensor((m, n), \"float32\", align=16)):\n"
+	"    T.device_entry(launch=T.cuda.LaunchConfig("
+	"grid=(T.ceildiv(n, 128), m), block=32))\n"
+	"    r = T.cuda.block_idx(\"y\")\n"
+	"    c = (T.cuda.block_idx(\"x\") * 32 + T.cuda.thread_idx(\"x\")) * 4\n"
+	"    x = T.alloc_local((4,), \"float32\", layout=\"default\")\n"
+	"    if c + 4 <= n:\n"
+	"        T.cuda.tile.apply(T.ptx[\"ld.global.v4.b32\"], x, A.sub[r, c:c + 4])\n"
+	"        T.cuda.tile.apply(T.ptx[\"st.global.v4.b32\"], B.sub[r, c:c + 4], x)\n";
+
+TEST(rt_driver_assumed_size_multiple)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	pt_module *pm = NULL;
+	const char *ptx = NULL, *meta = NULL;
+	CHECK_INT(pt_load(c, "copy2d.py", copy2d_src, strlen(copy2d_src), &pm),
+		  PT_OK);
+	if (pm)
+		CHECK_INT(pt_compile(c, pm, "sm_90a", &ptx, &meta), PT_OK);
+	CHECK(meta && strstr(meta, "\"assume\": [{\"var\": \"n\", "
+				   "\"multiple_of\": 4}]") != NULL);
+	CuDriver d = fake_driver();
+	fk.not_tk = true;
+	ptrt_ctx *rt;
+	ptrt_module *m = NULL;
+	ptrt_kernel *k = NULL;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	if (ptx && meta)
+		CHECK_INT(ptrt_module_load(rt, ptx, strlen(ptx), meta,
+					   strlen(meta), &m), PT_OK);
+	if (m)
+		CHECK_INT(ptrt_kernel_get(m, "copy2d", &k), PT_OK);
+	if (k) {
+		int64_t bad[2] = {3, 1001}, good[2] = {3, 1000};
+		ptrt_arg args[] = {
+			ptrt_arg_tensor(0x7f0000001000ull, PTRT_FLOAT32, 2, bad,
+					NULL),
+			ptrt_arg_tensor(0x7f0000100000ull, PTRT_FLOAT32, 2, bad,
+					NULL),
+		};
+		CHECK_INT(ptrt_launch(k, args, 2, NULL), PT_E_RT_ASSUME);
+		CHECK(strstr(ptrt_errmsg(rt), "symbolic size \"n\" is 1001 "
+			     "(argument 1 dim 1), but the kernel was compiled "
+			     "assuming it is a multiple of 4") != NULL);
+		CHECK_INT(fk.launches, 0);
+		args[0] = ptrt_arg_tensor(0x7f0000001000ull, PTRT_FLOAT32, 2,
+					  good, NULL);
+		args[1] = ptrt_arg_tensor(0x7f0000100000ull, PTRT_FLOAT32, 2,
+					  good, NULL);
+		CHECK_INT(ptrt_launch(k, args, 2, NULL), PT_OK);
+		CHECK_INT(fk.launches, 1);
+		CHECK_INT(fk.cfg.grid_x, 8); /* ceil(1000 / 128) */
+		CHECK_INT(fk.cfg_grid_y, 3);
+	}
+	ptrt_close(rt);
+	pt_ctx_free(c);
 }

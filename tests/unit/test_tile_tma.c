@@ -59,11 +59,11 @@ static const char src_slots[] =
 	"coords=(n, 0), coord_steps=((0, 64),), swizzle=3, l2_promotion=3, "
 	"mbar=b.ptr_to([0]))\n"
 	"    T.cuda.tile.apply(T.ptx[\"cp.async.bulk.tensor.2d.shared::cta."
-	"global.tile.mbarrier::complete_tx::bytes\"], s[0, :, :], A, "
+	"global.tile.mbarrier::complete_tx::bytes\"], s.sub[0, :, :], A, "
 	"box=(32, 64), coords=(0, n), swizzle=3, l2_promotion=3, "
 	"mbar=b.ptr_to([0]))\n"
 	"    T.cuda.tile.apply(T.ptx[\"cp.async.bulk.tensor.2d.global."
-	"shared::cta.tile.bulk_group\"], A, s[1, 0:16, :], box=(16, 64), "
+	"shared::cta.tile.bulk_group\"], A, s.sub[1, 0:16, :], box=(16, 64), "
 	"coords=(n, 64), swizzle=3)\n";
 
 /* Two loads with equal fields share one map; the store's box differs. */

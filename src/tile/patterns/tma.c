@@ -199,36 +199,12 @@ is_tensormap(const TileEnv *e, const Expr *x)
 	return false;
 }
 
-/* The root buffer of a tensor expression (through regions and views). */
-static Buffer *
-root_buffer(const Expr *x)
-{
-	for (;;) {
-		switch (x->kind) {
-		case EX_BUF:
-			if (x->u.buf->kind != BK_VIEW || !x->u.buf->view)
-				return x->u.buf;
-			x = x->u.buf->view;
-			break;
-		case EX_REGION:
-			x = x->u.region.base;
-			break;
-		case EX_VIEW_DTYPE:
-		case EX_VIEW_RESHAPE:
-			x = x->u.view.base;
-			break;
-		default:
-			return NULL;
-		}
-	}
-}
-
 static bool
 is_global(const TileEnv *e, const Expr *x)
 {
 	if (x->type == ET_SCALAR)
 		return is_tensormap(e, x);
-	Buffer *b = x->type == ET_TENSOR ? root_buffer(x) : NULL;
+	Buffer *b = x->type == ET_TENSOR ? tile_root_buffer(x) : NULL;
 	return b && b->scope == MS_GLOBAL;
 }
 
@@ -330,7 +306,7 @@ check_global_tensor(TileEnv *e, TileCall *tc, const TileOperand *op,
 		    int rank, TmaFields *f, Buffer **out)
 {
 	Ctx *c = e->c;
-	Buffer *b = root_buffer(op->expr);
+	Buffer *b = tile_root_buffer(op->expr);
 	if (!b || b->kind != BK_PARAM ||
 	    (!full_region(op->expr, b) && !region_of(op->expr, b, f)))
 		return diag_error(c, PT_E_TMA_GLOBAL_VIEW, op->span,
@@ -1028,7 +1004,7 @@ describe_global(TileEnv *e, TileCall *tc, const TmaCall *k, TileOperand *g,
 		g->scalar = true;
 		return;
 	}
-	g->root = root_buffer(g->expr);
+	g->root = tile_root_buffer(g->expr);
 	g->role = ROLE_MEM;
 	g->bits = dtype_bits(g->dtype);
 	g->atom_axes = k->rank;

@@ -21,5 +21,5 @@ def tile_ldst(A: T.Tensor((2, 32, 3, 4), "float32", align=16),
     T.cuda.tile.apply(T.ptx["st.shared.v4.b32"], S, R, scope="cta")
     T.cuda.cta_sync()
     nxt = (tid + 1) % 64
-    T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], P, S[nxt // 32, nxt % 32, :, :])
-    T.cuda.tile.apply(T.ptx["st.global.v4.b32"], B[tid // 32, tid % 32, :, :], P)
+    T.cuda.tile.apply(T.ptx["ld.shared.v4.b32"], P, S.sub[nxt // 32, nxt % 32, :, :])
+    T.cuda.tile.apply(T.ptx["st.global.v4.b32"], B.sub[tid // 32, tid % 32, :, :], P)

@@ -1,0 +1,15 @@
+# The if guard held on entry; the loop moves row, so the second
+# iteration is not guarded.
+from tvm_tirx.script import tirx as T
+
+n = T.dynamic("n")
+
+@T.function
+def vcopy(A: T.Tensor((n, 4), "float32", align=16), B: T.Tensor((n, 4), "float32", align=16)):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.ceildiv(n, 128), block=128))
+    row = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
+    x = T.alloc_local((4,), "float32", layout="default")
+    if row < n:
+        for k in range(2):
+            T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], x, A.sub[row, :])
+            row += 1
