@@ -79,6 +79,7 @@ typedef struct Opnd {
 	uint8_t neg;    /* !%p */
 	uint8_t fimm;   /* K_IMM written as a decimal float (imm = double bits) */
 	uint8_t smem;   /* K_IMM/K_ADDR: add the CTA's shared window base */
+	uint8_t pred;   /* K_REG: a .pred register */
 	uint16_t n;     /* K_VEC, K_ADDR with coordinates: element count */
 	uint32_t reg;   /* K_REG slot; K_ADDR base slot or NOREG; K_SPEC id */
 	uint32_t vec;   /* K_VEC / K_ADDR coordinates: first index in pool */

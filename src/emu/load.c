@@ -49,6 +49,7 @@ typedef struct Sym {
 	uint32_t slot;     /* register slot */
 	int kind;          /* 0 register, 1 shared, 2 local, 3 param */
 	uint64_t value;    /* shared/local/param offset */
+	bool pred;         /* a .pred register */
 } Sym;
 
 typedef struct LabelRef {
@@ -268,6 +269,7 @@ read_reg_decl(Reader *rd)
 	const char *ty = word(rd);
 	if (ty[0] != '.' || !type_of(ty + 1))
 		fail(rd, PT_E_EMU_PARSE, "bad register type '%s'", ty);
+	bool pred = !strcmp(ty, ".pred");
 	do {
 		const char *name = word(rd);
 		if (accept(rd, '<')) {
@@ -280,11 +282,14 @@ read_reg_decl(Reader *rd)
 					rd->a, "%s%llu", name,
 					(unsigned long long)i));
 				s->slot = rd->k->nregs++;
+				s->pred = pred;
 			}
 		} else {
 			if (rd->k->nregs + 1 > 1u << 16)
 				fail(rd, PT_E_EMU_PARSE, "too many registers");
-			sym_add(rd, name)->slot = rd->k->nregs++;
+			Sym *s = sym_add(rd, name);
+			s->slot = rd->k->nregs++;
+			s->pred = pred;
 		}
 	} while (accept(rd, ','));
 	expect(rd, ';');
@@ -354,6 +359,7 @@ special_or_reg(Reader *rd, const char *name, Opnd *o)
 	if (s && s->kind == 0) {
 		o->kind = K_REG;
 		o->reg = s->slot;
+		o->pred = s->pred;
 		return;
 	}
 	for (size_t i = 0; i < countof(spec_names); i++)
@@ -913,8 +919,8 @@ read_body(Reader *rd)
 		const char *w = word(rd);
 		size_t wl = strlen(w);
 		if (w[wl - 1] == ':' && (wl < 2 || w[wl - 2] != ':')) {
-			Sym l = {arena_strndup(rd->a, w, wl - 1), 0, 4,
-				 (uint64_t)rd->code.n};
+			Sym l = {.name = arena_strndup(rd->a, w, wl - 1),
+				 .kind = 4, .value = (uint64_t)rd->code.n};
 			vec_push(rd->a, &rd->labels, l);
 			continue;
 		}

@@ -404,8 +404,13 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "cp-size %llu",
 			 (unsigned long long)size);
 	uint64_t src_size = size;
-	/* cp.async ... [d], [s], cp-size{, src-size}{, cache-policy} */
-	if (in->nop > 3 && !insn_has(in, "L2::cache_hint"))
+	/* cp.async ... [d], [s], cp-size{, src-size | ignore-src}
+	 * {, cache-policy}: a predicate fourth operand is ignore-src (true:
+	 * no source read, the whole chunk zero) */
+	if (in->nop > 3 && in->o[3].kind == K_REG && in->o[3].pred)
+		src_size = (opnd_get(r, c, t, &in->o[3]) != 0) != in->o[3].neg
+				   ? 0 : size;
+	else if (in->nop > 3 && !insn_has(in, "L2::cache_hint"))
 		src_size = opnd_get(r, c, t, &in->o[3]) & 0xffffffffu;
 	if (src_size > size)
 		emu_fail(r, PT_E_EMU_OOB, t, in,

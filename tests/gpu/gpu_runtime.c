@@ -22,17 +22,17 @@
 /* ---- vscale ---- */
 
 static const char vscale_ptx[] = PTX_HEAD
-	".visible .entry vscale(.param .u64 p_x, .param .u64 p_y,\n"
-	"\t.param .f32 p_alpha, .param .u32 p_n)\n"
+	".visible .entry vscale(.param .u64 vscale_x, .param .u64 vscale_y,\n"
+	"\t.param .f32 vscale_alpha, .param .u32 vscale_n)\n"
 	"{\n"
 	"\t.reg .pred %p<2>;\n"
 	"\t.reg .b32 %r<8>;\n"
 	"\t.reg .f32 %f<4>;\n"
 	"\t.reg .b64 %rd<8>;\n"
-	"\tld.param.u64 %rd1, [p_x];\n"
-	"\tld.param.u64 %rd2, [p_y];\n"
-	"\tld.param.f32 %f1, [p_alpha];\n"
-	"\tld.param.u32 %r1, [p_n];\n"
+	"\tld.param.u64 %rd1, [vscale_x];\n"
+	"\tld.param.u64 %rd2, [vscale_y];\n"
+	"\tld.param.f32 %f1, [vscale_alpha];\n"
+	"\tld.param.u32 %r1, [vscale_n];\n"
 	"\tmov.u32 %r2, %ctaid.x;\n"
 	"\tmov.u32 %r3, %ntid.x;\n"
 	"\tmov.u32 %r4, %tid.x;\n"
@@ -128,7 +128,7 @@ out:
  * along x the partner of CTA b is b ^ 1. ---- */
 
 static const char cluster_ptx[] = PTX_HEAD
-	".visible .entry cluster_swap(.param .u64 p_out)\n"
+	".visible .entry cluster_swap(.param .u64 cluster_swap_out)\n"
 	"{\n"
 	"\t.reg .pred %p<2>;\n"
 	"\t.reg .b32 %r<12>;\n"
@@ -150,7 +150,7 @@ static const char cluster_ptx[] = PTX_HEAD
 	/* keep this CTA's shared memory alive until the partner read it */
 	"\tbarrier.cluster.arrive;\n"
 	"\tbarrier.cluster.wait;\n"
-	"\tld.param.u64 %rd1, [p_out];\n"
+	"\tld.param.u64 %rd1, [cluster_swap_out];\n"
 	"\tcvta.to.global.u64 %rd2, %rd1;\n"
 	"\tmul.wide.u32 %rd3, %r1, 4;\n"
 	"\tadd.s64 %rd4, %rd2, %rd3;\n"
@@ -205,12 +205,12 @@ out:
 
 static const char smem_ptx[] = PTX_HEAD
 	".extern .shared .align 16 .b8 dsmem[];\n"
-	".visible .entry smem_big(.param .u64 p_out, .param .u32 p_words)\n"
+	".visible .entry smem_big(.param .u64 smem_big_out, .param .u32 smem_big_words)\n"
 	"{\n"
 	"\t.reg .pred %p<3>;\n"
 	"\t.reg .b32 %r<16>;\n"
 	"\t.reg .b64 %rd<6>;\n"
-	"\tld.param.u32 %r1, [p_words];\n"
+	"\tld.param.u32 %r1, [smem_big_words];\n"
 	"\tmov.u32 %r2, %tid.x;\n"
 	"\tmov.u32 %r3, dsmem;\n"
 	"\tmov.u32 %r4, %r2;\n"
@@ -236,7 +236,7 @@ static const char smem_ptx[] = PTX_HEAD
 	"\tadd.u32 %r4, %r4, 256;\n"
 	"\tbra SUM;\n"
 	"SUMMED:\n"
-	"\tld.param.u64 %rd1, [p_out];\n"
+	"\tld.param.u64 %rd1, [smem_big_out];\n"
 	"\tcvta.to.global.u64 %rd2, %rd1;\n"
 	"\tmul.wide.u32 %rd3, %r2, 4;\n"
 	"\tadd.s64 %rd4, %rd2, %rd3;\n"
@@ -292,9 +292,9 @@ out:
  * in-bounds part to y (dense m x k). ---- */
 
 static const char tma_ptx[] = PTX_HEAD
-	".visible .entry tma_copy(.param .u64 p_x, .param .u64 p_y,\n"
-	"\t.param .align 64 .b8 p_map[128], .param .u32 p_m,\n"
-	"\t.param .u32 p_k)\n"
+	".visible .entry tma_copy(.param .u64 tma_copy_x, .param .u64 tma_copy_y,\n"
+	"\t.param .align 64 .b8 tma_copy_map[128], .param .u32 tma_copy_m,\n"
+	"\t.param .u32 tma_copy_k)\n"
 	"{\n"
 	"\t.reg .pred %p<6>;\n"
 	"\t.reg .b32 %r<32>;\n"
@@ -309,7 +309,7 @@ static const char tma_ptx[] = PTX_HEAD
 	"\tshl.b32 %r5, %r3, 5;\n"
 	"\tmov.u32 %r6, stile;\n"
 	"\tmov.u32 %r7, mbar;\n"
-	"\tmov.b64 %rd1, p_map;\n"
+	"\tmov.b64 %rd1, tma_copy_map;\n"
 	"\tcvta.param.u64 %rd2, %rd1;\n"
 	"\tsetp.eq.u32 %p1, %r1, 0;\n"
 	"\t@%p1 mbarrier.init.shared::cta.b64 [%r7], 1;\n"
@@ -322,9 +322,9 @@ static const char tma_ptx[] = PTX_HEAD
 	"WAIT:\n"
 	"\tmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r7], %r17;\n"
 	"\t@!%p2 bra WAIT;\n"
-	"\tld.param.u32 %r8, [p_m];\n"
-	"\tld.param.u32 %r9, [p_k];\n"
-	"\tld.param.u64 %rd3, [p_y];\n"
+	"\tld.param.u32 %r8, [tma_copy_m];\n"
+	"\tld.param.u32 %r9, [tma_copy_k];\n"
+	"\tld.param.u64 %rd3, [tma_copy_y];\n"
 	"\tcvta.to.global.u64 %rd4, %rd3;\n"
 	"\tmov.u32 %r10, %r1;\n"
 	"COPY:\n"
@@ -424,7 +424,7 @@ test_errors(GpuRun *g, char *why, size_t n)
 		return;
 	}
 	static const char bad_ptx[] = PTX_HEAD
-		".visible .entry vscale(.param .u64 p_x)\n"
+		".visible .entry vscale(.param .u64 vscale_x)\n"
 		"{\n\tbogus.instruction %r1;\n\tret;\n}\n";
 	ptrt_module *m = NULL;
 	int rc = ptrt_module_load(g->rt, bad_ptx, strlen(bad_ptx), vscale_meta,

@@ -201,6 +201,19 @@ def test_gemm_bf16():
     assert (d.abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
 
 
+@pytest.mark.parametrize("n", [1, 127, 1000, 4099])
+def test_vcopy_dynamic(n):
+    # a runtime size, ragged against the 128-thread block; the row past
+    # the end (a sentinel) must stay untouched
+    k = compiled("vcopy_dynamic.py")
+    a = rand(n + 1, 4, seed=n)
+    b = torch.full((n + 1, 4), -7.0, device=dev)
+    k(a[:n], b[:n])
+    torch.cuda.synchronize()
+    assert torch.equal(b[:n], a[:n])
+    assert torch.equal(b[n], torch.full((4,), -7.0, device=dev))
+
+
 def test_gemm_wgmma():
     k = compiled("gemm_wgmma.py")
     g = torch.Generator(device=dev).manual_seed(9)

@@ -590,6 +590,35 @@ TEST(emu_cp_async_late)
 	ptem_free(e);
 }
 
+/* cp.async's predicate fourth operand is ignore-src (PTX ISA: true
+ * reads no source and zero-fills the chunk), not a src-size of 0 or 1:
+ * threads 0 and 1 copy, threads 2 and 3 get zeros */
+TEST(emu_cp_async_ignore_src)
+{
+	char body[4096];
+	snprintf(body, sizeof(body), "%s"
+		 "\tmul.lo.s32 %%r2, %%r1, 16;\n\tcvt.u64.u32 %%rd2, %%r2;\n"
+		 "\tadd.s64 %%rd3, %%rd1, %%rd2;\n\tmov.u32 %%r3, sm;\n"
+		 "\tadd.s32 %%r3, %%r3, %%r2;\n"
+		 "\tst.global.u32 [%%rd3], 7;\n\tst.global.u32 [%%rd3+12], 9;\n"
+		 "\tsetp.ge.u32 %%p1, %%r1, 2;\n"
+		 "\tcp.async.cg.shared.global [%%r3], [%%rd3], 16, %%p1;\n"
+		 "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n"
+		 "\tld.shared.u32 %%r5, [%%r3];\n\tld.shared.u32 %%r6, [%%r3+12];\n"
+		 "\tst.global.u32 [%%rd3+128], %%r5;\n"
+		 "\tst.global.u32 [%%rd3+132], %%r6;\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(body, 4, 0, &e, &b), PT_OK);
+	for (int i = 0; b && i < 4; i++) {
+		uint32_t w[2];
+		memcpy(w, b + 128 + 16 * i, 8);
+		CHECK_INT(w[0], i < 2 ? 7 : 0);
+		CHECK_INT(w[1], i < 2 ? 9 : 0);
+	}
+	ptem_free(e);
+}
+
 /* ---- whole scripts ----
  * A script is compiled by ptxtile; its metadata and the runtime's launch
  * planner bind the tensors (host buffers copied into emulated memory) and
