@@ -40,7 +40,8 @@
 # Target: sm_100a (compile and ptxas only here; an H200 cannot run it).
 # M, N must be multiples of 256, K a multiple of 128.
 from tvm_tirx.script import tirx as T
-from tvm_tirx.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm_tirx.tirx.layout import S, R, TileLayout
+from tvm_tirx.backend.cuda.axis import TLane, TCol
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 M = 1024
@@ -102,16 +103,16 @@ def gemm_mxf8_sm100(A: T.Tensor((M, K), "float8_e4m3fn", align=128),
     T.cuda.cluster_sync()
     T.ptx.tcgen05.fence__after_thread_sync()
     taddr = slot[0]
-    D = T.decl_buffer((128, 512), "float32", scope="tmem", allocated_addr=taddr,
+    D = T.tmem((128, 512), "float32", scope="tmem", allocated_addr=taddr,
                       layout=TileLayout(S[(128, 512):(1@TLane, 1@TCol)]))
     # scale cells: SFA at columns 256..259, SFB at 260..267
-    SA_T = T.decl_buffer((128, 16), "float8_e8m0fnu", scope="tmem", allocated_addr=taddr + T.uint32(256),
+    SA_T = T.tmem((128, 16), "float8_e8m0fnu", scope="tmem", allocated_addr=taddr + T.uint32(256),
                          layout=TileLayout(S[(128, 16):(1@TLane, 1@TCol)]))
-    SB_T = T.decl_buffer((128, 32), "float8_e8m0fnu", scope="tmem", allocated_addr=taddr + T.uint32(260),
+    SB_T = T.tmem((128, 32), "float8_e8m0fnu", scope="tmem", allocated_addr=taddr + T.uint32(260),
                          layout=TileLayout(S[(128, 32):(1@TLane, 1@TCol)]))
-    SA_W = T.decl_buffer((128, 4), "uint32", scope="tmem", allocated_addr=taddr + T.uint32(256),
+    SA_W = T.tmem((128, 4), "uint32", scope="tmem", allocated_addr=taddr + T.uint32(256),
                          layout=TileLayout(S[(128, 4):(1@TLane, 1@TCol)]))
-    SB_W = T.decl_buffer((128, 8), "uint32", scope="tmem", allocated_addr=taddr + T.uint32(260),
+    SB_W = T.tmem((128, 8), "uint32", scope="tmem", allocated_addr=taddr + T.uint32(260),
                          layout=TileLayout(S[(128, 8):(1@TLane, 1@TCol)]))
     Dv = D.view(1, 1, 128, 256, layout=D_VIEW)
     Av = As.view(1, 4, 128, 32, layout=KSLICES)

@@ -47,8 +47,8 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
     tid = T.cuda.thread_idx("x")
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
-    SA = T.alloc_buffer((4, 128, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 128, 64):(8192, 64, 1)])), align=1024)
-    SB = T.alloc_buffer((4, 256, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 256, 64):(16384, 64, 1)])), align=1024)
+    SA = T.alloc_shared((4, 128, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 128, 64):(8192, 64, 1)])), align=1024)
+    SB = T.alloc_shared((4, 256, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 256, 64):(16384, 64, 1)])), align=1024)
     full = T.alloc_shared((4,), "uint64", align=8)
     empty = T.alloc_shared((4,), "uint64", align=8)
     if tid == 0:

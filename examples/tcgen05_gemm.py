@@ -18,7 +18,8 @@
 # emulator (tests/unit/test_emu.c emu_script_tcgen05_gemm).
 # Target: sm_100a; compile-only on an H200.
 from tvm_tirx.script import tirx as T
-from tvm_tirx.tirx.layout import S, TileLayout, TLane, TCol
+from tvm_tirx.tirx.layout import S, TileLayout
+from tvm_tirx.backend.cuda.axis import TLane, TCol
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 TMEM_VIEW = TileLayout(S[(4, 32, 16):(32@TLane, 1@TLane, 1@TCol)])
@@ -57,17 +58,17 @@ def tcgen05_gemm(A: T.Tensor((128, 64), "bfloat16", align=16),
     T.ptx.tcgen05.fence__after_thread_sync()
     taddr = taddr_smem[0]
     T.cuda.mbarrier_wait(mbar.ptr_to([0]), 0)
-    Dt = T.decl_buffer((128, 128), "float32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 128):(1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Dt = T.tmem((128, 128), "float32", scope="tmem", allocated_addr=taddr, layout=T.TileLayout(T.S[(128, 128):(1@TLane, 1@TCol)]))
     Av = As.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 16, 64, 1)])))
     Bv = Bs.view(1, 4, 128, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(1, 4, 128, 16):(8192, 16, 64, 1)])))
-    Dv = Dt.view(1, 1, 128, 128, layout=T.TileLayout(T.S[(1, 1, 128, 128):(1@T.Axis.TCol, 1@T.Axis.TCol, 1@T.Axis.TLane, 1@T.Axis.TCol)]))
+    Dv = Dt.view(1, 1, 128, 128, layout=T.TileLayout(T.S[(1, 1, 128, 128):(1@TCol, 1@TCol, 1@TLane, 1@TCol)]))
     if tid == 0:
         T.cuda.tile.apply(T.ptx["tcgen05.mma.cta_group::1.kind::f16"], Dv, Av, Bv, instruction_shape=(128, 128, 16))
         T.ptx.tcgen05.commit.cta_group__1.mbarrier__arrive__one.shared__cluster.b64(mbar.ptr_to([1]))
     T.cuda.mbarrier_wait(mbar.ptr_to([1]), 0)
     T.ptx.tcgen05.fence__after_thread_sync()
     for ch in T.unroll(8):
-        mem = T.decl_buffer((4, 32, 16), "uint32", scope="tmem",
+        mem = T.tmem((4, 32, 16), "uint32", scope="tmem",
                             allocated_addr=taddr + T.uint32(ch * 16), layout=TMEM_VIEW)
         row = T.alloc_local((16,), "uint32", layout="default")
         T.cuda.tile.apply(
