@@ -1,0 +1,125 @@
+/* lower.h - what the lower files share: the lowering state and the helpers
+ * one file calls in another.  Only those files include it. */
+#ifndef PT_LOWER_H
+#define PT_LOWER_H
+
+#include <math.h>
+#include <string.h>
+#include "api.h"
+#include "ir/ir.h"
+#include "ptx/ptx.h"
+#include "script/ast.h"
+
+#define MAX_SEQ 4096
+
+typedef VEC(LayoutIter) IterVec;
+typedef VEC(LayoutOffset) OffsetVec;
+typedef VEC(Func *) FuncVec;
+
+typedef enum SymKind {
+	SYM_CONST,   /* cval: a constant expression (scalar, str, tuple) */
+	SYM_LAYOUT,  /* layout */
+	SYM_VAR,     /* var */
+	SYM_BUF,     /* buf */
+	SYM_FUNC,    /* fn */
+	SYM_NS,      /* the builtin namespace (T) */
+	SYM_BUILTIN, /* an imported builtin: path ("S", "Axis.laneid") */
+	SYM_ERROR,   /* definition failed: uses stay silent */
+} SymKind;
+
+typedef struct Sym {
+	const char *name;
+	SymKind kind;
+	Expr *cval;
+	Layout *layout;
+	Var *var;
+	Buffer *buf;
+	Func *fn;
+	const char *path;
+} Sym;
+
+typedef struct Lower {
+	Ctx *c;
+	Module *m;
+	VEC(Sym) syms;
+	size_t func_base; /* first symbol of the current function */
+	Func *fn;
+	int loops;
+	int next_id;
+} Lower;
+
+/* An argument of a call: an AST, or a value from a star expansion. */
+typedef struct Arg {
+	Ast *ast;
+	Expr *val;
+	Span span;
+} Arg;
+
+typedef struct Args {
+	VEC(Arg) pos;
+	AstVec kw; /* A_KWARG nodes */
+} Args;
+
+/* lower_sym.c */
+const char *lw_ast_path(Lower *L, const Ast *a);
+Sym *lw_bind(Lower *L, const char *name, SymKind k);
+const char *lw_call_path(Lower *L, const Ast *a);
+bool lw_is_alloc_path(const char *p);
+bool lw_is_layout_path(const char *p);
+Sym *lw_lookup(Lower *L, const char *name);
+Sym *lw_lookup_local(Lower *L, const char *name);
+Buffer *lw_new_buf(Lower *L, const char *name, BufKind k, Span sp);
+Var *lw_new_var(Lower *L, const char *name, DType t, VarKind k, Span sp);
+bool lw_path_is(const char *p, const char *want);
+
+/* lower_type.c */
+bool lw_binop_of(int tok, BinOp *op);
+Expr *lw_clone_const(Lower *L, const Expr *e, Span sp);
+Expr *lw_coerce(Lower *L, Expr *e, DType t, Span sp);
+bool lw_const_int(Lower *L, Ast *a, int64_t *v);
+const char *lw_const_str(Lower *L, Ast *a, const char *what);
+bool lw_is_const_value(const Expr *e);
+bool lw_is_intlike(DType t);
+bool lw_is_unsigned(DType t);
+Expr *lw_make_binary(Lower *L, BinOp op, Expr *a, Expr *b, Span sp);
+Expr *lw_make_cast(Lower *L, Expr *a, DType t, Span sp);
+Expr *lw_make_unary(Lower *L, UnOp op, Expr *a, Span sp);
+Expr *lw_need_bool(Lower *L, Expr *e, Span sp);
+Expr *lw_need_int(Lower *L, Expr *e, Span sp);
+Expr *lw_need_scalar(Lower *L, Expr *e, Span sp);
+void lw_settle(Expr *e);
+bool lw_unify(Lower *L, Expr **a, Expr **b, Span sp);
+int64_t lw_wrap_int(int64_t v, DType t);
+
+/* lower_call.c */
+bool lw_arg_dtype(Lower *L, Arg *a, DType *out);
+Expr *lw_arg_expr(Lower *L, Arg *a);
+bool lw_ast_dtype(Lower *L, Ast *a, DType *out);
+bool lw_check_count(Lower *L, Args *a, size_t lo, size_t hi, Span sp, const char *callee);
+bool lw_check_keywords(Lower *L, Args *a, const char *const *allowed, const char *callee);
+bool lw_expand_star(Lower *L, Ast *star, Args *out);
+Ast *lw_kwarg(Args *a, const char *name);
+Expr *lower_call(Lower *L, Ast *call);
+bool lw_split_args(Lower *L, Ast *call, Args *out);
+
+/* lower_expr.c */
+Expr *lower_expr(Lower *L, Ast *a);
+Expr *lower_method(Lower *L, Ast *call);
+bool lower_shape(Lower *L, Arg *arg, ExprVec *out);
+Expr *lw_make_subscript(Lower *L, Expr *base, AstVec *items, bool sub, Span sp);
+Expr *lw_need_tensor(Lower *L, Expr *e, Span sp);
+void lw_set_shape(Buffer *b, ExprVec *shape);
+int lw_tensor_rank(const Expr *e);
+Expr **lw_tensor_shape(Lower *L, const Expr *e);
+
+/* lower_layout.c */
+bool lower_layout(Lower *L, Ast *a, Layout **out);
+
+/* lower_stmt.c */
+bool lw_alloc_int_kw(Lower *L, Args *a, const char *name, int64_t *out);
+void lower_block(Lower *L, AstVec *in, Block *out);
+void lw_poison(Lower *L, const char *name);
+bool lw_scope_of(Lower *L, Ast *k, MemScope *out);
+bool lw_shape_and_dtype(Lower *L, Args *a, Ast *call, const char *fn, Buffer *b);
+
+#endif

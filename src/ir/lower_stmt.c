@@ -1,0 +1,564 @@
+/* lower_stmt.c - AST -> IR: buffers and statements.  Part of the lowering
+ * pass; lower.c describes the language it accepts, lower.h what the parts
+ * share.
+ */
+#include "ir/lower.h"
+
+/* ---- buffers ---- */
+
+bool
+lw_alloc_int_kw(Lower *L, Args *a, const char *name, int64_t *out)
+{
+	Ast *k = lw_kwarg(a, name);
+	return !k || lw_const_int(L, k, out);
+}
+
+/* shape and dtype given positionally or as shape=/dtype=. */
+bool
+lw_shape_and_dtype(Lower *L, Args *a, Ast *call, const char *fn, Buffer *b)
+{
+	if (a->pos.n > 2)
+		return lw_check_count(L, a, 2, 2, call->span, fn);
+	Ast *ks = lw_kwarg(a, "shape"), *kd = lw_kwarg(a, "dtype");
+	if ((a->pos.n >= 1) == (ks != NULL) ||
+	    (a->pos.n >= 2) == (kd != NULL))
+		return diag_error(L->c, PT_E_MISSING_ARG, call->span,
+				  "%s needs a shape and a dtype (once each)",
+				  fn);
+	ExprVec shape = {0};
+	Arg sa = {ks, NULL, ks ? ks->span : a->pos.v[0].span};
+	if (!ks)
+		sa = a->pos.v[0];
+	if (!lower_shape(L, &sa, &shape))
+		return false;
+	lw_set_shape(b, &shape);
+	if (kd)
+		return lw_ast_dtype(L, kd, &b->dtype);
+	return lw_arg_dtype(L, &a->pos.v[1], &b->dtype);
+}
+
+bool
+lw_scope_of(Lower *L, Ast *k, MemScope *out)
+{
+	const char *s = lw_const_str(L, k, "scope");
+	if (!s)
+		return false;
+	if (!memscope_parse(s, out))
+		return diag_error(L->c, PT_E_UNKNOWN_SCOPE, k->span,
+				  "unknown memory scope '%s'", s);
+	return true;
+}
+
+static Buffer *
+lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
+{
+	Buffer *b = lw_new_buf(L, name, BK_ALLOC, call->span);
+	Args a;
+	if (!lw_split_args(L, call, &a))
+		return NULL;
+	/* T.tmem and T.decl_tensor are TIRx's spellings of decl_buffer */
+	bool tmem = !strcmp(p, "tmem");
+	bool decl = tmem || !strcmp(p, "decl_buffer") ||
+		    !strcmp(p, "decl_tensor");
+	bool gen = !strcmp(p, "alloc_buffer");
+	bool shared = !strcmp(p, "alloc_shared");
+	static const char *const kw_sl[] = {"shape", "dtype", "layout",
+					    "align", NULL};
+	static const char *const kw_sh[] = {"shape", "dtype", "layout",
+					    "align", "scope", NULL};
+	static const char *const kw_buf[] = {"shape", "dtype", "layout",
+					     "align", "scope", NULL};
+	static const char *const kw_decl[] = {"shape", "dtype", "layout",
+					      "align", "scope",
+					      "allocated_addr", NULL};
+	const char *fn = arena_printf(&L->c->arena, "T.%s", p);
+	if (!lw_check_keywords(L, &a,
+			    decl ? kw_decl : gen ? kw_buf : shared ? kw_sh : kw_sl,
+			    fn) ||
+	    !lw_shape_and_dtype(L, &a, call, fn, b))
+		return NULL;
+	b->scope = shared ? MS_SHARED
+		   : !strcmp(p, "alloc_local") ? MS_LOCAL
+		   : tmem ? MS_TMEM : MS_GLOBAL;
+	Ast *sk = lw_kwarg(&a, "scope");
+	if (sk && !lw_scope_of(L, sk, &b->scope))
+		return NULL;
+	if (shared && b->scope != MS_SHARED && b->scope != MS_SHARED_DYN)
+		return diag_error(L->c, PT_E_UNKNOWN_SCOPE, sk->span,
+				  "T.alloc_shared takes scope=\"shared\" or "
+				  "\"shared.dyn\""), NULL;
+	if (decl) {
+		if (b->scope != MS_TMEM)
+			return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
+					  "%s is only supported with "
+					  "scope=\"tmem\"", fn), NULL;
+		Ast *addr = lw_kwarg(&a, "allocated_addr");
+		if (!addr)
+			return diag_error(L->c, PT_E_MISSING_ARG, call->span,
+					  "%s needs allocated_addr=", fn),
+			       NULL;
+		b->allocated_addr = lw_need_int(L, lower_expr(L, addr), addr->span);
+		if (!b->allocated_addr)
+			return NULL;
+	} else if (b->scope == MS_TMEM) {
+		return diag_error(L->c, PT_E_UNSUPPORTED, call->span,
+				  "tensor memory is declared with "
+				  "T.tmem(..., allocated_addr=...)"),
+		       NULL;
+	}
+	Ast *lay = lw_kwarg(&a, "layout");
+	if (lay && !lower_layout(L, lay, &b->layout))
+		return NULL;
+	if (!lw_alloc_int_kw(L, &a, "align", &b->align))
+		return NULL;
+	return b;
+}
+
+static Buffer *
+view_buffer(Lower *L, const char *name, Expr *view, Span sp)
+{
+	Buffer *b = lw_new_buf(L, name, BK_VIEW, sp);
+	b->dtype = view->dtype;
+	b->ndim = lw_tensor_rank(view);
+	b->shape = lw_tensor_shape(L, view);
+	const Expr *root = view;
+	while (root->kind != EX_BUF)
+		root = root->kind == EX_REGION ? root->u.region.base
+					       : root->u.view.base;
+	b->scope = root->u.buf->scope;
+	if (view->kind == EX_VIEW_RESHAPE)
+		b->layout = view->u.view.layout;
+	b->view = view;
+	return b;
+}
+
+/* ---- statements ---- */
+
+static void
+emit(Lower *L, Block *out, Stmt *s)
+{
+	if (s)
+		vec_push(&L->c->arena, out, s);
+}
+
+void
+lw_poison(Lower *L, const char *name)
+{
+	if (!lw_lookup_local(L, name))
+		lw_bind(L, name, SYM_ERROR);
+}
+
+static Stmt *
+def_buffer(Lower *L, Buffer *b, Span sp)
+{
+	lw_bind(L, b->name, SYM_BUF)->buf = b;
+	Stmt *s = ir_new_stmt(L->c, ST_BUF_DEF, sp);
+	s->u.buf = b;
+	return s;
+}
+
+static Stmt *
+declare_var(Lower *L, const char *name, DType t, Expr *init, Span sp)
+{
+	Var *v = lw_new_var(L, name, t, VK_LOCAL, sp);
+	lw_bind(L, name, SYM_VAR)->var = v;
+	Stmt *s = ir_new_stmt(L->c, ST_VAR_DECL, sp);
+	s->u.var.var = v;
+	s->u.var.value = init;
+	return s;
+}
+
+static Stmt *
+assign_existing(Lower *L, Sym *s, Ast *value, Span sp)
+{
+	if (s->kind == SYM_ERROR)
+		return NULL;
+	if (s->kind != SYM_VAR || s->var->kind != VK_LOCAL) {
+		const char *what = s->kind == SYM_BUF ? "a buffer"
+				   : s->kind == SYM_VAR
+					   ? (s->var->kind == VK_LOOP
+						      ? "a loop variable"
+						      : "a parameter")
+					   : "not a variable";
+		diag_error(L->c, s->kind == SYM_BUF ? PT_E_REDEFINED
+						    : PT_E_NOT_ASSIGNABLE,
+			   sp, "cannot assign to '%s': %s", s->name, what);
+		return NULL;
+	}
+	Expr *e = lw_coerce(L, lw_need_scalar(L, lower_expr(L, value), value->span),
+			 s->var->dtype, value->span);
+	if (!e)
+		return NULL;
+	Stmt *st = ir_new_stmt(L->c, ST_ASSIGN, sp);
+	st->u.var.var = s->var;
+	st->u.var.value = e;
+	return st;
+}
+
+/* name = value */
+static Stmt *
+assign_name(Lower *L, Ast *target, Ast *value, Span sp)
+{
+	const char *name = target->name;
+	const char *p = lw_call_path(L, value);
+	Sym *old = lw_lookup_local(L, name);
+	if (old && old->kind == SYM_VAR && !lw_is_alloc_path(p))
+		return assign_existing(L, old, value, sp);
+	if (old && old->kind != SYM_CONST && old->kind != SYM_LAYOUT) {
+		if (old->kind == SYM_ERROR)
+			return NULL;
+		diag_error(L->c, PT_E_REDEFINED, target->span,
+			   "'%s' is already defined", name);
+		return NULL;
+	}
+	if (lw_is_alloc_path(p)) {
+		Buffer *b = lower_alloc(L, name, value, p);
+		if (!b)
+			return lw_poison(L, name), NULL;
+		return def_buffer(L, b, sp);
+	}
+	if (lw_is_layout_path(p)) {
+		Layout *lay;
+		if (!lower_layout(L, value, &lay))
+			return lw_poison(L, name), NULL;
+		lw_bind(L, name, SYM_LAYOUT)->layout = lay;
+		return NULL;
+	}
+	Expr *e = lower_expr(L, value);
+	if (!e)
+		return lw_poison(L, name), NULL;
+	if (e->type == ET_TENSOR)
+		return def_buffer(L, view_buffer(L, name, e, sp), sp);
+	if ((e->type == ET_TUPLE || e->type == ET_STR) && lw_is_const_value(e)) {
+		lw_bind(L, name, SYM_CONST)->cval = e;
+		return NULL;
+	}
+	if (e->type != ET_SCALAR) {
+		diag_error(L->c, PT_E_NOT_SCALAR, value->span,
+			   "this value cannot be bound to a name");
+		return lw_poison(L, name), NULL;
+	}
+	lw_settle(e);
+	return declare_var(L, name, e->dtype, e, sp);
+}
+
+static Stmt *
+lower_store(Lower *L, Ast *target, Expr *value, Span sp)
+{
+	Ast *obj = target->a;
+	if (obj->kind == A_ATTR && !strcmp(obj->name, "sub")) {
+		diag_error(L->c, PT_E_BAD_INDEX, target->span,
+			   "cannot assign to a region");
+		return NULL;
+	}
+	Expr *base = lw_need_tensor(L, lower_expr(L, obj), obj->span);
+	if (!base)
+		return NULL;
+	Expr *ld = lw_make_subscript(L, base, &target->list, false, target->span);
+	if (!ld)
+		return NULL;
+	if (ld->kind != EX_LOAD) {
+		diag_error(L->c, PT_E_BAD_INDEX, target->span,
+			   "cannot assign to a slice; store elements one by "
+			   "one or use a tile call");
+		return NULL;
+	}
+	value = lw_coerce(L, lw_need_scalar(L, value, sp), base->dtype, sp);
+	if (!value)
+		return NULL;
+	Stmt *s = ir_new_stmt(L->c, ST_STORE, sp);
+	s->u.store.base = base;
+	s->u.store.indices = ld->u.access.indices;
+	s->u.store.value = value;
+	return s;
+}
+
+static Stmt *
+lower_assign(Lower *L, Ast *s)
+{
+	Ast *t = s->a;
+	if (t->kind == A_NAME)
+		return assign_name(L, t, s->b, s->span);
+	if (t->kind == A_SUBSCRIPT) {
+		Expr *v = lower_expr(L, s->b);
+		return v ? lower_store(L, t, v, s->span) : NULL;
+	}
+	diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+		   t->kind == A_TUPLE ? "tuple unpacking is not supported"
+				      : "cannot assign to this target");
+	return NULL;
+}
+
+static Stmt *
+lower_annassign(Lower *L, Ast *s)
+{
+	Ast *t = s->a;
+	if (t->kind != A_NAME) {
+		diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+			   "only names can be declared with a dtype");
+		return NULL;
+	}
+	DType dt;
+	if (!lw_ast_dtype(L, s->b, &dt))
+		return lw_poison(L, t->name), NULL;
+	Sym *old = lw_lookup_local(L, t->name);
+	if (old && old->kind != SYM_ERROR) {
+		diag_error(L->c, PT_E_REDEFINED, t->span,
+			   "'%s' is already defined", t->name);
+		return NULL;
+	}
+	Expr *init = NULL;
+	if (s->c) {
+		init = lower_expr(L, s->c);
+		init = lw_coerce(L, lw_need_scalar(L, init, s->c->span), dt,
+			      s->c->span);
+		if (!init)
+			return lw_poison(L, t->name), NULL;
+	}
+	return declare_var(L, t->name, dt, init, s->span);
+}
+
+static Stmt *
+lower_augassign(Lower *L, Ast *s)
+{
+	BinOp op;
+	if (!lw_binop_of(s->op, &op) || op >= BIN_LT) {
+		diag_error(L->c, PT_E_UNSUPPORTED, s->span,
+			   "unsupported augmented assignment");
+		return NULL;
+	}
+	Ast *t = s->a;
+	if (t->kind != A_NAME && t->kind != A_SUBSCRIPT) {
+		diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+			   "cannot assign to this target");
+		return NULL;
+	}
+	Expr *cur = lower_expr(L, t);
+	Expr *v = cur ? lower_expr(L, s->b) : NULL;
+	Expr *e = v ? lw_make_binary(L, op, cur, v, s->span) : NULL;
+	if (!e)
+		return NULL;
+	if (t->kind == A_SUBSCRIPT)
+		return lower_store(L, t, e, s->span);
+	Sym *sym = lw_lookup(L, t->name);
+	if (sym->kind != SYM_VAR || sym->var->kind != VK_LOCAL) {
+		diag_error(L->c, PT_E_NOT_ASSIGNABLE, t->span,
+			   "cannot assign to '%s'", t->name);
+		return NULL;
+	}
+	e = lw_coerce(L, e, sym->var->dtype, s->span);
+	if (!e)
+		return NULL;
+	Stmt *st = ir_new_stmt(L->c, ST_ASSIGN, s->span);
+	st->u.var.var = sym->var;
+	st->u.var.value = e;
+	return st;
+}
+
+static Stmt *
+lower_expr_stmt(Lower *L, Ast *s)
+{
+	Ast *a = s->a;
+	if (a->kind == A_STR)
+		return NULL; /* docstring */
+	if (a->kind != A_CALL) {
+		diag_error(L->c, PT_E_NO_EFFECT, a->span,
+			   "expression statement has no effect");
+		return NULL;
+	}
+	if (lw_path_is(lw_call_path(L, a), "evaluate")) {
+		if (a->list.n != 1 || a->list.v[0]->kind != A_CALL) {
+			diag_error(L->c, PT_E_ARG_COUNT, a->span,
+				   "T.evaluate takes one call");
+			return NULL;
+		}
+		a = a->list.v[0];
+	}
+	Expr *e = lower_call(L, a);
+	if (!e)
+		return NULL;
+	if (!L->fn->is_kernel) {
+		diag_error(L->c, PT_E_SCALAR_FN, s->span,
+			   "a scalar function holds only bindings, if/else "
+			   "and returns");
+		return NULL;
+	}
+	Stmt *st = ir_new_stmt(L->c, ST_EVAL, s->span);
+	st->u.value = e;
+	return st;
+}
+
+static Stmt *
+lower_if(Lower *L, Ast *s)
+{
+	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	Stmt *st = ir_new_stmt(L->c, ST_IF, s->span);
+	st->u.cond.cond = c;
+	lower_block(L, &s->body, &st->u.cond.then);
+	lower_block(L, &s->orelse, &st->u.cond.els);
+	return c ? st : NULL;
+}
+
+static Stmt *
+lower_while(Lower *L, Ast *s)
+{
+	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	Stmt *st = ir_new_stmt(L->c, ST_WHILE, s->span);
+	st->u.whil.cond = c;
+	L->loops++;
+	lower_block(L, &s->body, &st->u.whil.body);
+	L->loops--;
+	return c ? st : NULL;
+}
+
+static bool
+loop_range(Lower *L, Ast *it, Stmt *st)
+{
+	const char *p = lw_ast_path(L, it->a);
+	bool is_range = it->a->kind == A_NAME && !strcmp(it->a->name, "range") &&
+			!lw_lookup(L, "range");
+	if (lw_path_is(p, "unroll"))
+		st->u.loop.kind = FOR_UNROLL;
+	else if (!is_range && !lw_path_is(p, "serial"))
+		return diag_error(L->c, PT_E_UNSUPPORTED, it->span,
+				  "a for loop iterates over range(), "
+				  "T.serial() or T.unroll()");
+	Args a;
+	if (!lw_split_args(L, it, &a))
+		return false;
+	static const char *const kws[] = {NULL};
+	if (!lw_check_keywords(L, &a, kws, "range") ||
+	    !lw_check_count(L, &a, 1, 3, it->span, "range"))
+		return false;
+	Expr *v[3] = {0};
+	for (size_t i = 0; i < a.pos.n; i++) {
+		v[i] = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[i]), a.pos.v[i].span);
+		if (!v[i])
+			return false;
+	}
+	Expr *b = a.pos.n > 1 ? v[0] : ir_int(L->c, 0, DT_NONE, it->span);
+	Expr *e = a.pos.n > 1 ? v[1] : v[0];
+	Expr *s = a.pos.n > 2 ? v[2] : ir_int(L->c, 1, DT_NONE, it->span);
+	if (!lw_unify(L, &b, &e, it->span) || !lw_unify(L, &b, &s, it->span) ||
+	    !lw_unify(L, &e, &s, it->span))
+		return false;
+	lw_settle(b), lw_settle(e), lw_settle(s);
+	if (!lw_need_int(L, b, it->span) || !lw_need_int(L, e, it->span) ||
+	    !lw_need_int(L, s, it->span))
+		return false;
+	st->u.loop.begin = b;
+	st->u.loop.end = e;
+	st->u.loop.step = s;
+	return true;
+}
+
+static Stmt *
+lower_for(Lower *L, Ast *s)
+{
+	if (s->a->kind != A_NAME) {
+		diag_error(L->c, PT_E_UNSUPPORTED, s->a->span,
+			   "the loop target must be one name");
+		return NULL;
+	}
+	if (s->b->kind != A_CALL) {
+		diag_error(L->c, PT_E_UNSUPPORTED, s->b->span,
+			   "a for loop iterates over range(), T.serial() or "
+			   "T.unroll()");
+		return NULL;
+	}
+	Stmt *st = ir_new_stmt(L->c, ST_FOR, s->span);
+	bool ok = loop_range(L, s->b, st);
+	Var *v = lw_new_var(L, s->a->name, ok ? st->u.loop.begin->dtype : DT_INT32,
+			 VK_LOOP, s->a->span);
+	st->u.loop.var = v;
+	lw_bind(L, v->name, ok ? SYM_VAR : SYM_ERROR)->var = v;
+	L->loops++;
+	lower_block(L, &s->body, &st->u.loop.body);
+	L->loops--;
+	return ok ? st : NULL;
+}
+
+static Stmt *
+lower_return(Lower *L, Ast *s)
+{
+	if (L->fn->is_kernel) {
+		diag_error(L->c, PT_E_BAD_RETURN, s->span,
+			   "return is only valid in a scalar function");
+		return NULL;
+	}
+	if (!s->a) {
+		diag_error(L->c, PT_E_SCALAR_FN, s->span,
+			   "a scalar function returns a value");
+		return NULL;
+	}
+	Expr *e = lw_need_scalar(L, lower_expr(L, s->a), s->a->span);
+	if (!e)
+		return NULL;
+	if (L->fn->ret == DT_NONE) {
+		lw_settle(e);
+		L->fn->ret = e->dtype;
+	}
+	e = lw_coerce(L, e, L->fn->ret, s->a->span);
+	if (!e)
+		return NULL;
+	Stmt *st = ir_new_stmt(L->c, ST_RETURN, s->span);
+	st->u.value = e;
+	return st;
+}
+
+static bool
+scalar_fn_allows(Ast *s)
+{
+	return s->kind == S_ASSIGN || s->kind == S_ANNASSIGN ||
+	       s->kind == S_AUGASSIGN || s->kind == S_IF ||
+	       s->kind == S_RETURN || s->kind == S_PASS ||
+	       (s->kind == S_EXPR && s->a->kind == A_STR);
+}
+
+static Stmt *
+lower_stmt(Lower *L, Ast *s)
+{
+	if (!L->fn->is_kernel && !scalar_fn_allows(s)) {
+		diag_error(L->c, PT_E_SCALAR_FN, s->span,
+			   "a scalar function holds only bindings, if/else "
+			   "and returns");
+		return NULL;
+	}
+	switch (s->kind) {
+	case S_EXPR: return lower_expr_stmt(L, s);
+	case S_ASSIGN: return lower_assign(L, s);
+	case S_ANNASSIGN: return lower_annassign(L, s);
+	case S_AUGASSIGN: return lower_augassign(L, s);
+	case S_IF: return lower_if(L, s);
+	case S_FOR: return lower_for(L, s);
+	case S_WHILE: return lower_while(L, s);
+	case S_BREAK:
+	case S_CONTINUE:
+		if (L->loops == 0) {
+			diag_error(L->c, PT_E_NOT_IN_LOOP, s->span,
+				   "'%s' outside a loop",
+				   s->kind == S_BREAK ? "break" : "continue");
+			return NULL;
+		}
+		return ir_new_stmt(L->c, s->kind == S_BREAK ? ST_BREAK
+							    : ST_CONTINUE,
+				   s->span);
+	case S_RETURN: return lower_return(L, s);
+	case S_PASS: return NULL;
+	case S_DEF:
+		diag_error(L->c, PT_E_UNSUPPORTED, s->span,
+			   "nested functions are not supported");
+		return NULL;
+	default:
+		diag_error(L->c, PT_E_UNSUPPORTED, s->span,
+			   "imports belong at module level");
+		return NULL;
+	}
+}
+
+void
+lower_block(Lower *L, AstVec *in, Block *out)
+{
+	for (size_t i = 0; i < in->n; i++)
+		emit(L, out, lower_stmt(L, in->v[i]));
+}
