@@ -15,7 +15,7 @@ Module *frontend_load(Ctx *c, const char *name, const char *text,
 		      size_t len);
 /* ir/print.c: canonical script text. */
 const char *ir_print_module(Ctx *c, const Module *m);
-/* ir/json.c: the IR as JSON text. */
+/* ir/json_write.c: the IR as JSON text. */
 const char *ir_module_to_json(Ctx *c, const Module *m);
 /* tile/check.c: verifies raw PTX calls and tile contracts for c->target. */
 void check_module(Ctx *c, Module *m);
