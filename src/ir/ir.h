@@ -186,6 +186,7 @@ typedef enum BuiltinResult {
 	BR_UINT32,
 	BR_BOOL,
 	BR_ARG, /* the dtype of the first numeric argument */
+	BR_FARG, /* BR_ARG, a float dtype (the math functions) */
 } BuiltinResult;
 
 typedef struct BuiltinInfo {

@@ -414,6 +414,7 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 	case BR_UINT32: rt = DT_UINT32; break;
 	case BR_BOOL: rt = DT_BOOL; break;
 	case BR_ARG:
+	case BR_FARG:
 		for (size_t i = 0; i < n; i++)
 			if (!lw_need_scalar(L, v[i], a.pos.v[i].span))
 				return NULL;
@@ -425,8 +426,7 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 	if (id == BI_THREAD_IDX || id == BI_BLOCK_IDX || id == BI_CLUSTER_CTA_ID)
 		if (!check_thread_axis(L, v[0], a.pos.v[0].span))
 			return NULL;
-	if (bi->result == BR_ARG && id >= BI_EXP && id <= BI_SIGMOID &&
-	    dtype_kind(rt) != DK_FLOAT)
+	if (bi->result == BR_FARG && dtype_kind(rt) != DK_FLOAT)
 		return diag_error(L->c, PT_E_TYPE_MISMATCH, call->span,
 				  "%s needs a float argument, found %s",
 				  bi->spelling, rt == DT_NONE ? "an int literal"
@@ -435,7 +435,7 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 	if (id == BI_CEILDIV && (!lw_is_intlike(rt) || v[0]->kind == EX_FLOAT))
 		return diag_error(L->c, PT_E_TYPE_MISMATCH, call->span,
 				  "T.ceildiv needs integers"), NULL;
-	if (bi->result == BR_ARG) {
+	if (bi->result == BR_ARG || bi->result == BR_FARG) {
 		Expr *f = fold_builtin(L, id, v, n, call->span);
 		if (f)
 			return f;
