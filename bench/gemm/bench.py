@@ -3,75 +3,89 @@
 C = A @ B.T at M = N = K = 4096, bf16 inputs, float32 accumulation,
 bf16 output, on the same torch-allocated inputs for:
   torch     torch.matmul(A, B.T) (cuBLAS)
-  tile      ptxtile's PTX for examples/gemm_bf16.py (argv[1])
-  twin      the hand-written CUDA C++ + inline PTX twin (argv[2], a cubin
-            of bench/gemm/gemm_twin.cu, kernel gemm_twin)
+  tile      examples/gemm_bf16.py (TILE_SCRIPT) through the ptxtile
+            package: ptxtile.compile(), launched with torch tensors
+  twin      the hand-written CUDA C++ + inline PTX twin (TWIN_CUBIN, a
+            cubin of bench/gemm/gemm_twin.cu, kernel gemm_twin)
   mma_peak  mma.sync m16n8k16 bf16 from registers only, the ceiling of
             this kernel design (same cubin, kernel mma_peak)
-Both custom kernels are loaded with the CUDA driver API through ctypes
-into torch's context and timed with CUDA events on torch's stream: five
+The tile kernel is assembled by ptxas (ptxtile's Kernel.cubin); its
+.minnctapersm 2 keeps it within 128 registers, the budget the twin gets
+from __launch_bounds__(256, 2).  The twin's cubin is not a ptxtile
+kernel: it is loaded with the CUDA driver API through ctypes into torch's
+context (load/launcher below, also used by sizes.py).  Every kernel is
+timed with ptxtile.testing.bench (CUDA events on torch's stream): five
 rounds, each timing `iters` launches of every kernel in turn after a
-warm-up; the median round is reported.  tile and twin are checked against
-torch's result (relative Frobenius error and max abs error).
+warm-up; the median round is reported.  tile and twin are checked
+against torch's result (relative Frobenius error and max abs error).
 
-Usage (on the GPU host; bench/gemm/run.sh builds both images):
-  python3 bench/gemm/bench.py build/bench/gemm_tile.ptx \
+Usage (on the GPU host; bench/gemm/run.sh builds the libraries and the
+twin and sets PYTHONPATH=python):
+  python3 bench/gemm/bench.py examples/gemm_bf16.py \
       build/bench/gemm_twin.cubin [iters]
 """
+import argparse
 import ctypes
 import os
 import sys
 
-import torch
+try:
+    import ptxtile
+except ImportError:  # run from a checkout without PYTHONPATH=python
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "..", "python"))
+    import ptxtile
+from ptxtile.testing import bench
 
 M = N = K = 4096
-MAXREG = int(os.environ.get("GEMM_MAXREG", "128"))  # 0: no JIT limit
 FLOP = 2.0 * M * N * K
+SMEM = 81920  # four stages of two 128 x 40 bf16 tiles (the twin)
+_cu = []
+
+
+def driver():
+    """libcuda through ctypes, for the nvcc-built twins only."""
+    if not _cu:
+        _cu.append(ctypes.CDLL("libcuda.so.1"))
+    return _cu[0]
 
 
 def check(rc, what):
     if rc != 0:
         name = ctypes.c_char_p()
-        cu.cuGetErrorName(rc, ctypes.byref(name))
+        driver().cuGetErrorName(rc, ctypes.byref(name))
         raise RuntimeError("%s: %s" % (what, name.value.decode()))
 
 
-def load(path, name):
-    """Loads a PTX (JIT) or cubin image.  PTX is JIT-compiled with
-    CU_JIT_MAX_REGISTERS = 128, the register budget of two 256-thread
-    CTAs per SM; the twin's cubin gets the same budget from its
-    __launch_bounds__(256, 2)."""
-    data = open(path, "rb").read()
+def load(path, name, smem=0):
+    """Loads kernel `name` of the cubin at path into torch's (current,
+    primary) context; smem > 0 raises its dynamic shared memory limit."""
+    cu = driver()
+    check(cu.cuInit(0), "cuInit")
     mod = ctypes.c_void_p()
-    if path.endswith(".ptx"):
-        data += b"\0"
-        opts = (ctypes.c_int * 1)(0)  # CU_JIT_MAX_REGISTERS
-        vals = (ctypes.c_void_p * 1)(MAXREG)
-        check(cu.cuModuleLoadDataEx(ctypes.byref(mod), data,
-                                    1 if MAXREG else 0, opts, vals),
+    with open(path, "rb") as f:
+        check(cu.cuModuleLoadData(ctypes.byref(mod), f.read()),
               "load " + path)
-    else:
-        check(cu.cuModuleLoadData(ctypes.byref(mod), data), "load " + path)
     fn = ctypes.c_void_p()
     check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, name.encode()),
           "function " + name)
+    if smem:  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        check(cu.cuFuncSetAttribute(fn, 8, smem), "smem attribute")
     return fn
 
 
-SMEM = 81920  # four stages of two 128 x 40 bf16 tiles (both kernels)
-
-
-def launcher(fn, grid, block, args, smem=0):
-    """A callable launching fn on torch's current stream; args are
-    ctypes values (c_uint64 pointers, c_int32 scalars)."""
-    vals = list(args)
+def launcher(fn, grid, block, vals, smem=0):
+    """A callable launching a twin on torch's current stream; vals are
+    ctypes objects passed by address (c_uint64 pointers, c_int32
+    scalars, tensor maps)."""
+    import torch
     ptrs = (ctypes.c_void_p * len(vals))(
         *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
 
     def go():
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        check(cu.cuLaunchKernel(fn, grid[0], grid[1], 1, block, 1, 1, smem,
-                                stream, ptrs, None), "launch")
+        check(driver().cuLaunchKernel(fn, grid[0], grid[1], 1, block, 1, 1,
+                                      smem, stream, ptrs, None), "launch")
     go.keep = (vals, ptrs)
     return go
 
@@ -80,17 +94,19 @@ def ptr(t):
     return ctypes.c_uint64(t.data_ptr())
 
 
-def time_ms(fn, iters):
-    for _ in range(3):
-        fn()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / iters
+def time_rounds(runs, iters, rounds=5):
+    """Median and (min, max) ms per launch of each callable in runs:
+    `rounds` rounds, the callables interleaved in each, so clock and
+    power drift hit all of them alike (ptxtile.testing.bench times one
+    round of `iters` launches after 3 warm-up calls)."""
+    times = {k: [] for k in runs}
+    for _ in range(rounds):
+        for k, fn in runs.items():
+            times[k].append(bench(fn, warmup=3, iters=iters,
+                                  rounds=1).median)
+    med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+    spread = {k: (min(v), max(v)) for k, v in times.items()}
+    return med, spread
 
 
 def compare(name, got, ref):
@@ -101,25 +117,34 @@ def compare(name, got, ref):
     return rel < 1e-2
 
 
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        description="GEMM benchmark: ptxtile tile kernel vs CUDA C++ twin "
+        "vs torch.matmul (M = N = K = %d, bf16)" % M)
+    p.add_argument("tile_script", help="the tile kernel script "
+                   "(examples/gemm_bf16.py), compiled with ptxtile.compile")
+    p.add_argument("twin_cubin", help="cubin of bench/gemm/gemm_twin.cu")
+    p.add_argument("iters", nargs="?", type=int, default=50,
+                   help="launches per timed round (default 50)")
+    return p.parse_args(argv)
+
+
 def main():
-    tile_ptx, twin_cubin = sys.argv[1:3]
-    iters = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+    args = parse_args()
+    import torch
+    iters = args.iters
     torch.manual_seed(0)
     a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
     b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
     c_tile = torch.zeros(M, N, device="cuda", dtype=torch.bfloat16)
     c_twin = torch.zeros(M, N, device="cuda", dtype=torch.bfloat16)
     torch.cuda.synchronize()  # torch's primary context is now current
-    check(cu.cuInit(0), "cuInit")
 
-    f_tile = load(tile_ptx, "gemm_bf16")
-    f_twin = load(twin_cubin, "gemm_twin")
-    f_peak = load(twin_cubin, "mma_peak")
+    k_tile = ptxtile.compile(args.tile_script, target="sm_90a")
+    f_twin = load(args.twin_cubin, "gemm_twin", SMEM)
+    f_peak = load(args.twin_cubin, "mma_peak")
     grid = (N // 128, M // 128)
-    for f in (f_tile, f_twin):  # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-        check(cu.cuFuncSetAttribute(f, 8, SMEM), "smem attribute")
-    run_tile = launcher(f_tile, grid, 256,
-                        [ptr(a), ptr(b), ptr(c_tile)], SMEM)
+    run_tile = lambda: k_tile(a, b, c_tile)
     run_twin = launcher(f_twin, grid, 256,
                         [ptr(a), ptr(b), ptr(c_twin)], SMEM)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -137,17 +162,11 @@ def main():
     for name, c in (("tile", c_tile), ("twin", c_twin)):
         ok = compare(name, c, ref) and ok
 
-    # five rounds, the kernels interleaved in each, so clock and power
-    # drift hit all of them alike; the median round time of each
     runs = {"torch": lambda: torch.matmul(a, b.t()), "tile": run_tile,
             "twin": run_twin}
-    rounds = {k: [] for k in runs}
-    for _ in range(5):
-        for k, fn in runs.items():
-            rounds[k].append(time_ms(fn, iters))
-    med = {k: sorted(v)[len(v) // 2] for k, v in rounds.items()}
+    med, _ = time_rounds(runs, iters)
     t_torch, t_tile, t_twin = med["torch"], med["tile"], med["twin"]
-    t_peak = time_ms(run_peak, 10)
+    t_peak = bench(run_peak, warmup=3, iters=10, rounds=1).median
     tf = lambda ms, fl=FLOP: fl / ms / 1e9
     print("# %s, %d SMs, M=N=K=%d, bf16 in, f32 accumulate, bf16 out, "
           "median of 5 interleaved rounds of %d launches"
@@ -167,6 +186,5 @@ def main():
         sys.exit(1)
 
 
-cu = ctypes.CDLL("libcuda.so.1")
 if __name__ == "__main__":
     main()

@@ -1,16 +1,18 @@
 #!/bin/sh
 # bench/gemm/run.sh - builds and runs the GEMM benchmark on a GPU host
-# (from the repository root):
-#   ptxtile PTX of examples/gemm_bf16.py, nvcc cubin of the twin, then
-#   bench.py compares tile, twin, torch.matmul and the mma.sync peak in
-#   one process.  PYTHON defaults to python3 (needs torch with CUDA).
+# (from the repository root): the ptxtile libraries (make) and the nvcc
+# cubin of the twin, then bench.py compiles examples/gemm_bf16.py with
+# the ptxtile package (python/, found through PYTHONPATH, libraries in
+# $BUILD) and compares tile, twin, torch.matmul and the mma.sync peak in
+# one process.  PYTHON defaults to python3 (needs torch with CUDA).
 set -e
 BUILD=${BUILD:-build}
+root=$(pwd)
 mkdir -p "$BUILD/bench"
 make -s all
-"$BUILD/ptxtile" compile examples/gemm_bf16.py --target sm_90a \
-	-o "$BUILD/bench/gemm_tile.ptx"
 nvcc -cubin -arch=sm_90a -O3 -o "$BUILD/bench/gemm_twin.cubin" \
 	bench/gemm/gemm_twin.cu
-${PYTHON:-python3} bench/gemm/bench.py "$BUILD/bench/gemm_tile.ptx" \
+case "$BUILD" in /*) libdir=$BUILD ;; *) libdir=$root/$BUILD ;; esac
+PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" PTXTILE_LIB_DIR="$libdir" \
+	${PYTHON:-python3} bench/gemm/bench.py examples/gemm_bf16.py \
 	"$BUILD/bench/gemm_twin.cubin" "$@"

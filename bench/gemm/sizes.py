@@ -8,67 +8,57 @@ accumulation, bf16 C, on the same torch-allocated inputs for
           with inline PTX (runtime sizes)
   mma     ptxtile's PTX for examples/gemm_bf16.py (mma.sync m16n8k16)
 The examples take their sizes as module constants, so each size compiles
-its own kernels: the script rewrites the `M = `, `N = `, `K = ` lines,
-runs `ptxtile compile` and assembles with ptxas (sm_90a).  The tensor
-maps of the wgmma kernels are encoded here with cuTensorMapEncodeTiled
-from ptxtile's metadata (box, swizzle, L2 promotion, OOB fill) - the twin
-gets the same maps.  Per size: results are checked against torch (relative
-Frobenius error < 1e-2 against both torch's bf16 result and a float32
-product of the same inputs, output poisoned with NaN first), then five rounds, each
-timing `iters` launches of every kernel in turn; the median round.
+its own kernels: the script rewrites the `M = `, `N = `, `K = ` lines and
+compiles the text with the ptxtile package (ptxtile.compile, sm_90a; the
+cubin comes from ptxas through Kernel.cubin); the rewritten script and
+its PTX are left in BUILD_DIR/bench for inspection.  The ptxtile kernels
+are launched with torch tensors (the package encodes their tensor maps
+from the metadata); the twin, an nvcc cubin, is loaded and launched with
+bench.py's ctypes driver helpers and gets tensor maps encoded here with
+cuTensorMapEncodeTiled from the wgmma kernel's metadata (box, swizzle, L2
+promotion, OOB fill).  Per size: results are checked against torch
+(relative Frobenius error < 1e-2 against both torch's bf16 result and a
+float32 product of the same inputs, output poisoned with NaN first), then
+five rounds, each timing `iters` launches of every kernel in turn with
+ptxtile.testing.bench; the median round.
 
-Usage (GPU host, repository root, after make):
+Usage (GPU host, repository root, after make; run_wgmma.sh sets
+PYTHONPATH=python):
   python3 bench/gemm/sizes.py BUILD_DIR TWIN_CUBIN [iters]
 """
+import argparse
 import ctypes
-import json
 import os
 import re
-import subprocess
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import check, time_ms  # noqa: E402 (bench/gemm/bench.py)
+# bench/gemm/bench.py: imports ptxtile (or finds it in python/)
+from bench import check, driver, launcher, load, ptr, time_rounds  # noqa
+import ptxtile  # noqa: E402
 
 SIZES = [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 2048, 2048),
          (16384, 4096, 4096), (8192, 7168, 2048)]
 if os.environ.get("GEMM_SIZES"):  # e.g. "4096x4096x4096,2048x2048x2048"
     SIZES = [tuple(int(v) for v in s.split("x"))
              for s in os.environ["GEMM_SIZES"].split(",")]
-PTXAS = os.environ.get("PTXAS", "ptxas")
-cu = ctypes.CDLL("libcuda.so.1")  # the same library bench.py loads
 
 
 def compile_example(build, src, m, n, k, tag):
-    """Rewrites the size constants of an example, compiles it with
-    ptxtile and ptxas; returns (cubin path, metadata)."""
-    text = open(src).read()
+    """Rewrites the size constants of an example and compiles the text
+    with ptxtile.compile (sm_90a); returns the Kernel."""
+    with open(src) as f:
+        text = f.read()
     for name, v in (("M", m), ("N", n), ("K", k)):
         text, cnt = re.subn(r"^%s = \d+$" % name, "%s = %d" % (name, v),
                             text, flags=re.M)
         assert cnt == 1, (src, name)
+    kernel = ptxtile.compile(text, target="sm_90a")
     base = os.path.join(build, "bench", "%s_%d_%d_%d" % (tag, m, n, k))
-    open(base + ".py", "w").write(text)
-    subprocess.check_call([os.path.join(build, "ptxtile"), "compile",
-                           base + ".py", "--target", "sm_90a", "-o",
-                           base + ".ptx", "--meta", base + ".json"])
-    subprocess.check_call([PTXAS, "-arch=sm_90a", "-O3", base + ".ptx",
-                           "-o", base + ".cubin"])
-    return base + ".cubin", json.load(open(base + ".json"))["kernels"][0]
-
-
-def load(path, name, smem):
-    mod = ctypes.c_void_p()
-    check(cu.cuModuleLoadData(ctypes.byref(mod), open(path, "rb").read()),
-          "load " + path)
-    fn = ctypes.c_void_p()
-    check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, name.encode()),
-          "function " + name)
-    # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    check(cu.cuFuncSetAttribute(fn, 8, smem), "smem attribute")
-    return fn
+    for ext, data in ((".py", text), (".ptx", kernel.ptx)):
+        with open(base + ext, "w") as f:
+            f.write(data)
+    return kernel
 
 
 SWIZZLE = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
@@ -83,24 +73,11 @@ def tensor_map(t, box_rows, box_cols, slot):
     box = (ctypes.c_uint32 * 2)(box_cols, box_rows)
     es = (ctypes.c_uint32 * 2)(1, 1)
     assert slot["format"] == "bfloat16" and slot["oob_fill"] == "zero"
-    check(cu.cuTensorMapEncodeTiled(
+    check(driver().cuTensorMapEncodeTiled(
         tmap, 9, 2, ctypes.c_void_p(t.data_ptr()), dims, strides, box, es,
         0, SWIZZLE[slot["swizzle"]], L2[slot["l2_promotion"]], 0),
         "cuTensorMapEncodeTiled")
     return tmap
-
-
-def launcher(fn, grid, block, vals, smem):
-    """vals: ctypes objects passed by address (pointers, ints, maps)."""
-    ptrs = (ctypes.c_void_p * len(vals))(
-        *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in vals])
-
-    def go():
-        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        check(cu.cuLaunchKernel(fn, grid[0], grid[1], 1, block, 1, 1, smem,
-                                stream, ptrs, None), "launch")
-    go.keep = (vals, ptrs)
-    return go
 
 
 def rel_err(got, ref):
@@ -109,35 +86,28 @@ def rel_err(got, ref):
 
 
 def bench_size(build, twin_fn, m, n, k, iters):
-    p = lambda t: ctypes.c_uint64(t.data_ptr())
+    import torch
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
     outs = {x: torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
             for x in ("wgmma", "twin", "mma")}
-    wg_cubin, wg_meta = compile_example(build, "examples/gemm_wgmma.py",
-                                        m, n, k, "gemm_wgmma")
-    mma_cubin, mma_meta = compile_example(build, "examples/gemm_bf16.py",
-                                          m, n, k, "gemm_bf16")
-    slots = {s["tensor"]: s for s in wg_meta["params"]
+    k_wg = compile_example(build, "examples/gemm_wgmma.py", m, n, k,
+                           "gemm_wgmma")
+    k_mma = compile_example(build, "examples/gemm_bf16.py", m, n, k,
+                            "gemm_bf16")
+    slots = {s["tensor"]: s for s in k_wg.meta["kernels"][0]["params"]
              if s["kind"] == "tma"}
-    ta = tensor_map(a, 128, 64, slots["A"])
+    ta = tensor_map(a, 128, 64, slots["A"])  # the twin's maps
     tb = tensor_map(b, 256, 64, slots["B"])
-    smem = wg_meta["launch"]["dynamic_smem"]
-    f_wg = load(wg_cubin, "gemm_wgmma", smem)
-    f_mma = load(mma_cubin, "gemm_bf16",
-                 mma_meta["launch"].get("dynamic_smem", 81920))
-    grid = tuple(wg_meta["launch"]["grid"][:2])  # persistent: (132, 1)
+    smem = k_wg.launch_config["dynamic_smem"]
     runs = {
         "torch": lambda: torch.matmul(a, b.t()),
-        "wgmma": launcher(f_wg, grid, 384, [p(a), p(b), p(outs["wgmma"]),
-                                            ta, tb], smem),
+        "wgmma": lambda: k_wg(a, b, outs["wgmma"]),
         "twin": launcher(twin_fn, (132, 1), 384,
-                         [ta, tb, p(outs["twin"]), ctypes.c_int32(m),
+                         [ta, tb, ptr(outs["twin"]), ctypes.c_int32(m),
                           ctypes.c_int32(n), ctypes.c_int32(k)],
                          smem + 1024),
-        "mma": launcher(f_mma, (n // 128, m // 128), 256,
-                        [p(a), p(b), p(outs["mma"])],
-                        mma_meta["launch"].get("dynamic_smem", 81920)),
+        "mma": lambda: k_mma(a, b, outs["mma"]),
     }
     ref = torch.matmul(a, b.t())
     ref32 = torch.matmul(a.float(), b.float().t())  # tf32 off below
@@ -147,22 +117,32 @@ def bench_size(build, twin_fn, m, n, k, iters):
         runs[x]()
         torch.cuda.synchronize()
         errs[x] = max(rel_err(o, ref), rel_err(o, ref32))
-    rounds = {x: [] for x in runs}
-    for _ in range(5):
-        for x, fn in runs.items():
-            rounds[x].append(time_ms(fn, iters))
-    med = {x: sorted(v)[len(v) // 2] for x, v in rounds.items()}
-    spread = {x: (min(v), max(v)) for x, v in rounds.items()}
+    med, spread = time_rounds(runs, iters)
     return med, spread, errs
 
 
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(
+        description="Hopper GEMM over several sizes (GEMM_SIZES="
+        "MxNxK,...): ptxtile wgmma and mma.sync kernels vs the CUDA C++ "
+        "twin vs torch.matmul")
+    p.add_argument("build_dir", help="build folder; the per-size scripts "
+                   "and PTX go to BUILD_DIR/bench")
+    p.add_argument("twin_cubin", help="cubin of "
+                   "bench/gemm/gemm_wgmma_twin.cu")
+    p.add_argument("iters", nargs="?", type=int, default=20,
+                   help="launches per timed round (default 20)")
+    return p.parse_args(argv)
+
+
 def main():
-    build, twin_cubin = sys.argv[1:3]
-    iters = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    args = parse_args()
+    import torch
+    build, twin_cubin, iters = args.build_dir, args.twin_cubin, args.iters
+    os.makedirs(os.path.join(build, "bench"), exist_ok=True)
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.cuda.synchronize()  # torch's primary context is now current
-    check(cu.cuInit(0), "cuInit")
     twin_fn = load(twin_cubin, "gemm_wgmma_twin", 196608 + 1024)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     print("# %s, %d SMs; bf16 in, f32 accumulate, bf16 out; median of 5 "

@@ -1,0 +1,72 @@
+"""The benchmark scripts that launch ptxtile kernels from Python
+(bench/gemm/bench.py, bench/gemm/sizes.py) on a CPU machine: they import
+without torch, parse their command line, and sizes.py's per-size rewrite
+of the examples compiles through ptxtile.compile to kernels of the asked
+sizes.  (Running them needs the GPU host: bench/README.md.)"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+SCRIPTS = {"bench/gemm/bench.py": ["tile_script", "twin_cubin", "iters"],
+           "bench/gemm/sizes.py": ["build_dir", "twin_cubin", "iters"]}
+
+
+def run(args, **kw):
+    return subprocess.run([sys.executable] + args, cwd=ROOT, text=True,
+                          capture_output=True, timeout=120, **kw)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_help_without_gpu(script):
+    r = run([script, "--help"])
+    assert r.returncode == 0, r.stderr
+    usage = r.stdout.splitlines()[0]
+    assert usage.startswith("usage: " + os.path.basename(script))
+    for arg in SCRIPTS[script]:
+        assert arg in usage
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_bad_command_line_is_rejected(script):
+    for args in ([], ["a", "b", "not-a-number"], ["a", "b", "1", "extra"]):
+        r = run([script] + args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "usage:" in r.stderr
+
+
+def test_sizes_compiles_each_size(tmp_path):
+    """compile_example rewrites M, N, K and compiles the text; the
+    kernel's tensor shapes and grid follow the asked size."""
+    code = r'''
+import json, sys
+sys.path.insert(0, "bench/gemm")
+import sizes
+out = {}
+for src, tag in (("examples/gemm_wgmma.py", "w"),
+                 ("examples/gemm_bf16.py", "m")):
+    k = sizes.compile_example(sys.argv[1], src, 2048, 1024, 512, tag)
+    out[tag] = [k.name, k.params, k.launch_config["grid"]]
+print(json.dumps(out))
+'''
+    (tmp_path / "bench").mkdir()
+    r = run(["-c", code, str(tmp_path)])
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    for tag, name in (("w", "gemm_wgmma"), ("m", "gemm_bf16")):
+        kname, params, grid = got[tag]
+        assert kname == name
+        shapes = {p[0]: p[3] for p in params if p[1] == "tensor"}
+        assert shapes == {"A": [2048, 512], "B": [1024, 512],
+                          "C": [2048, 1024]}, params
+        text = (tmp_path / "bench" / ("%s_2048_1024_512.py" % tag)) \
+            .read_text()
+        assert "\nM = 2048\n" in text and "\nK = 512\n" in text
+        assert (tmp_path / "bench" / ("%s_2048_1024_512.ptx" % tag)) \
+            .read_text().lstrip().startswith("//")
+    # mma.sync: one 128 x 128 tile of C per CTA (grid x over N)
+    assert got["m"][2][:2] == [1024 // 128, 2048 // 128]
