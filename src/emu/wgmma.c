@@ -208,12 +208,12 @@ wg_perform(Run *r, WgOp *op)
 				a_frag(op->afmt, l, v, &row, &k);
 				uint32_t w = op->areg[l][v / per] >>
 					     (8 * ea * (v % per));
-				a[row][k] = elem_value(op->afmt, w);
+				a[row][k] = op->sa * elem_value(op->afmt, w);
 			}
 	} else {
 		for (uint32_t i = 0; i < 16; i++)
 			for (uint32_t k = 0; k < op->k; k++)
-				a[i][k] = elem_value(op->afmt,
+				a[i][k] = op->sa * elem_value(op->afmt,
 					wg_load(r, op->c, t0, in,
 						wg_addr(&op->da, 16 * op->wr + i,
 							k, ea), ea));
@@ -221,7 +221,7 @@ wg_perform(Run *r, WgOp *op)
 	double *b = NEWN(r->arena, double, (size_t)op->n * op->k);
 	for (uint32_t j = 0; j < op->n; j++)
 		for (uint32_t k = 0; k < op->k; k++)
-			b[j * op->k + k] = elem_value(op->bfmt,
+			b[j * op->k + k] = op->sb * elem_value(op->bfmt,
 				wg_load(r, op->c, t0, in,
 					wg_addr(&op->db, j, k, eb), eb));
 	const Opnd *dv = &in->o[0];
@@ -234,10 +234,10 @@ wg_perform(Run *r, WgOp *op)
 			const Opnd *o = vec_elem(r, dv, f16 ? v / 2 : v);
 			uint32_t old = (uint32_t)opnd_get(r, op->c, t, o);
 			unsigned sh = f16 ? 16 * (v % 2) : 0;
+			/* +0 plus the products: a zero sum is +0 */
 			double s = 0;
 			for (uint32_t k = 0; k < op->k; k++)
 				s += a[row][k] * b[col * op->k + k];
-			s *= op->sa * op->sb;
 			uint32_t res;
 			if (op->dfmt == WF_S32) {
 				int64_t d = (int64_t)s + (op->acc ? (int32_t)old : 0);

@@ -1292,10 +1292,10 @@ TEST(emu_script_tma_multicast_3d)
  * product and partial sum is exact in f32, so C must be the exact dot
  * product rounded once to bf16 (nearest even), computed here. */
 static char *
-gemm_tile_text(Arena *a, int m, int n, int k)
+gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
 {
 	size_t len = 0;
-	char *src = read_file(a, "examples/gemm_bf16.py", &len);
+	char *src = read_file(a, path, &len);
 	if (!src)
 		return NULL;
 	StrBuf b;
@@ -1335,7 +1335,7 @@ TEST(emu_script_gemm_tile)
 		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
 	Arena ar;
 	arena_init(&ar, NULL);
-	char *text = gemm_tile_text(&ar, M, N, K);
+	char *text = gemm_tile_text(&ar, "examples/gemm_bf16.py", M, N, K);
 	CHECK(text != NULL);
 	SArg sa[] = {{a, sizeof(a), PTRT_BFLOAT16, 2, {M, K}, {0}},
 		     {b, sizeof(b), PTRT_BFLOAT16, 2, {N, K}, {0}},
@@ -1444,6 +1444,49 @@ place_kmajor_128b(uint8_t *img, int rows, const uint16_t *v, int kdim)
 		}
 }
 
+TEST(emu_script_gemm_wgmma)
+{
+	/* examples/gemm_wgmma.py at 256 x 256 x 512: two 128 x 256 tiles
+	 * (CTAs 0 and 1 of the persistent grid; the rest find no tile),
+	 * eight k-tiles through the 4-stage ring (so the stages and their
+	 * parities wrap), TMA with the 128B swizzle, wgmma m64n256k16 with
+	 * the descriptors ptxtile builds, wait_group 1 pipelining, the
+	 * fragment epilogue; C[i, j] == bf16(sum_k A[i, k] B[j, k]), exact
+	 * in f32 for these values, in late completion with the race check */
+	enum { M = 256, N = 256, K = 512 };
+	static uint16_t a[M * K], b[N * K], c[M * N];
+	for (int i = 0; i < M * K; i++)
+		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
+	for (int i = 0; i < N * K; i++)
+		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
+	Arena ar;
+	arena_init(&ar, NULL);
+	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", M, N, K);
+	CHECK(text != NULL);
+	SArg sa[] = {{a, sizeof(a), PTRT_BFLOAT16, 2, {M, K}, {0}},
+		     {b, sizeof(b), PTRT_BFLOAT16, 2, {N, K}, {0}},
+		     {c, sizeof(c), PTRT_BFLOAT16, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (text && script_run_text(t, &sr, "gemm_wgmma (256x256x512)", text,
+				    "sm_90a", sa, 3,
+				    PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) ==
+			    PT_OK) {
+		const uint16_t *o = script_out(&sr, 2, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(b[j * K + q]);
+				bad += o[i * N + j] != bf16_rne(s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+	arena_free(&ar);
+}
+
 TEST(emu_tcgen05_mma)
 {
 	enum { M = 128, N = 64, K = 32 };
@@ -1548,7 +1591,7 @@ TEST(emu_reads_every_golden)
 		"tile_cp_async", "tile_ewise", "tile_ld_st", "tile_ldmatrix",
 		"tile_ldmatrix_sm80", "tile_mma", "tile_mma_sm90a",
 		"tile_registers", "tile_sm100", "tile_tcgen05_cp",
-		"tile_tcgen05_ld_st", "tile_tcgen05_mma", "tile_tma",
+		"tile_tcgen05_ld_st", "tile_tcgen05_mma", "tile_tma", "tile_wgmma",
 		"tile_tma_sm100",
 	};
 	for (size_t i = 0; i < countof(names); i++) {
