@@ -1444,6 +1444,38 @@ place_kmajor_128b(uint8_t *img, int rows, const uint16_t *v, int kdim)
 		}
 }
 
+enum { WG_M = 256, WG_N = 256, WG_K = 512 };
+
+/* One run of the shrunk gemm_wgmma.py; C against the host product. */
+static void
+gemm_wgmma_check(TestCtx *t, char *text, const uint16_t *a,
+		 const uint16_t *b, unsigned flags)
+{
+	static uint16_t c[WG_M * WG_N];
+	memset(c, 0, sizeof(c));
+	SArg sa[] = {{a, sizeof(uint16_t) * WG_M * WG_K, PTRT_BFLOAT16, 2,
+		      {WG_M, WG_K}, {0}},
+		     {b, sizeof(uint16_t) * WG_N * WG_K, PTRT_BFLOAT16, 2,
+		      {WG_N, WG_K}, {0}},
+		     {c, sizeof(c), PTRT_BFLOAT16, 2, {WG_M, WG_N}, {0}}};
+	ScriptRun sr;
+	if (script_run_text(t, &sr, "gemm_wgmma (256x256x512)", text,
+			    "sm_90a", sa, 3, flags) == PT_OK) {
+		const uint16_t *o = script_out(&sr, 2, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < WG_M; i++)
+			for (int j = 0; j < WG_N; j++) {
+				double s = 0;
+				for (int q = 0; q < WG_K; q++)
+					s += from_bf16(a[i * WG_K + q]) *
+					     from_bf16(b[j * WG_K + q]);
+				bad += o[i * WG_N + j] != bf16_rne(s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
+
 TEST(emu_script_gemm_wgmma)
 {
 	/* examples/gemm_wgmma.py at 256 x 256 x 512: two 128 x 256 tiles
@@ -1452,38 +1484,23 @@ TEST(emu_script_gemm_wgmma)
 	 * parities wrap), TMA with the 128B swizzle, wgmma m64n256k16 with
 	 * the descriptors ptxtile builds, wait_group 1 pipelining, the
 	 * fragment epilogue; C[i, j] == bf16(sum_k A[i, k] B[j, k]), exact
-	 * in f32 for these values, in late completion with the race check */
-	enum { M = 256, N = 256, K = 512 };
-	static uint16_t a[M * K], b[N * K], c[M * N];
-	for (int i = 0; i < M * K; i++)
+	 * in f32 for these values; eager, then late completion with the
+	 * race check */
+	static uint16_t a[WG_M * WG_K], b[WG_N * WG_K];
+	for (int i = 0; i < WG_M * WG_K; i++)
 		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
-	for (int i = 0; i < N * K; i++)
+	for (int i = 0; i < WG_N * WG_K; i++)
 		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
 	Arena ar;
 	arena_init(&ar, NULL);
-	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", M, N, K);
+	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", WG_M, WG_N,
+				    WG_K);
 	CHECK(text != NULL);
-	SArg sa[] = {{a, sizeof(a), PTRT_BFLOAT16, 2, {M, K}, {0}},
-		     {b, sizeof(b), PTRT_BFLOAT16, 2, {N, K}, {0}},
-		     {c, sizeof(c), PTRT_BFLOAT16, 2, {M, N}, {0}}};
-	ScriptRun sr;
-	if (text && script_run_text(t, &sr, "gemm_wgmma (256x256x512)", text,
-				    "sm_90a", sa, 3,
-				    PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) ==
-			    PT_OK) {
-		const uint16_t *o = script_out(&sr, 2, sizeof(c));
-		int bad = 0;
-		for (int i = 0; i < M; i++)
-			for (int j = 0; j < N; j++) {
-				double s = 0;
-				for (int q = 0; q < K; q++)
-					s += from_bf16(a[i * K + q]) *
-					     from_bf16(b[j * K + q]);
-				bad += o[i * N + j] != bf16_rne(s);
-			}
-		CHECK_INT(bad, 0);
+	if (text) {
+		gemm_wgmma_check(t, text, a, b, 0);
+		gemm_wgmma_check(t, text, a, b,
+				 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
 	}
-	ptem_free(sr.e);
 	arena_free(&ar);
 }
 
@@ -1591,7 +1608,8 @@ TEST(emu_reads_every_golden)
 		"tile_cp_async", "tile_ewise", "tile_ld_st", "tile_ldmatrix",
 		"tile_ldmatrix_sm80", "tile_mma", "tile_mma_sm90a",
 		"tile_registers", "tile_sm100", "tile_tcgen05_cp",
-		"tile_tcgen05_ld_st", "tile_tcgen05_mma", "tile_tma", "tile_wgmma",
+		"tile_tcgen05_ld_st", "tile_tcgen05_mma", "tile_tma",
+		"tile_wgmma",
 		"tile_tma_sm100",
 	};
 	for (size_t i = 0; i < countof(names); i++) {
