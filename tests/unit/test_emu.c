@@ -606,7 +606,7 @@ typedef struct SArg {
 	size_t bytes;
 	ptrt_dtype dtype;
 	int ndim;
-	int64_t shape[4];
+	int64_t shape[5];
 	ptrt_arg scalar; /* used when data is NULL */
 } SArg;
 
@@ -1291,8 +1291,11 @@ TEST(emu_script_tma_multicast_3d)
  * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
  * product and partial sum is exact in f32, so C must be the exact dot
  * product rounded once to bf16 (nearest even), computed here. */
+/* The script at path with every line that starts with from[i] replaced
+ * by to[i] (module constants substituted). */
 static char *
-gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
+shrunk_text(Arena *a, const char *path, const char *const *from,
+	    const char *const *to, int n)
 {
 	size_t len = 0;
 	char *src = read_file(a, path, &len);
@@ -1303,17 +1306,31 @@ gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
 	for (char *line = src; *line;) {
 		char *end = strchr(line, '\n');
 		size_t l = end ? (size_t)(end - line) + 1 : strlen(line);
-		if (!strncmp(line, "M = 4096\n", 9))
-			sb_printf(&b, "M = %d\n", m);
-		else if (!strncmp(line, "N = 4096\n", 9))
-			sb_printf(&b, "N = %d\n", n);
-		else if (!strncmp(line, "K = 4096\n", 9))
-			sb_printf(&b, "K = %d\n", k);
+		int hit = -1;
+		for (int i = 0; i < n && hit < 0; i++)
+			if (!strncmp(line, from[i], strlen(from[i])))
+				hit = i;
+		if (hit >= 0)
+			sb_printf(&b, "%s", to[hit]);
 		else
 			sb_putn(&b, line, l);
 		line += l;
 	}
 	return (char *)sb_cstr(&b);
+}
+
+static char *
+gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
+{
+	static const char *const from[] = {"M = 4096\n", "N = 4096\n",
+					   "K = 4096\n"};
+	char *to[3];
+	int v[3] = {m, n, k};
+	for (int i = 0; i < 3; i++) {
+		to[i] = NEWN(a, char, 32);
+		snprintf(to[i], 32, "%c = %d\n", "MNK"[i], v[i]);
+	}
+	return shrunk_text(a, path, from, (const char *const *)to, 3);
 }
 
 static uint16_t
@@ -1662,6 +1679,101 @@ TEST(emu_script_tcgen05_gemm)
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(sr.e);
+}
+
+/* examples/gemm_mxf8_sm100.py shrunk to M = N = K = 256: one CTA pair
+ * (grid 2, cluster 2), two k-tiles; tcgen05.alloc/cp/mma/commit
+ * .cta_group::2, tcgen05.cp 32x128b.warpx4 of the scale images,
+ * .kind::mxf8f6f4.block_scale.scale_vec::1X M256 N256 with A and B halves
+ * in both CTAs' shared memory, the commit multicast to both CTAs.  A and
+ * B are e4m3 codes of {0, +-0.5, +-1, +-2}, the UE8M0 scale exponents
+ * 125..129, arranged as the script's header states (SFA[mt, kt, l, 4c + s]
+ * = SA[128 mt + 32 c + l, 4 kt + s], SFB[nt, kt, h, l, 4c + s] = SB[256 nt
+ * + 128 h + 32 c + l, 4 kt + s]); C[m, n] = sum_k A[m, k] 2^(SA[m, k/32]
+ * - 127) B[n, k] 2^(SB[n, k/32] - 127), exact in f32 here. */
+static double
+e4m3_value(uint8_t b)
+{
+	int e = (b >> 3) & 15, m = b & 7;
+	double v = e ? ldexp(1.0 + m / 8.0, e - 7) : ldexp(m / 8.0, -6);
+	return (b & 0x80) ? -v : v;
+}
+
+TEST(emu_script_gemm_mxf8_sm100)
+{
+	enum { M = 256, N = 256, K = 256, KB = K / 32, KT = K / 128 };
+	static const uint8_t codes[] = {0x00, 0x30, 0xb0, 0x38, 0xb8, 0x40,
+					0xc0};
+	static uint8_t a[M * K], b[N * K], sa[M * KB], sb[N * KB];
+	static uint8_t sfa[2 * KT * 32 * 16], sfb[KT * 2 * 32 * 16];
+	static float c[M * N];
+	uint32_t seed = 7;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		a[i] = codes[(seed >> 16) % 7];
+	}
+	for (int i = 0; i < N * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		b[i] = codes[(seed >> 16) % 7];
+	}
+	for (int i = 0; i < M * KB; i++) {
+		seed = seed * 1103515245u + 12345u;
+		sa[i] = (uint8_t)(125 + (seed >> 16) % 5);
+		seed = seed * 1103515245u + 12345u;
+		sb[i] = (uint8_t)(125 + (seed >> 16) % 5);
+	}
+	for (int mt = 0; mt < 2; mt++)
+		for (int kt = 0; kt < KT; kt++)
+			for (int l = 0; l < 32; l++)
+				for (int cs = 0; cs < 16; cs++)
+					sfa[((mt * KT + kt) * 32 + l) * 16 + cs] =
+						sa[(128 * mt + 32 * (cs / 4) + l) * KB +
+						   4 * kt + cs % 4];
+	for (int kt = 0; kt < KT; kt++)
+		for (int h = 0; h < 2; h++)
+			for (int l = 0; l < 32; l++)
+				for (int cs = 0; cs < 16; cs++)
+					sfb[((kt * 2 + h) * 32 + l) * 16 + cs] =
+						sb[(128 * h + 32 * (cs / 4) + l) * KB +
+						   4 * kt + cs % 4];
+	static const char *const from[] = {"M = 1024\n", "N = 1024\n",
+					   "K = 2048\n"};
+	static const char *const to[] = {"M = 256\n", "N = 256\n",
+					 "K = 256\n"};
+	Arena ar;
+	arena_init(&ar, NULL);
+	char *text = shrunk_text(&ar, "examples/gemm_mxf8_sm100.py", from, to,
+				 3);
+	CHECK(text != NULL);
+	SArg args[] = {
+		{a, sizeof(a), PTRT_FLOAT8_E4M3FN, 2, {M, K}, {0}},
+		{b, sizeof(b), PTRT_FLOAT8_E4M3FN, 2, {N, K}, {0}},
+		{sfa, sizeof(sfa), PTRT_UINT8, 4, {2, KT, 32, 16}, {0}},
+		{sfb, sizeof(sfb), PTRT_UINT8, 5, {1, KT, 2, 32, 16}, {0}},
+		{c, sizeof(c), PTRT_FLOAT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (text && script_run_text(t, &sr, "gemm_mxf8_sm100 (256^3)", text,
+				    "sm_100a", args, 5,
+				    PTEM_LATE_COMPLETION) == PT_OK) {
+		const float *o = script_out(&sr, 4, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += e4m3_value(a[i * K + q]) *
+					     ldexp(1.0, sa[i * KB + q / 32] - 127) *
+					     e4m3_value(b[j * K + q]) *
+					     ldexp(1.0, sb[j * KB + q / 32] - 127);
+				if (o[i * N + j] != (float)s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "C[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+	arena_free(&ar);
 }
 
 /* tcgen05.cp: shared memory holds word value (byte offset + 0x10000) at
