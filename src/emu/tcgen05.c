@@ -463,6 +463,27 @@ exec_mma_block_scale(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 }
 
+/* Element k of A row i (of this CTA's rows) in TMEM at ta: lane + i,
+ * 32-bit cells from the column on, 16-bit elements two per cell (the
+ * lower k in the low half), tf32 one per cell. */
+static double
+tmem_a_elem(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t ta,
+	    uint32_t i, uint32_t k, int fmt, unsigned esize)
+{
+	uint32_t cell = *tmem_cell(r, c, t, in, (ta >> 16) + i,
+				   (ta & 0xffff) + k * esize / 4, false);
+	if (esize == 2)
+		cell = (cell >> (16 * (k % 2))) & 0xffff;
+	if (fmt == 0)
+		return emu_small_to_double(cell, 5, 10);
+	if (fmt == 1)
+		return emu_small_to_double(cell, 8, 7);
+	float f;
+	cell &= ~0x1fffu;
+	memcpy(&f, &cell, 4);
+	return f;
+}
+
 static void
 exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -471,37 +492,45 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 		return;
 	}
 	bool tf32 = insn_has(in, "kind::tf32");
-	if (!insn_has(in, "cta_group::1") || (!tf32 && !insn_has(in, "kind::f16")) ||
-	    insn_has(in, "ws") || insn_has(in, "sp") ||
-	    insn_has(in, "block_scale") || in->nop < 5 ||
-	    in->o[0].kind != K_ADDR || in->o[1].kind == K_ADDR)
+	bool pair = insn_has(in, "cta_group::2");
+	if ((!pair && !insn_has(in, "cta_group::1")) ||
+	    (!tf32 && !insn_has(in, "kind::f16")) || insn_has(in, "ws") ||
+	    insn_has(in, "sp") || in->nop < 5 || in->o[0].kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only .cta_group::1 .kind::f16/.kind::tf32 with A and "
-			 "B descriptors is modelled");
+			 "only .kind::f16/.kind::tf32 without .ws/.sp is "
+			 "modelled");
+	bool a_tmem = in->o[1].kind == K_ADDR;
 	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
 	int dfmt = (int)(id >> 4) & 3, afmt = (int)(id >> 7) & 7;
 	int bfmt = (int)(id >> 10) & 7;
 	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
 	bool ok = !(id & 0x7) && !(id & (3u << 13)) && !(id & (3u << 15)) &&
-		  !(id >> 30) && afmt == bfmt && (m == 64 || m == 128) &&
+		  !(id >> 30) && afmt == bfmt &&
+		  (pair ? m == 256 && n % 16 == 0
+			: (m == 64 && !a_tmem) || m == 128) &&
 		  n >= 8 && n <= 256 && (dfmt == 1 || (dfmt == 0 && !tf32)) &&
 		  (tf32 ? afmt == 2 : afmt <= 1) && !(dfmt == 0 && afmt == 1);
 	if (!ok)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "instruction descriptor 0x%08x: only dense K-major "
 			 "f16/bf16 (tf32) with f32/f16 D, no negation, M 64 or "
-			 "128 is modelled", id);
+			 "128 (A in TMEM: 128; cta_group::2: 256) is modelled",
+			 id);
 	unsigned esize = tf32 ? 4 : 2, kdim = 32 / esize;
-	SmemDesc da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	SmemDesc da = {0};
+	if (!a_tmem)
+		da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
 	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
-	/* {disable-output-lane}, enable-input-d {, scale-input-d} */
-	unsigned ei = 4;
-	uint32_t disable[4] = {0};
+	uint32_t tam = (uint32_t)emu_addr(r, c, t, &in->o[1]);
+	/* {disable-output-lane (4 words; 8 for a pair: CTA v's lanes in
+	 * words 4v..4v+3)}, enable-input-d {, scale-input-d} */
+	unsigned ei = 4, nmask = pair ? 8 : 4;
+	uint32_t disable[8] = {0};
 	if (in->o[4].kind == K_VEC) {
-		if (in->o[4].n != 4 || in->nop < 6)
+		if (in->o[4].n != nmask || in->nop < 6)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-				 "disable-output-lane takes 4 registers");
-		for (unsigned v = 0; v < 4; v++)
+				 "disable-output-lane takes %u registers", nmask);
+		for (unsigned v = 0; v < nmask; v++)
 			disable[v] = (uint32_t)opnd_get(r, c, t,
 							vec_elem(r, &in->o[4], v));
 		ei = 5;
@@ -513,32 +542,48 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 			 (unsigned long long)scale);
 	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
 	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
+	/* a pair: CTA v holds A and D rows 128 v.. and B rows (N/2) v.. */
+	uint32_t ncta = pair ? 2 : 1, mloc = m / ncta, nloc = n / ncta;
+	uint32_t base = pair ? c->rank & ~1u : c->rank;
 	double *bm = NEWN(r->arena, double, (size_t)n * kdim);
-	for (uint32_t j = 0; j < n; j++)
+	for (uint32_t j = 0; j < n; j++) {
+		Cta *owner = cta_of_rank(r, t, in, base + j / nloc);
 		for (uint32_t k = 0; k < kdim; k++)
-			bm[j * kdim + k] = desc_elem(r, c, t, in, &db, j, k, bfmt,
-						     esize);
-	for (uint32_t i = 0; i < m; i++) {
-		double a[16];
-		for (uint32_t k = 0; k < kdim; k++)
-			a[k] = desc_elem(r, c, t, in, &da, i, k, afmt, esize);
-		uint32_t lane = lane0 + (m == 128 ? i : 32 * (i / 16) + i % 16);
-		if (disable[(lane % 128) / 32] & (1u << (lane % 32)))
-			continue;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t *cell = tmem_cell(r, c, t, in, lane, col0 + j, false);
-			double d = 0;
-			if (acc) {
-				float f;
-				memcpy(&f, cell, 4);
-				d = dfmt == 1 ? (double)f
-				    : emu_small_to_double(*cell & 0xffff, 5, 10);
-				d = ldexp(d, -(int)scale);
-			}
+			bm[j * kdim + k] = desc_elem(r, owner, t, in, &db, j % nloc,
+						     k, bfmt, esize);
+	}
+	for (uint32_t v = 0; v < ncta; v++) {
+		Cta *cv = cta_of_rank(r, t, in, base + v);
+		for (uint32_t i = 0; i < mloc; i++) {
+			double a[16];
 			for (uint32_t k = 0; k < kdim; k++)
-				d += a[k] * bm[j * kdim + k];
-			*cell = dfmt == 1 ? emu_round_small(d, RND_RN, 8, 23)
-					  : emu_round_small(d, RND_RN, 5, 10);
+				a[k] = a_tmem ? tmem_a_elem(r, cv, t, in, tam, i, k,
+							    afmt, esize)
+					      : desc_elem(r, cv, t, in, &da, i, k,
+							  afmt, esize);
+			uint32_t lane = lane0 +
+				(mloc == 128 ? i : 32 * (i / 16) + i % 16);
+			if (disable[4 * v + (lane % 128) / 32] &
+			    (1u << (lane % 32)))
+				continue;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t *cell = tmem_cell(r, cv, t, in, lane,
+							   col0 + j, false);
+				double d = 0;
+				if (acc) {
+					float f;
+					memcpy(&f, cell, 4);
+					d = dfmt == 1 ? (double)f
+					    : emu_small_to_double(*cell & 0xffff,
+								  5, 10);
+					d = ldexp(d, -(int)scale);
+				}
+				for (uint32_t k = 0; k < kdim; k++)
+					d += a[k] * bm[j * kdim + k];
+				*cell = dfmt == 1
+					? emu_round_small(d, RND_RN, 8, 23)
+					: emu_round_small(d, RND_RN, 5, 10);
+			}
 		}
 	}
 }

@@ -1286,11 +1286,6 @@ TEST(emu_script_tma_multicast_3d)
 	ptem_free(sr.e);
 }
 
-/* examples/gemm_bf16.py at one 128 x 128 tile (M = N = 128, K = 256, the
- * smallest K it allows): one CTA of 256 threads, cp.async pipeline,
- * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
- * product and partial sum is exact in f32, so C must be the exact dot
- * product rounded once to bf16 (nearest even), computed here. */
 /* The script at path with every line that starts with from[i] replaced
  * by to[i] (module constants substituted). */
 static char *
@@ -1319,6 +1314,11 @@ shrunk_text(Arena *a, const char *path, const char *const *from,
 	return (char *)sb_cstr(&b);
 }
 
+/* examples/gemm_bf16.py at one 128 x 128 tile (M = N = 128, K = 256, the
+ * smallest K it allows): one CTA of 256 threads, cp.async pipeline,
+ * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
+ * product and partial sum is exact in f32, so C must be the exact dot
+ * product rounded once to bf16 (nearest even), computed here. */
 static char *
 gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
 {
@@ -1521,17 +1521,79 @@ TEST(emu_script_gemm_wgmma)
 	arena_free(&ar);
 }
 
-TEST(emu_tcgen05_mma)
+/* out = text with the first occurrence of from replaced by to. */
+static void
+replace_first(char *out, size_t cap, const char *text, const char *from,
+	      const char *to)
+{
+	const char *p = strstr(text, from);
+	if (!p) {
+		snprintf(out, cap, "%s", text);
+		return;
+	}
+	snprintf(out, cap, "%.*s%s%s", (int)(p - text), text, to,
+		 p + strlen(from));
+}
+
+/* mma_ptx with A in TMEM: every thread stores its A row (16 words: 32
+ * bf16, two per cell, the lower k in the low half) with tcgen05.st
+ * 32x32b.x16 at columns 64..79 of its lane; the MMAs read K 0..15 from
+ * [ta + 64] and K 16..31 from [ta + 72]. */
+static void
+mma_a_tmem_ptx(char *out, size_t cap)
+{
+	static char x[8192], y[8192];
+	static const char store[] =
+		"\tmul.wide.u32 %rd11, %r1, 64;\n\tadd.s64 %rd11, %rd1, %rd11;\n"
+		"\tld.global.v4.u32 {%q0, %q1, %q2, %q3}, [%rd11];\n"
+		"\tld.global.v4.u32 {%q4, %q5, %q6, %q7}, [%rd11+16];\n"
+		"\tld.global.v4.u32 {%q8, %q9, %q10, %q11}, [%rd11+32];\n"
+		"\tld.global.v4.u32 {%q12, %q13, %q14, %q15}, [%rd11+48];\n"
+		"\tshl.b32 %r31, %r2, 21;\n\tadd.s32 %r31, %r31, %r6;\n"
+		"\tadd.s32 %r31, %r31, 64;\n"
+		"\ttcgen05.st.sync.aligned.32x32b.x16.b32 [%r31], {%q0, %q1, "
+		"%q2, %q3, %q4, %q5, %q6, %q7, %q8, %q9, %q10, %q11, %q12, "
+		"%q13, %q14, %q15};\n\ttcgen05.wait::st.sync.aligned;\n"
+		"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+		"\ttcgen05.fence::after_thread_sync;\n"
+		"\tadd.s32 %r31, %r6, 64;\n\tadd.s32 %r32, %r6, 72;\n"
+		"\t@!%p2 bra $L_wait;\n";
+	static const char mma[] =
+		"tcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7";
+	replace_first(x, sizeof(x), mma_ptx, "\t.reg .b32 %r<40>;\n",
+		      "\t.reg .b32 %r<40>;\n\t.reg .b32 %q<16>;\n");
+	replace_first(y, sizeof(y), x, "[ta], 64;", "[ta], 128;");
+	replace_first(x, sizeof(x), y, "%r6, 64;", "%r6, 128;");
+	replace_first(y, sizeof(y), x, "\t@!%p2 bra $L_wait;\n", store);
+	replace_first(x, sizeof(x), y, mma,
+		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r31], %rd7");
+	replace_first(out, cap, x, mma,
+		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r32], %rd7");
+}
+
+/* A from shared memory (the 128B-swizzled image) or, a_tmem, the plain
+ * row-major A stored into TMEM by the kernel; same expected D. */
+static void
+tcgen05_mma_case(TestCtx *t, bool a_tmem)
 {
 	enum { M = 128, N = 64, K = 32 };
 	static uint16_t a[M * K], b[N * K];
 	static uint8_t ia[16384], ib[8192];
+	static char ptx[8192];
 	for (int i = 0; i < M * K; i++)
 		a[i] = to_bf16((float)((i * 29 + 3) % 64 - 32) / 8.0f);
 	for (int i = 0; i < N * K; i++)
 		b[i] = to_bf16((float)((i * 43 + 9) % 64 - 32) / 8.0f);
-	place_kmajor_128b(ia, M, a, K);
+	memset(ia, 0, sizeof(ia));
+	if (a_tmem)
+		memcpy(ia, a, sizeof(a));
+	else
+		place_kmajor_128b(ia, M, a, K);
 	place_kmajor_128b(ib, N, b, K);
+	if (a_tmem)
+		mma_a_tmem_ptx(ptx, sizeof(ptx));
+	else
+		snprintf(ptx, sizeof(ptx), "%s", mma_ptx);
 	ptem *e = ptem_new();
 	uint64_t ga = 0, gb = 0, go = 0;
 	/* kind::f16 idesc: D f32 (1 << 4), A/B bf16 (1 << 7, 1 << 10),
@@ -1539,7 +1601,7 @@ TEST(emu_tcgen05_mma)
 	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
 			 (M >> 4) << 24;
 	CHECK_HEX(idesc, 0x08100490u);
-	int st = ptem_load(e, mma_ptx, strlen(mma_ptx));
+	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
 		st = ptem_alloc(e, sizeof(ia), &ga);
 	if (!st)
@@ -1570,6 +1632,16 @@ TEST(emu_tcgen05_mma)
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(e);
+}
+
+TEST(emu_tcgen05_mma)
+{
+	tcgen05_mma_case(t, false);
+}
+
+TEST(emu_tcgen05_mma_a_tmem)
+{
+	tcgen05_mma_case(t, true);
 }
 
 TEST(emu_race_check)
