@@ -30,6 +30,11 @@
  * (M = 128: lane m, column n; M = 64: lane 32 (m / 16) + m % 16) gets
  * each element as one exact sum in double, rounded once.
  *
+ * A may also come from TMEM (lane m, 16-bit elements two per cell);
+ * .cta_group::2 M = 256 spreads A/D rows and B rows over the CTA pair;
+ * .block_scale (.kind::mxf8f6f4, scale_vec::1X) is described at its
+ * function.
+ *
  * ld/st, cp and mma complete immediately here, so wait::ld/st and the
  * fences have nothing left to order; commit arrives on its mbarrier at
  * once.  tcgen05.cp (.cta_group::1, every shape and warpx replica mode,
