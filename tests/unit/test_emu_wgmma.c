@@ -434,6 +434,10 @@ static const Case cases[] = {
 	{WG "m64n16k16.f32.bf16.bf16", ", 1, 1, 1, 1", F_BF16, F_BF16, F_F32,
 	 16, 16, false, true, 1, 1, false,
 	 {true, 128, 8192, 1024}, {true, 0, 256, 128}},
+	/* tf32 with A in registers (one element per register) */
+	{WG "m64n8k8.f32.tf32.tf32", ", 1, 1", F_TF32, F_TF32, F_F32,
+	 8, 8, true, true, 1, 1, false,
+	 {false, 0, 0, 0}, {false, 32, 16, 256}},
 	/* e5m2 x e4m3 -> f16, A in registers */
 	{WG "m64n8k32.f16.e5m2.e4m3", ", 1, 1", F_E5M2, F_E4M3, F_F16,
 	 8, 32, true, true, 1, 1, false,
