@@ -1347,9 +1347,9 @@ TEST(emu_script_gemm_tile)
 	enum { M = 128, N = 128, K = 256 };
 	static uint16_t a[M * K], b[N * K], c[M * N];
 	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
+		a[i] = to_bf16((float)((i * 37 + 11) % 61 - 30) / 8.0f);
 	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
+		b[i] = to_bf16((float)((i * 53 + 5) % 59 - 29) / 8.0f);
 	Arena ar;
 	arena_init(&ar, NULL);
 	char *text = gemm_tile_text(&ar, "examples/gemm_bf16.py", M, N, K);
@@ -1505,9 +1505,9 @@ TEST(emu_script_gemm_wgmma)
 	 * race check */
 	static uint16_t a[WG_M * WG_K], b[WG_N * WG_K];
 	for (int i = 0; i < WG_M * WG_K; i++)
-		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
+		a[i] = to_bf16((float)((i * 37 + 11) % 61 - 30) / 8.0f);
 	for (int i = 0; i < WG_N * WG_K; i++)
-		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
+		b[i] = to_bf16((float)((i * 53 + 5) % 59 - 29) / 8.0f);
 	Arena ar;
 	arena_init(&ar, NULL);
 	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", WG_M, WG_N,
@@ -1569,6 +1569,103 @@ mma_a_tmem_ptx(char *out, size_t cap)
 		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r31], %rd7");
 	replace_first(out, cap, x, mma,
 		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r32], %rd7");
+}
+
+/* mma_ptx on a CTA pair (grid 2, cluster 2): CTA v copies its own A
+ * image (rows 128 v.., 16 KiB apart in ga) and B image (rows 32 v..,
+ * 8 KiB apart in gb); alloc/dealloc .cta_group::2; a cluster barrier
+ * before CTA 0's thread 0 issues the two .cta_group::2 MMAs (M256 N64)
+ * and commits with .multicast::cluster to both CTAs' barriers; each CTA
+ * reads its 128 rows of D from its own TMEM to out + 32 KiB v. */
+static void
+mma_pair_ptx(char *out, size_t cap)
+{
+	static char x[8192], y[8192];
+	static const char rank[] =
+		"\tld.param.u32 %r30, [idesc];\n"
+		"\tmov.u32 %r35, %cluster_ctarank;\n"
+		"\tmul.wide.u32 %rd12, %r35, 16384;\n\tadd.s64 %rd1, %rd1, %rd12;\n"
+		"\tmul.wide.u32 %rd12, %r35, 8192;\n\tadd.s64 %rd2, %rd2, %rd12;\n"
+		"\tmul.wide.u32 %rd12, %r35, 32768;\n\tadd.s64 %rd3, %rd3, %rd12;\n"
+		"\tmov.b16 %rs1, 3;\n";
+	static const char mma1[] = "tcgen05.mma.cta_group::1.kind::f16";
+	static const char mma2[] = "tcgen05.mma.cta_group::2.kind::f16";
+	replace_first(x, sizeof(x), mma_ptx, "\t.reg .b32 %r<40>;\n",
+		      "\t.reg .b32 %r<40>;\n\t.reg .b16 %rs<2>;\n");
+	replace_first(y, sizeof(y), x, "\tld.param.u32 %r30, [idesc];\n",
+		      rank);
+	replace_first(x, sizeof(x), y, "alloc.cta_group::1", "alloc.cta_group::2");
+	replace_first(y, sizeof(y), x, "dealloc.cta_group::1",
+		      "dealloc.cta_group::2");
+	replace_first(x, sizeof(x), y,
+		      "tcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n",
+		      "tcgen05.fence::before_thread_sync;\n"
+		      "\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n");
+	replace_first(y, sizeof(y), x, "\t@!%p2 bra $L_wait;\n",
+		      "\tsetp.eq.and.u32 %p2, %r35, 0, %p2;\n"
+		      "\t@!%p2 bra $L_wait;\n");
+	replace_first(x, sizeof(x), y, mma1, mma2);
+	replace_first(y, sizeof(y), x, mma1, mma2);
+	replace_first(out, cap, y,
+		      "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+		      "shared::cluster.b64 [bar];",
+		      "tcgen05.commit.cta_group::2.mbarrier::arrive::one."
+		      "shared::cluster.multicast::cluster.b64 [bar], %rs1;");
+}
+
+TEST(emu_tcgen05_mma_pair)
+{
+	enum { M = 256, N = 64, K = 32 };
+	static uint16_t a[M * K], b[N * K];
+	static uint8_t ia[2 * 16384], ib[2 * 8192];
+	static char ptx[8192];
+	for (int i = 0; i < M * K; i++)
+		a[i] = to_bf16((float)((i * 31 + 5) % 63 - 31) / 8.0f);
+	for (int i = 0; i < N * K; i++)
+		b[i] = to_bf16((float)((i * 41 + 7) % 63 - 31) / 8.0f);
+	place_kmajor_128b(ia, 128, a, K);
+	place_kmajor_128b(ia + 16384, 128, a + 128 * K, K);
+	place_kmajor_128b(ib, 32, b, K);
+	place_kmajor_128b(ib + 8192, 32, b + 32 * K, K);
+	mma_pair_ptx(ptx, sizeof(ptx));
+	CHECK(strstr(ptx, "cta_group::2.kind::f16 [%r6], %rd6") != NULL);
+	ptem *e = ptem_new();
+	uint64_t ga = 0, gb = 0, go = 0;
+	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 = 16 at bit 24 */
+	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
+			 (M >> 4) << 24;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (!st)
+		st = ptem_alloc(e, sizeof(ia), &ga);
+	if (!st)
+		st = ptem_alloc(e, sizeof(ib), &gb);
+	if (!st)
+		st = ptem_alloc(e, (size_t)M * N * 4, &go);
+	if (!st) {
+		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
+		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
+		ptem_arg args[] = {{&ga, 8}, {&gb, 8}, {&go, 8}, {&idesc, 4}};
+		ptem_launch l = {{2, 1, 1}, {128, 1, 1}, {2, 1, 1}, 0,
+				 PTEM_LATE_COMPLETION, 0};
+		st = ptem_run(e, "k", &l, args, 4);
+	}
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", ptem_errmsg(e));
+	} else {
+		const float *d = ptem_host(e, go, (size_t)M * N * 4);
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(b[j * K + q]);
+				bad += d[i * N + j] != (float)s;
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(e);
 }
 
 /* A from shared memory (the 128B-swizzled image) or, a_tmem, the plain
