@@ -498,12 +498,18 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 	bool tf32 = insn_has(in, "kind::tf32");
 	bool pair = insn_has(in, "cta_group::2");
+	/* .ws: the B collector only caches B, so fill/discard read it from
+	 * shared memory as usual; use/lastuse (B from the collector) are
+	 * not modelled */
+	bool ws = insn_has(in, "ws");
 	if ((!pair && !insn_has(in, "cta_group::1")) ||
-	    (!tf32 && !insn_has(in, "kind::f16")) || insn_has(in, "ws") ||
-	    insn_has(in, "sp") || in->nop < 5 || in->o[0].kind != K_ADDR)
+	    (!tf32 && !insn_has(in, "kind::f16")) || insn_has(in, "sp") ||
+	    in->nop < 5 || in->o[0].kind != K_ADDR ||
+	    (ws && (pair || strstr(in->name, "::use") ||
+		    strstr(in->name, "::lastuse"))))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only .kind::f16/.kind::tf32 without .ws/.sp is "
-			 "modelled");
+			 "only .kind::f16/.kind::tf32 without .sp (.ws: "
+			 "cta_group::1, collector fill/discard) is modelled");
 	bool a_tmem = in->o[1].kind == K_ADDR;
 	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
 	int dfmt = (int)(id >> 4) & 3, afmt = (int)(id >> 7) & 7;
@@ -511,8 +517,10 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
 	bool ok = !(id & 0x7) && !(id & (3u << 13)) && !(id & (3u << 15)) &&
 		  !(id >> 30) && afmt == bfmt &&
-		  (pair ? m == 256 && n % 16 == 0
-			: (m == 64 && !a_tmem) || m == 128) &&
+		  (ws ? (m == 32 || m == 64 || m == 128) &&
+			(n == 64 || n == 128 || n == 256)
+		   : pair ? m == 256 && n % 16 == 0
+			  : (m == 64 && !a_tmem) || m == 128) &&
 		  n >= 8 && n <= 256 && (dfmt == 1 || (dfmt == 0 && !tf32)) &&
 		  (tf32 ? afmt == 2 : afmt <= 1) && !(dfmt == 0 && afmt == 1);
 	if (!ok)
@@ -531,7 +539,13 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 	 * words 4v..4v+3)}, enable-input-d {, scale-input-d} */
 	unsigned ei = 4, nmask = pair ? 8 : 4;
 	uint32_t disable[8] = {0};
-	if (in->o[4].kind == K_VEC) {
+	if (ws) {
+		/* [d], a, b, idesc, enable-input-d {, zero-column-mask} */
+		if (in->nop > 6 || (in->nop == 6 &&
+				    opnd_get(r, c, t, &in->o[5]) != 0))
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+				 "a nonzero zero-column mask is not modelled");
+	} else if (in->o[4].kind == K_VEC) {
 		if (in->o[4].n != nmask || in->nop < 6)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "disable-output-lane takes %u registers", nmask);
@@ -541,7 +555,8 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 		ei = 5;
 	}
 	bool acc = opnd_get(r, c, t, &in->o[ei]) != 0;
-	uint64_t scale = ei + 1 < in->nop ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
+	uint64_t scale = !ws && ei + 1 < in->nop
+			 ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
 	if (scale > 15)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "scale-input-d %llu",
 			 (unsigned long long)scale);
@@ -567,13 +582,17 @@ exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 					      : desc_elem(r, cv, t, in, &da, i, k,
 							  afmt, esize);
 			uint32_t lane = lane0 +
-				(mloc == 128 ? i : 32 * (i / 16) + i % 16);
+				(mloc == 128 || ws ? i : 32 * (i / 16) + i % 16);
 			if (disable[4 * v + (lane % 128) / 32] &
 			    (1u << (lane % 32)))
 				continue;
+			/* .ws M 64 / 32 (Layouts E / G): N in 2 / 4 parts,
+			 * 64 / 32 lanes apart */
+			uint32_t parts = ws ? 128 / mloc : 1, np = n / parts;
 			for (uint32_t j = 0; j < n; j++) {
-				uint32_t *cell = tmem_cell(r, cv, t, in, lane,
-							   col0 + j, false);
+				uint32_t *cell = tmem_cell(r, cv, t, in,
+					lane + (128 / parts) * (j / np),
+					col0 + j % np, false);
 				double d = 0;
 				if (acc) {
 					float f;

@@ -1668,16 +1668,36 @@ TEST(emu_tcgen05_mma_pair)
 	ptem_free(e);
 }
 
-/* A from shared memory (the 128B-swizzled image) or, a_tmem, the plain
- * row-major A stored into TMEM by the kernel; same expected D. */
+/* mma_ptx with .ws (B collector fill, a zero zero-column mask). */
 static void
-tcgen05_mma_case(TestCtx *t, bool a_tmem)
+mma_ws_ptx(char *out, size_t cap)
 {
-	enum { M = 128, N = 64, K = 32 };
-	static uint16_t a[M * K], b[N * K];
+	static char x[8192];
+	static const char from[] =
+		"tcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7, %r30, %p3;";
+	static const char to[] =
+		"mov.b64 %rd15, 0;\n\ttcgen05.mma.ws.cta_group::1.kind::f16."
+		"collector::b0::fill [%r6], %rd6, %rd7, %r30, %p3, %rd15;";
+	replace_first(x, sizeof(x), mma_ptx, from, to);
+	replace_first(out, cap, x, from, to);
+}
+
+enum { MMA_SMEM, MMA_A_TMEM, MMA_WS128, MMA_WS64 };
+
+/* A from shared memory (the 128B-swizzled image) or, MMA_A_TMEM, the
+ * plain row-major A stored into TMEM by the kernel: the same D; .ws with
+ * M 128 (Layout D, as without .ws) and M 64 (Layout E: D[m, n] at lane
+ * m + 64 (n / 32), column n % 32 for N = 64). */
+static void
+tcgen05_mma_case(TestCtx *t, int form)
+{
+	enum { N = 64, K = 32 };
+	bool a_tmem = form == MMA_A_TMEM;
+	int M = form == MMA_WS64 ? 64 : 128;
+	static uint16_t a[128 * K], b[N * K];
 	static uint8_t ia[16384], ib[8192];
 	static char ptx[8192];
-	for (int i = 0; i < M * K; i++)
+	for (int i = 0; i < 128 * K; i++)
 		a[i] = to_bf16((float)((i * 29 + 3) % 64 - 32) / 8.0f);
 	for (int i = 0; i < N * K; i++)
 		b[i] = to_bf16((float)((i * 43 + 9) % 64 - 32) / 8.0f);
@@ -1685,10 +1705,12 @@ tcgen05_mma_case(TestCtx *t, bool a_tmem)
 	if (a_tmem)
 		memcpy(ia, a, sizeof(a));
 	else
-		place_kmajor_128b(ia, M, a, K);
+		place_kmajor_128b(ia, 128, a, K);
 	place_kmajor_128b(ib, N, b, K);
 	if (a_tmem)
 		mma_a_tmem_ptx(ptx, sizeof(ptx));
+	else if (form != MMA_SMEM)
+		mma_ws_ptx(ptx, sizeof(ptx));
 	else
 		snprintf(ptx, sizeof(ptx), "%s", mma_ptx);
 	ptem *e = ptem_new();
@@ -1697,14 +1719,14 @@ tcgen05_mma_case(TestCtx *t, bool a_tmem)
 	 * N >> 3 at bit 17, M >> 4 at bit 24 (ptx_facts.md §2.1) */
 	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
 			 (M >> 4) << 24;
-	CHECK_HEX(idesc, 0x08100490u);
+	CHECK_HEX(idesc, M == 128 ? 0x08100490u : 0x04100490u);
 	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
 		st = ptem_alloc(e, sizeof(ia), &ga);
 	if (!st)
 		st = ptem_alloc(e, sizeof(ib), &gb);
 	if (!st)
-		st = ptem_alloc(e, (size_t)M * N * 4, &go);
+		st = ptem_alloc(e, (size_t)128 * N * 4, &go);
 	if (!st) {
 		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
 		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
@@ -1716,7 +1738,7 @@ tcgen05_mma_case(TestCtx *t, bool a_tmem)
 	if (st) {
 		fprintf(stderr, "  %s\n", ptem_errmsg(e));
 	} else {
-		const float *d = ptem_host(e, go, (size_t)M * N * 4);
+		const float *d = ptem_host(e, go, (size_t)128 * N * 4);
 		int bad = 0;
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
@@ -1724,7 +1746,9 @@ tcgen05_mma_case(TestCtx *t, bool a_tmem)
 				for (int q = 0; q < K; q++)
 					s += from_bf16(a[i * K + q]) *
 					     from_bf16(b[j * K + q]);
-				bad += d[i * N + j] != (float)s;
+				int at = M == 128 ? i * N + j
+					 : (i + 64 * (j / 32)) * N + j % 32;
+				bad += d[at] != (float)s;
 			}
 		CHECK_INT(bad, 0);
 	}
@@ -1733,12 +1757,18 @@ tcgen05_mma_case(TestCtx *t, bool a_tmem)
 
 TEST(emu_tcgen05_mma)
 {
-	tcgen05_mma_case(t, false);
+	tcgen05_mma_case(t, MMA_SMEM);
 }
 
 TEST(emu_tcgen05_mma_a_tmem)
 {
-	tcgen05_mma_case(t, true);
+	tcgen05_mma_case(t, MMA_A_TMEM);
+}
+
+TEST(emu_tcgen05_mma_ws)
+{
+	tcgen05_mma_case(t, MMA_WS128);
+	tcgen05_mma_case(t, MMA_WS64);
 }
 
 TEST(emu_race_check)
