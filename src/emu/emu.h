@@ -147,6 +147,7 @@ typedef struct Thread {
 	uint64_t cbar_phase;   /* cluster barrier phase this thread arrived in */
 	uint32_t cpa_group;    /* cp.async groups committed so far */
 	uint32_t bulk_group;   /* bulk async-groups committed so far */
+	uint32_t wg_group;     /* wgmma-groups committed so far */
 } Thread;
 
 typedef struct Mbar {
@@ -286,5 +287,10 @@ void exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 		  const Insn *in);
 void exec_tc(Run *r, Cta *c, Thread *t, const Insn *in);
 void tmem_check_exit(Run *r, Cta *c);
+
+/* ---- wgmma.c ---- */
+void exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+		     const Insn *in);
+double emu_e4m3_to_double(uint32_t bits);
 
 #endif

@@ -10,12 +10,14 @@ struct Pending {
 	Pending *next;
 	Thread *t;             /* the issuing thread */
 	const Insn *in;
-	int group_kind;        /* 0 none, 1 cp.async group, 2 bulk group */
+	int group_kind;        /* 0 none, 1 cp.async, 2 bulk, 3 wgmma group */
 	uint32_t group;
 	/* a plain copy: dst_n bytes, the first zero_from from src, the rest
 	 * zero; dst/src also bound the memory a late check guards */
 	uint8_t *dst, *src;
 	uint64_t dst_n, src_n, zero_from;
+	uint8_t *src2;         /* a second source range (wgmma's B) */
+	uint64_t src2_n;
 	/* complete_tx of tx bytes on this mbarrier when done */
 	Cta *mbar_cta;
 	uint32_t mbar_addr;
@@ -32,5 +34,6 @@ Cta *mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 Mbar *mbar_lookup(Run *r, Cta *c, uint32_t addr, const Thread *t,
 		  const Insn *in);
 void exec_tma(Run *r, Cta *c, Thread *t, const Insn *in);
+void async_wait_groups(Run *r, Thread *t, int kind, uint32_t keep);
 
 #endif

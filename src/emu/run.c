@@ -287,7 +287,9 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 	}
 	if ((mask & need) != need)
 		return false;
-	if (in->op >= OP_TC_ALLOC)
+	if (in->op >= OP_WG_FENCE)
+		exec_wgmma_warp(r, c, lanes, need, in);
+	else if (in->op >= OP_TC_ALLOC)
 		exec_tc_warp(r, c, lanes, need, in);
 	else
 		exec_warp(r, c, lanes, need, in);

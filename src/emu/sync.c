@@ -269,7 +269,8 @@ async_new(Run *r, Thread *t, const Insn *in, int group_kind)
 	p->in = in;
 	p->group_kind = group_kind;
 	p->group = group_kind == 1 ? t->cpa_group
-		   : group_kind == 2 ? t->bulk_group : 0;
+		   : group_kind == 2 ? t->bulk_group
+		   : group_kind == 3 ? t->wg_group : 0;
 	return p;
 }
 
@@ -340,10 +341,11 @@ async_complete_all(Run *r)
 
 /* Completes t's operations of an async-group kind older than the newest
  * `keep` committed groups. */
-static void
+void
 async_wait_groups(Run *r, Thread *t, int kind, uint32_t keep)
 {
-	uint32_t committed = kind == 1 ? t->cpa_group : t->bulk_group;
+	uint32_t committed = kind == 1 ? t->cpa_group
+			     : kind == 2 ? t->bulk_group : t->wg_group;
 	Pending *prev = NULL, *p = r->pend;
 	while (p) {
 		Pending *next = p->next;
@@ -370,7 +372,8 @@ async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *ptr,
 {
 	for (Pending *p = r->pend; p; p = p->next) {
 		if (overlaps(ptr, n, p->dst, p->dst_n) ||
-		    (write && overlaps(ptr, n, p->src, p->src_n)))
+		    (write && (overlaps(ptr, n, p->src, p->src_n) ||
+			       overlaps(ptr, n, p->src2, p->src2_n))))
 			emu_fail(r, PT_E_EMU_ASYNC, t, in,
 				 "%s memory of the asynchronous copy issued at "
 				 "PTX line %d (%s) before it completed (no wait "

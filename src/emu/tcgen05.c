@@ -30,6 +30,11 @@
  * (M = 128: lane m, column n; M = 64: lane 32 (m / 16) + m % 16) gets
  * each element as one exact sum in double, rounded once.
  *
+ * A may also come from TMEM (lane m, 16-bit elements two per cell);
+ * .cta_group::2 M = 256 spreads A/D rows and B rows over the CTA pair;
+ * .block_scale (.kind::mxf8f6f4, scale_vec::1X) is described at its
+ * function.
+ *
  * ld/st, cp and mma complete immediately here, so wait::ld/st and the
  * fences have nothing left to order; commit arrives on its mbarrier at
  * once.  tcgen05.cp (.cta_group::1, every shape and warpx replica mode,
@@ -161,9 +166,12 @@ exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = lanes[__builtin_ctz(mask)];
 	bool alloc = in->op == OP_TC_ALLOC;
-	if (!insn_has(in, "cta_group::1"))
+	/* .cta_group::2: one warp of each CTA of the pair executes it; each
+	 * allocates the same columns of its own TMEM (the lowest free range
+	 * gives both CTAs the same address when they allocate alike) */
+	if (!insn_has(in, "cta_group::1") && !insn_has(in, "cta_group::2"))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
-			 "only .cta_group::1 is modelled");
+			 ".cta_group::1 or ::2 expected");
 	if (in->nop != 2)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "malformed");
 	uint64_t ncols = opnd_get(r, c, t0, &in->o[1]);
@@ -291,6 +299,9 @@ desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
 
 /* ---- tcgen05.cp ---- */
 
+static void cp_one(Run *r, Cta *c, Thread *t, const Insn *in,
+		   const SmemDesc *sd, uint32_t ta, int k);
+
 static void
 exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -313,14 +324,29 @@ exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 		if (insn_has(in, shapes[i].shape) &&
 		    (!shapes[i].multi || insn_has(in, shapes[i].multi)))
 			k = i;
-	if (k < 0 || !insn_has(in, "cta_group::1") || in->nop != 2 ||
+	bool pair = insn_has(in, "cta_group::2");
+	if (k < 0 || (!pair && !insn_has(in, "cta_group::1")) || in->nop != 2 ||
 	    insn_has(in, "b8x16"))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only .cta_group::1 without decompression is modelled");
+			 "only copies without decompression are modelled");
 	SmemDesc s = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
 	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
+	/* .cta_group::2: the copy happens in both CTAs of the pair, each
+	 * from its own shared memory into its own TMEM */
+	for (uint32_t v = 0; v < (pair ? 2u : 1u); v++)
+		cp_one(r, pair ? cta_of_rank(r, t, in, (c->rank & ~1u) + v) : c,
+		       t, in, &s, ta, k);
+}
+
+static void
+cp_one(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *sd,
+       uint32_t ta, int k)
+{
+	static const uint32_t rows[] = {128, 128, 4, 64, 64, 32};
+	static const uint32_t words[] = {8, 4, 8, 4, 4, 4};
+	SmemDesc s = *sd;
 	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
-	for (uint32_t row = 0; row < shapes[k].rows; row++) {
+	for (uint32_t row = 0; row < rows[k]; row++) {
 		uint32_t lanes[4], n = 1;
 		switch (k) {
 		case 2: lanes[0] = 32 * row; break;
@@ -336,7 +362,7 @@ exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 			break;
 		default: lanes[0] = row; break;
 		}
-		for (uint32_t w = 0; w < shapes[k].words; w++) {
+		for (uint32_t w = 0; w < words[k]; w++) {
 			uint32_t v = desc_load(r, c, t, in, &s, row, 4 * w, 4);
 			for (uint32_t q = 0; q < n; q++)
 				*tmem_cell(r, c, t, in, lane0 + lanes[q], col0 + w,
@@ -345,78 +371,243 @@ exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 }
 
+/* ---- tcgen05.mma .block_scale (kind::mxf8f6f4, scale_vec::1X) ----
+ * idesc (PTX Table 44): B scale-factor ID [4,6), A format [7,10), B
+ * format [10,13) (E4M3 0, E5M2 1), negate A/B 13/14, major A/B 15/16,
+ * N >> 3 [17,23), scale type 23 (UE8M0 1), M >> 7 [27,29), A scale-factor
+ * ID [29,31).  One UE8M0 scale (2^(e - 127), 255 NaN) per row and 32 K:
+ * the scale of A row m (of the CTA's M/cta_group rows) is byte sfid_a of
+ * the TMEM cell at lane 32 (m / 32) + m % 32, column + m / 32 (the
+ * sub-partition of D row m reads its own replica); the scale of B row n
+ * the byte sfid_b at lane 32 (m / 32) + n % 32, column + n / 32.  With
+ * .cta_group::2 (M = 256, Layout A) CTA v of the pair holds A rows
+ * 128 v.. and B rows (N/2) v.. in its shared memory at the descriptors'
+ * addresses, the scales of its rows and of all N in its TMEM, and gets D
+ * rows 128 v.. (lane m - 128 v, all N columns) in its TMEM. */
+static double
+ue8m0(uint32_t e)
+{
+	return e == 255 ? NAN : ldexp(1.0, (int)e - 127);
+}
+
+static double
+fp8_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
+	 uint32_t row, uint32_t k, int fmt)
+{
+	uint32_t v = desc_load(r, c, t, in, s, row, k, 1);
+	return fmt == 0 ? emu_e4m3_to_double(v) : emu_small_to_double(v, 5, 2);
+}
+
+static void
+exec_mma_block_scale(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	bool pair = insn_has(in, "cta_group::2");
+	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
+	int afmt = (int)(id >> 7) & 7, bfmt = (int)(id >> 10) & 7;
+	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 27) & 3) << 7;
+	uint32_t sfb = (id >> 4) & 3, sfa = (id >> 29) & 3;
+	bool ok = insn_has(in, "kind::mxf8f6f4") &&
+		  (insn_has(in, "scale_vec::1X") || insn_has(in, "block32") ||
+		   !insn_has(in, "scale_vec")) &&
+		  in->nop == 7 && in->o[4].kind == K_ADDR &&
+		  in->o[5].kind == K_ADDR && afmt <= 1 && bfmt <= 1 &&
+		  !(id & 0xf) && !(id & (1u << 6)) && !(id & (0xfu << 13)) &&
+		  (id & (1u << 23)) && !(id & (7u << 24)) && !(id >> 31) &&
+		  m == (pair ? 256u : 128u) && n >= (pair ? 16u : 8u) &&
+		  n <= 256 && n % (pair ? 16 : 8) == 0;
+	if (!ok)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "instruction descriptor 0x%08x: only .kind::mxf8f6f4 "
+			 ".scale_vec::1X, E4M3/E5M2 K-major A and B from "
+			 "descriptors, UE8M0 scales, no negation, M 128 "
+			 "(cta_group::1) or 256 (cta_group::2) is modelled", id);
+	SmemDesc da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
+	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
+	uint32_t tsa = (uint32_t)emu_addr(r, c, t, &in->o[4]);
+	uint32_t tsb = (uint32_t)emu_addr(r, c, t, &in->o[5]);
+	bool acc = opnd_get(r, c, t, &in->o[6]) != 0;
+	uint32_t ncta = pair ? 2 : 1, mloc = m / ncta, nloc = n / ncta;
+	uint32_t base = pair ? c->rank & ~1u : c->rank;
+	double *bm = NEWN(r->arena, double, (size_t)n * 32);
+	for (uint32_t j = 0; j < n; j++) {
+		Cta *owner = cta_of_rank(r, t, in, base + j / nloc);
+		for (uint32_t k = 0; k < 32; k++)
+			bm[j * 32 + k] = fp8_elem(r, owner, t, in, &db, j % nloc,
+						  k, bfmt);
+	}
+	for (uint32_t v = 0; v < ncta; v++) {
+		Cta *cv = cta_of_rank(r, t, in, base + v);
+		for (uint32_t i = 0; i < mloc; i++) {
+			double a[32];
+			for (uint32_t k = 0; k < 32; k++)
+				a[k] = fp8_elem(r, cv, t, in, &da, i, k, afmt);
+			uint32_t q = 32 * (i / 32);
+			double sa = ue8m0(*tmem_cell(r, cv, t, in,
+				(tsa >> 16) + q + i % 32,
+				(tsa & 0xffff) + i / 32, false) >> (8 * sfa) & 0xff);
+			for (uint32_t j = 0; j < n; j++) {
+				double sb = ue8m0(*tmem_cell(r, cv, t, in,
+					(tsb >> 16) + q + j % 32,
+					(tsb & 0xffff) + j / 32, false) >> (8 * sfb) & 0xff);
+				uint32_t *cell = tmem_cell(r, cv, t, in,
+							   (ta >> 16) + i,
+							   (ta & 0xffff) + j, false);
+				double s = 0;
+				for (uint32_t k = 0; k < 32; k++)
+					s += a[k] * bm[j * 32 + k];
+				s *= sa * sb;
+				if (acc) {
+					float f;
+					memcpy(&f, cell, 4);
+					s += f;
+				}
+				*cell = emu_round_small(s, RND_RN, 8, 23);
+			}
+		}
+	}
+}
+
+/* Element k of A row i (of this CTA's rows) in TMEM at ta: lane + i,
+ * 32-bit cells from the column on, 16-bit elements two per cell (the
+ * lower k in the low half), tf32 one per cell. */
+static double
+tmem_a_elem(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t ta,
+	    uint32_t i, uint32_t k, int fmt, unsigned esize)
+{
+	uint32_t cell = *tmem_cell(r, c, t, in, (ta >> 16) + i,
+				   (ta & 0xffff) + k * esize / 4, false);
+	if (esize == 2)
+		cell = (cell >> (16 * (k % 2))) & 0xffff;
+	if (fmt == 0)
+		return emu_small_to_double(cell, 5, 10);
+	if (fmt == 1)
+		return emu_small_to_double(cell, 8, 7);
+	float f;
+	cell &= ~0x1fffu;
+	memcpy(&f, &cell, 4);
+	return f;
+}
+
 static void
 exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
+	if (insn_has(in, "block_scale")) {
+		exec_mma_block_scale(r, c, t, in);
+		return;
+	}
 	bool tf32 = insn_has(in, "kind::tf32");
-	if (!insn_has(in, "cta_group::1") || (!tf32 && !insn_has(in, "kind::f16")) ||
-	    insn_has(in, "ws") || insn_has(in, "sp") ||
-	    insn_has(in, "block_scale") || in->nop < 5 ||
-	    in->o[0].kind != K_ADDR || in->o[1].kind == K_ADDR)
+	bool pair = insn_has(in, "cta_group::2");
+	/* .ws: the B collector only caches B, so fill/discard read it from
+	 * shared memory as usual; use/lastuse (B from the collector) are
+	 * not modelled */
+	bool ws = insn_has(in, "ws");
+	if ((!pair && !insn_has(in, "cta_group::1")) ||
+	    (!tf32 && !insn_has(in, "kind::f16")) || insn_has(in, "sp") ||
+	    in->nop < 5 || in->o[0].kind != K_ADDR ||
+	    (ws && (pair || strstr(in->name, "::use") ||
+		    strstr(in->name, "::lastuse"))))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only .cta_group::1 .kind::f16/.kind::tf32 with A and "
-			 "B descriptors is modelled");
+			 "only .kind::f16/.kind::tf32 without .sp (.ws: "
+			 "cta_group::1, collector fill/discard) is modelled");
+	bool a_tmem = in->o[1].kind == K_ADDR;
 	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
 	int dfmt = (int)(id >> 4) & 3, afmt = (int)(id >> 7) & 7;
 	int bfmt = (int)(id >> 10) & 7;
 	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
 	bool ok = !(id & 0x7) && !(id & (3u << 13)) && !(id & (3u << 15)) &&
-		  !(id >> 30) && afmt == bfmt && (m == 64 || m == 128) &&
+		  !(id >> 30) && afmt == bfmt &&
+		  (ws ? (m == 32 || m == 64 || m == 128) &&
+			(n == 64 || n == 128 || n == 256)
+		   : pair ? m == 256 && n % 16 == 0
+			  : (m == 64 && !a_tmem) || m == 128) &&
 		  n >= 8 && n <= 256 && (dfmt == 1 || (dfmt == 0 && !tf32)) &&
 		  (tf32 ? afmt == 2 : afmt <= 1) && !(dfmt == 0 && afmt == 1);
 	if (!ok)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "instruction descriptor 0x%08x: only dense K-major "
 			 "f16/bf16 (tf32) with f32/f16 D, no negation, M 64 or "
-			 "128 is modelled", id);
+			 "128 (A in TMEM: 128; cta_group::2: 256) is modelled",
+			 id);
 	unsigned esize = tf32 ? 4 : 2, kdim = 32 / esize;
-	SmemDesc da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	SmemDesc da = {0};
+	if (!a_tmem)
+		da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
 	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
-	/* {disable-output-lane}, enable-input-d {, scale-input-d} */
-	unsigned ei = 4;
-	uint32_t disable[4] = {0};
-	if (in->o[4].kind == K_VEC) {
-		if (in->o[4].n != 4 || in->nop < 6)
+	uint32_t tam = (uint32_t)emu_addr(r, c, t, &in->o[1]);
+	/* {disable-output-lane (4 words; 8 for a pair: CTA v's lanes in
+	 * words 4v..4v+3)}, enable-input-d {, scale-input-d} */
+	unsigned ei = 4, nmask = pair ? 8 : 4;
+	uint32_t disable[8] = {0};
+	if (ws) {
+		/* [d], a, b, idesc, enable-input-d {, zero-column-mask} */
+		if (in->nop > 6 || (in->nop == 6 &&
+				    opnd_get(r, c, t, &in->o[5]) != 0))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-				 "disable-output-lane takes 4 registers");
-		for (unsigned v = 0; v < 4; v++)
+				 "a nonzero zero-column mask is not modelled");
+	} else if (in->o[4].kind == K_VEC) {
+		if (in->o[4].n != nmask || in->nop < 6)
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+				 "disable-output-lane takes %u registers", nmask);
+		for (unsigned v = 0; v < nmask; v++)
 			disable[v] = (uint32_t)opnd_get(r, c, t,
 							vec_elem(r, &in->o[4], v));
 		ei = 5;
 	}
 	bool acc = opnd_get(r, c, t, &in->o[ei]) != 0;
-	uint64_t scale = ei + 1 < in->nop ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
+	uint64_t scale = !ws && ei + 1 < in->nop
+			 ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
 	if (scale > 15)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "scale-input-d %llu",
 			 (unsigned long long)scale);
 	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
 	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
+	/* a pair: CTA v holds A and D rows 128 v.. and B rows (N/2) v.. */
+	uint32_t ncta = pair ? 2 : 1, mloc = m / ncta, nloc = n / ncta;
+	uint32_t base = pair ? c->rank & ~1u : c->rank;
 	double *bm = NEWN(r->arena, double, (size_t)n * kdim);
-	for (uint32_t j = 0; j < n; j++)
+	for (uint32_t j = 0; j < n; j++) {
+		Cta *owner = cta_of_rank(r, t, in, base + j / nloc);
 		for (uint32_t k = 0; k < kdim; k++)
-			bm[j * kdim + k] = desc_elem(r, c, t, in, &db, j, k, bfmt,
-						     esize);
-	for (uint32_t i = 0; i < m; i++) {
-		double a[16];
-		for (uint32_t k = 0; k < kdim; k++)
-			a[k] = desc_elem(r, c, t, in, &da, i, k, afmt, esize);
-		uint32_t lane = lane0 + (m == 128 ? i : 32 * (i / 16) + i % 16);
-		if (disable[(lane % 128) / 32] & (1u << (lane % 32)))
-			continue;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t *cell = tmem_cell(r, c, t, in, lane, col0 + j, false);
-			double d = 0;
-			if (acc) {
-				float f;
-				memcpy(&f, cell, 4);
-				d = dfmt == 1 ? (double)f
-				    : emu_small_to_double(*cell & 0xffff, 5, 10);
-				d = ldexp(d, -(int)scale);
-			}
+			bm[j * kdim + k] = desc_elem(r, owner, t, in, &db, j % nloc,
+						     k, bfmt, esize);
+	}
+	for (uint32_t v = 0; v < ncta; v++) {
+		Cta *cv = cta_of_rank(r, t, in, base + v);
+		for (uint32_t i = 0; i < mloc; i++) {
+			double a[16];
 			for (uint32_t k = 0; k < kdim; k++)
-				d += a[k] * bm[j * kdim + k];
-			*cell = dfmt == 1 ? emu_round_small(d, RND_RN, 8, 23)
-					  : emu_round_small(d, RND_RN, 5, 10);
+				a[k] = a_tmem ? tmem_a_elem(r, cv, t, in, tam, i, k,
+							    afmt, esize)
+					      : desc_elem(r, cv, t, in, &da, i, k,
+							  afmt, esize);
+			uint32_t lane = lane0 +
+				(mloc == 128 || ws ? i : 32 * (i / 16) + i % 16);
+			if (disable[4 * v + (lane % 128) / 32] &
+			    (1u << (lane % 32)))
+				continue;
+			/* .ws M 64 / 32 (Layouts E / G): N in 2 / 4 parts,
+			 * 64 / 32 lanes apart */
+			uint32_t parts = ws ? 128 / mloc : 1, np = n / parts;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t *cell = tmem_cell(r, cv, t, in,
+					lane + (128 / parts) * (j / np),
+					col0 + j % np, false);
+				double d = 0;
+				if (acc) {
+					float f;
+					memcpy(&f, cell, 4);
+					d = dfmt == 1 ? (double)f
+					    : emu_small_to_double(*cell & 0xffff,
+								  5, 10);
+					d = ldexp(d, -(int)scale);
+				}
+				for (uint32_t k = 0; k < kdim; k++)
+					d += a[k] * bm[j * kdim + k];
+				*cell = dfmt == 1
+					? emu_round_small(d, RND_RN, 8, 23)
+					: emu_round_small(d, RND_RN, 5, 10);
+			}
 		}
 	}
 }
@@ -431,14 +622,29 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		/* tcgen05.commit.cta_group::1.mbarrier::arrive::one
 		 * .shared::cluster.b64 [mbar]: every earlier tcgen05 op of
 		 * this thread is complete here, so the arrive is immediate */
-		if (insn_has(in, "multicast::cluster") || in->nop != 1)
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+		bool multi = insn_has(in, "multicast::cluster");
+		if (in->nop != (multi ? 2u : 1u))
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t a = emu_addr(r, c, t, &in->o[0]);
 		if (in->space == SP_GENERIC && a >= WIN_SHARED)
 			a -= WIN_SHARED;
 		Cta *owner;
 		emu_smem(r, t, in, (uint32_t)a, 8, &owner);
-		mbar_arrive(r, owner, (uint32_t)a, 1, t, in);
+		if (!multi) {
+			mbar_arrive(r, owner, (uint32_t)a, 1, t, in);
+			return;
+		}
+		/* .multicast::cluster: the barrier at the same offset in
+		 * every CTA whose rank bit is set in ctaMask */
+		uint32_t mask = (uint32_t)opnd_get(r, c, t, &in->o[1]) & 0xffff;
+		uint32_t off = (uint32_t)a & ((1u << SMEM_RANK_SHIFT) - 1);
+		for (uint32_t rank = 0; rank < 16; rank++) {
+			if (!(mask & (1u << rank)))
+				continue;
+			uint32_t ma = rank << SMEM_RANK_SHIFT | off;
+			emu_smem(r, t, in, ma, 8, &owner);
+			mbar_arrive(r, owner, ma, 1, t, in);
+		}
 		return;
 	}
 	case OP_TC_MMA:

@@ -76,3 +76,18 @@ expect_rc race_unchecked 0 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json"
 expect_rc race 1 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json" --check-races
 grep -q "error\[E9509\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
 	ok race_message || bad race_message "$(cat "$t/err")"
+
+# tests/golden/tile_wgmma.py: every wgmma form ptxtile emits (bf16/f16/
+# tf32/e4m3xe5m2/s8xu8, A in registers and from descriptors, MN-major B,
+# negation, .satfinite) and setmaxnreg, with ptxtile's own descriptors,
+# run eager and late; its mbarrier wait (a spelling test on a barrier
+# nobody initialises) is dropped first
+"$P" compile tests/golden/tile_wgmma.py -o "$t/w.ptx" --meta "$t/w.json" 2>/dev/null
+grep -v "mbarrier.try_wait" "$t/w.ptx" >"$t/w2.ptx"
+expect_rc wgmma_golden 0 "$P" run --emulate "$t/w2.ptx" --meta "$t/w.json" --arg flag=1
+expect_rc wgmma_golden_late 0 "$P" run --emulate "$t/w2.ptx" --meta "$t/w.json" \
+	--arg flag=0 --late --check-races
+# ... and with its wait kept, the uninitialised barrier is an E9508
+expect_rc wgmma_golden_mbar 1 "$P" run --emulate "$t/w.ptx" --meta "$t/w.json" --arg flag=1
+grep -q "error\[E9508\]" "$t/err" && ok wgmma_golden_mbar_code ||
+	bad wgmma_golden_mbar_code "$(cat "$t/err")"

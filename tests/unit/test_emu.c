@@ -635,7 +635,7 @@ typedef struct SArg {
 	size_t bytes;
 	ptrt_dtype dtype;
 	int ndim;
-	int64_t shape[4];
+	int64_t shape[5];
 	ptrt_arg scalar; /* used when data is NULL */
 } SArg;
 
@@ -1315,16 +1315,14 @@ TEST(emu_script_tma_multicast_3d)
 	ptem_free(sr.e);
 }
 
-/* examples/gemm_bf16.py at one 128 x 128 tile (M = N = 128, K = 256, the
- * smallest K it allows): one CTA of 256 threads, cp.async pipeline,
- * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
- * product and partial sum is exact in f32, so C must be the exact dot
- * product rounded once to bf16 (nearest even), computed here. */
+/* The script at path with every line that starts with from[i] replaced
+ * by to[i] (module constants substituted). */
 static char *
-gemm_tile_text(Arena *a, int m, int n, int k)
+shrunk_text(Arena *a, const char *path, const char *const *from,
+	    const char *const *to, int n)
 {
 	size_t len = 0;
-	char *src = read_file(a, "examples/gemm_bf16.py", &len);
+	char *src = read_file(a, path, &len);
 	if (!src)
 		return NULL;
 	StrBuf b;
@@ -1332,17 +1330,36 @@ gemm_tile_text(Arena *a, int m, int n, int k)
 	for (char *line = src; *line;) {
 		char *end = strchr(line, '\n');
 		size_t l = end ? (size_t)(end - line) + 1 : strlen(line);
-		if (!strncmp(line, "M = 4096\n", 9))
-			sb_printf(&b, "M = %d\n", m);
-		else if (!strncmp(line, "N = 4096\n", 9))
-			sb_printf(&b, "N = %d\n", n);
-		else if (!strncmp(line, "K = 4096\n", 9))
-			sb_printf(&b, "K = %d\n", k);
+		int hit = -1;
+		for (int i = 0; i < n && hit < 0; i++)
+			if (!strncmp(line, from[i], strlen(from[i])))
+				hit = i;
+		if (hit >= 0)
+			sb_printf(&b, "%s", to[hit]);
 		else
 			sb_putn(&b, line, l);
 		line += l;
 	}
 	return (char *)sb_cstr(&b);
+}
+
+/* examples/gemm_bf16.py at one 128 x 128 tile (M = N = 128, K = 256, the
+ * smallest K it allows): one CTA of 256 threads, cp.async pipeline,
+ * ldmatrix, mma.sync.  Inputs are multiples of 1/8 in [-4, 4): every
+ * product and partial sum is exact in f32, so C must be the exact dot
+ * product rounded once to bf16 (nearest even), computed here. */
+static char *
+gemm_tile_text(Arena *a, const char *path, int m, int n, int k)
+{
+	static const char *const from[] = {"M = 4096\n", "N = 4096\n",
+					   "K = 4096\n"};
+	char *to[3];
+	int v[3] = {m, n, k};
+	for (int i = 0; i < 3; i++) {
+		to[i] = NEWN(a, char, 32);
+		snprintf(to[i], 32, "%c = %d\n", "MNK"[i], v[i]);
+	}
+	return shrunk_text(a, path, from, (const char *const *)to, 3);
 }
 
 static uint16_t
@@ -1359,12 +1376,12 @@ TEST(emu_script_gemm_tile)
 	enum { M = 128, N = 128, K = 256 };
 	static uint16_t a[M * K], b[N * K], c[M * N];
 	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 37 + 11) % 64 - 32) / 8.0f);
+		a[i] = to_bf16((float)((i * 37 + 11) % 61 - 30) / 8.0f);
 	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 53 + 5) % 64 - 32) / 8.0f);
+		b[i] = to_bf16((float)((i * 53 + 5) % 59 - 29) / 8.0f);
 	Arena ar;
 	arena_init(&ar, NULL);
-	char *text = gemm_tile_text(&ar, M, N, K);
+	char *text = gemm_tile_text(&ar, "examples/gemm_bf16.py", M, N, K);
 	CHECK(text != NULL);
 	SArg sa[] = {{a, sizeof(a), PTRT_BFLOAT16, 2, {M, K}, {0}},
 		     {b, sizeof(b), PTRT_BFLOAT16, 2, {N, K}, {0}},
@@ -1473,25 +1490,180 @@ place_kmajor_128b(uint8_t *img, int rows, const uint16_t *v, int kdim)
 		}
 }
 
-TEST(emu_tcgen05_mma)
+enum { WG_M = 256, WG_N = 256, WG_K = 512 };
+
+/* One run of the shrunk gemm_wgmma.py; C against the host product. */
+static void
+gemm_wgmma_check(TestCtx *t, char *text, const uint16_t *a,
+		 const uint16_t *b, unsigned flags)
 {
-	enum { M = 128, N = 64, K = 32 };
+	static uint16_t c[WG_M * WG_N];
+	memset(c, 0, sizeof(c));
+	SArg sa[] = {{a, sizeof(uint16_t) * WG_M * WG_K, PTRT_BFLOAT16, 2,
+		      {WG_M, WG_K}, {0}},
+		     {b, sizeof(uint16_t) * WG_N * WG_K, PTRT_BFLOAT16, 2,
+		      {WG_N, WG_K}, {0}},
+		     {c, sizeof(c), PTRT_BFLOAT16, 2, {WG_M, WG_N}, {0}}};
+	ScriptRun sr;
+	if (script_run_text(t, &sr, "gemm_wgmma (256x256x512)", text,
+			    "sm_90a", sa, 3, flags) == PT_OK) {
+		const uint16_t *o = script_out(&sr, 2, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < WG_M; i++)
+			for (int j = 0; j < WG_N; j++) {
+				double s = 0;
+				for (int q = 0; q < WG_K; q++)
+					s += from_bf16(a[i * WG_K + q]) *
+					     from_bf16(b[j * WG_K + q]);
+				bad += o[i * WG_N + j] != bf16_rne(s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
+
+TEST(emu_script_gemm_wgmma)
+{
+	/* examples/gemm_wgmma.py at 256 x 256 x 512: two 128 x 256 tiles
+	 * (CTAs 0 and 1 of the persistent grid; the rest find no tile),
+	 * eight k-tiles through the 4-stage ring (so the stages and their
+	 * parities wrap), TMA with the 128B swizzle, wgmma m64n256k16 with
+	 * the descriptors ptxtile builds, wait_group 1 pipelining, the
+	 * fragment epilogue; C[i, j] == bf16(sum_k A[i, k] B[j, k]), exact
+	 * in f32 for these values; eager, then late completion with the
+	 * race check */
+	static uint16_t a[WG_M * WG_K], b[WG_N * WG_K];
+	for (int i = 0; i < WG_M * WG_K; i++)
+		a[i] = to_bf16((float)((i * 37 + 11) % 61 - 30) / 8.0f);
+	for (int i = 0; i < WG_N * WG_K; i++)
+		b[i] = to_bf16((float)((i * 53 + 5) % 59 - 29) / 8.0f);
+	Arena ar;
+	arena_init(&ar, NULL);
+	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", WG_M, WG_N,
+				    WG_K);
+	CHECK(text != NULL);
+	if (text) {
+		gemm_wgmma_check(t, text, a, b, 0);
+		gemm_wgmma_check(t, text, a, b,
+				 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	}
+	arena_free(&ar);
+}
+
+/* out = text with the first occurrence of from replaced by to. */
+static void
+replace_first(char *out, size_t cap, const char *text, const char *from,
+	      const char *to)
+{
+	const char *p = strstr(text, from);
+	if (!p) {
+		snprintf(out, cap, "%s", text);
+		return;
+	}
+	snprintf(out, cap, "%.*s%s%s", (int)(p - text), text, to,
+		 p + strlen(from));
+}
+
+/* mma_ptx with A in TMEM: every thread stores its A row (16 words: 32
+ * bf16, two per cell, the lower k in the low half) with tcgen05.st
+ * 32x32b.x16 at columns 64..79 of its lane; the MMAs read K 0..15 from
+ * [ta + 64] and K 16..31 from [ta + 72]. */
+static void
+mma_a_tmem_ptx(char *out, size_t cap)
+{
+	static char x[8192], y[8192];
+	static const char store[] =
+		"\tmul.wide.u32 %rd11, %r1, 64;\n\tadd.s64 %rd11, %rd1, %rd11;\n"
+		"\tld.global.v4.u32 {%q0, %q1, %q2, %q3}, [%rd11];\n"
+		"\tld.global.v4.u32 {%q4, %q5, %q6, %q7}, [%rd11+16];\n"
+		"\tld.global.v4.u32 {%q8, %q9, %q10, %q11}, [%rd11+32];\n"
+		"\tld.global.v4.u32 {%q12, %q13, %q14, %q15}, [%rd11+48];\n"
+		"\tshl.b32 %r31, %r2, 21;\n\tadd.s32 %r31, %r31, %r6;\n"
+		"\tadd.s32 %r31, %r31, 64;\n"
+		"\ttcgen05.st.sync.aligned.32x32b.x16.b32 [%r31], {%q0, %q1, "
+		"%q2, %q3, %q4, %q5, %q6, %q7, %q8, %q9, %q10, %q11, %q12, "
+		"%q13, %q14, %q15};\n\ttcgen05.wait::st.sync.aligned;\n"
+		"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+		"\ttcgen05.fence::after_thread_sync;\n"
+		"\tadd.s32 %r31, %r6, 64;\n\tadd.s32 %r32, %r6, 72;\n"
+		"\t@!%p2 bra $L_wait;\n";
+	static const char mma[] =
+		"tcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7";
+	replace_first(x, sizeof(x), mma_ptx, "\t.reg .b32 %r<40>;\n",
+		      "\t.reg .b32 %r<40>;\n\t.reg .b32 %q<16>;\n");
+	replace_first(y, sizeof(y), x, "[ta], 64;", "[ta], 128;");
+	replace_first(x, sizeof(x), y, "%r6, 64;", "%r6, 128;");
+	replace_first(y, sizeof(y), x, "\t@!%p2 bra $L_wait;\n", store);
+	replace_first(x, sizeof(x), y, mma,
+		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r31], %rd7");
+	replace_first(out, cap, x, mma,
+		      "tcgen05.mma.cta_group::1.kind::f16 [%r6], [%r32], %rd7");
+}
+
+/* mma_ptx on a CTA pair (grid 2, cluster 2): CTA v copies its own A
+ * image (rows 128 v.., 16 KiB apart in ga) and B image (rows 32 v..,
+ * 8 KiB apart in gb); alloc/dealloc .cta_group::2; a cluster barrier
+ * before CTA 0's thread 0 issues the two .cta_group::2 MMAs (M256 N64)
+ * and commits with .multicast::cluster to both CTAs' barriers; each CTA
+ * reads its 128 rows of D from its own TMEM to out + 32 KiB v. */
+static void
+mma_pair_ptx(char *out, size_t cap)
+{
+	static char x[8192], y[8192];
+	static const char rank[] =
+		"\tld.param.u32 %r30, [idesc];\n"
+		"\tmov.u32 %r35, %cluster_ctarank;\n"
+		"\tmul.wide.u32 %rd12, %r35, 16384;\n\tadd.s64 %rd1, %rd1, %rd12;\n"
+		"\tmul.wide.u32 %rd12, %r35, 8192;\n\tadd.s64 %rd2, %rd2, %rd12;\n"
+		"\tmul.wide.u32 %rd12, %r35, 32768;\n\tadd.s64 %rd3, %rd3, %rd12;\n"
+		"\tmov.b16 %rs1, 3;\n";
+	static const char mma1[] = "tcgen05.mma.cta_group::1.kind::f16";
+	static const char mma2[] = "tcgen05.mma.cta_group::2.kind::f16";
+	replace_first(x, sizeof(x), mma_ptx, "\t.reg .b32 %r<40>;\n",
+		      "\t.reg .b32 %r<40>;\n\t.reg .b16 %rs<2>;\n");
+	replace_first(y, sizeof(y), x, "\tld.param.u32 %r30, [idesc];\n",
+		      rank);
+	replace_first(x, sizeof(x), y, "alloc.cta_group::1", "alloc.cta_group::2");
+	replace_first(y, sizeof(y), x, "dealloc.cta_group::1",
+		      "dealloc.cta_group::2");
+	replace_first(x, sizeof(x), y,
+		      "tcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n",
+		      "tcgen05.fence::before_thread_sync;\n"
+		      "\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n");
+	replace_first(y, sizeof(y), x, "\t@!%p2 bra $L_wait;\n",
+		      "\tsetp.eq.and.u32 %p2, %r35, 0, %p2;\n"
+		      "\t@!%p2 bra $L_wait;\n");
+	replace_first(x, sizeof(x), y, mma1, mma2);
+	replace_first(y, sizeof(y), x, mma1, mma2);
+	replace_first(out, cap, y,
+		      "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+		      "shared::cluster.b64 [bar];",
+		      "tcgen05.commit.cta_group::2.mbarrier::arrive::one."
+		      "shared::cluster.multicast::cluster.b64 [bar], %rs1;");
+}
+
+TEST(emu_tcgen05_mma_pair)
+{
+	enum { M = 256, N = 64, K = 32 };
 	static uint16_t a[M * K], b[N * K];
-	static uint8_t ia[16384], ib[8192];
+	static uint8_t ia[2 * 16384], ib[2 * 8192];
+	static char ptx[8192];
 	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 29 + 3) % 64 - 32) / 8.0f);
+		a[i] = to_bf16((float)((i * 31 + 5) % 63 - 31) / 8.0f);
 	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 43 + 9) % 64 - 32) / 8.0f);
-	place_kmajor_128b(ia, M, a, K);
-	place_kmajor_128b(ib, N, b, K);
+		b[i] = to_bf16((float)((i * 41 + 7) % 63 - 31) / 8.0f);
+	place_kmajor_128b(ia, 128, a, K);
+	place_kmajor_128b(ia + 16384, 128, a + 128 * K, K);
+	place_kmajor_128b(ib, 32, b, K);
+	place_kmajor_128b(ib + 8192, 32, b + 32 * K, K);
+	mma_pair_ptx(ptx, sizeof(ptx));
+	CHECK(strstr(ptx, "cta_group::2.kind::f16 [%r6], %rd6") != NULL);
 	ptem *e = ptem_new();
 	uint64_t ga = 0, gb = 0, go = 0;
-	/* kind::f16 idesc: D f32 (1 << 4), A/B bf16 (1 << 7, 1 << 10),
-	 * N >> 3 at bit 17, M >> 4 at bit 24 (ptx_facts.md §2.1) */
+	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 = 16 at bit 24 */
 	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
 			 (M >> 4) << 24;
-	CHECK_HEX(idesc, 0x08100490u);
-	int st = ptem_load(e, mma_ptx, strlen(mma_ptx));
+	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
 		st = ptem_alloc(e, sizeof(ia), &ga);
 	if (!st)
@@ -1502,7 +1674,8 @@ TEST(emu_tcgen05_mma)
 		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
 		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
 		ptem_arg args[] = {{&ga, 8}, {&gb, 8}, {&go, 8}, {&idesc, 4}};
-		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		ptem_launch l = {{2, 1, 1}, {128, 1, 1}, {2, 1, 1}, 0,
+				 PTEM_LATE_COMPLETION, 0};
 		st = ptem_run(e, "k", &l, args, 4);
 	}
 	CHECK_INT(st, PT_OK);
@@ -1522,6 +1695,109 @@ TEST(emu_tcgen05_mma)
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(e);
+}
+
+/* mma_ptx with .ws (B collector fill, a zero zero-column mask). */
+static void
+mma_ws_ptx(char *out, size_t cap)
+{
+	static char x[8192];
+	static const char from[] =
+		"tcgen05.mma.cta_group::1.kind::f16 [%r6], %rd6, %rd7, %r30, %p3;";
+	static const char to[] =
+		"mov.b64 %rd15, 0;\n\ttcgen05.mma.ws.cta_group::1.kind::f16."
+		"collector::b0::fill [%r6], %rd6, %rd7, %r30, %p3, %rd15;";
+	replace_first(x, sizeof(x), mma_ptx, from, to);
+	replace_first(out, cap, x, from, to);
+}
+
+enum { MMA_SMEM, MMA_A_TMEM, MMA_WS128, MMA_WS64 };
+
+/* A from shared memory (the 128B-swizzled image) or, MMA_A_TMEM, the
+ * plain row-major A stored into TMEM by the kernel: the same D; .ws with
+ * M 128 (Layout D, as without .ws) and M 64 (Layout E: D[m, n] at lane
+ * m + 64 (n / 32), column n % 32 for N = 64). */
+static void
+tcgen05_mma_case(TestCtx *t, int form)
+{
+	enum { N = 64, K = 32 };
+	bool a_tmem = form == MMA_A_TMEM;
+	int M = form == MMA_WS64 ? 64 : 128;
+	static uint16_t a[128 * K], b[N * K];
+	static uint8_t ia[16384], ib[8192];
+	static char ptx[8192];
+	for (int i = 0; i < 128 * K; i++)
+		a[i] = to_bf16((float)((i * 29 + 3) % 64 - 32) / 8.0f);
+	for (int i = 0; i < N * K; i++)
+		b[i] = to_bf16((float)((i * 43 + 9) % 64 - 32) / 8.0f);
+	memset(ia, 0, sizeof(ia));
+	if (a_tmem)
+		memcpy(ia, a, sizeof(a));
+	else
+		place_kmajor_128b(ia, 128, a, K);
+	place_kmajor_128b(ib, N, b, K);
+	if (a_tmem)
+		mma_a_tmem_ptx(ptx, sizeof(ptx));
+	else if (form != MMA_SMEM)
+		mma_ws_ptx(ptx, sizeof(ptx));
+	else
+		snprintf(ptx, sizeof(ptx), "%s", mma_ptx);
+	ptem *e = ptem_new();
+	uint64_t ga = 0, gb = 0, go = 0;
+	/* kind::f16 idesc: D f32 (1 << 4), A/B bf16 (1 << 7, 1 << 10),
+	 * N >> 3 at bit 17, M >> 4 at bit 24 (ptx_facts.md §2.1) */
+	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
+			 (M >> 4) << 24;
+	CHECK_HEX(idesc, M == 128 ? 0x08100490u : 0x04100490u);
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (!st)
+		st = ptem_alloc(e, sizeof(ia), &ga);
+	if (!st)
+		st = ptem_alloc(e, sizeof(ib), &gb);
+	if (!st)
+		st = ptem_alloc(e, (size_t)128 * N * 4, &go);
+	if (!st) {
+		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
+		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
+		ptem_arg args[] = {{&ga, 8}, {&gb, 8}, {&go, 8}, {&idesc, 4}};
+		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		st = ptem_run(e, "k", &l, args, 4);
+	}
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", ptem_errmsg(e));
+	} else {
+		const float *d = ptem_host(e, go, (size_t)128 * N * 4);
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += from_bf16(a[i * K + q]) *
+					     from_bf16(b[j * K + q]);
+				int at = M == 128 ? i * N + j
+					 : (i + 64 * (j / 32)) * N + j % 32;
+				bad += d[at] != (float)s;
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(e);
+}
+
+TEST(emu_tcgen05_mma)
+{
+	tcgen05_mma_case(t, MMA_SMEM);
+}
+
+TEST(emu_tcgen05_mma_a_tmem)
+{
+	tcgen05_mma_case(t, MMA_A_TMEM);
+}
+
+TEST(emu_tcgen05_mma_ws)
+{
+	tcgen05_mma_case(t, MMA_WS128);
+	tcgen05_mma_case(t, MMA_WS64);
 }
 
 TEST(emu_race_check)
@@ -1578,6 +1854,7 @@ TEST(emu_reads_every_golden)
 		"tile_ldmatrix_sm80", "tile_mma", "tile_mma_sm90a",
 		"tile_registers", "tile_sm100", "tile_tcgen05_cp",
 		"tile_tcgen05_ld_st", "tile_tcgen05_mma", "tile_tma",
+		"tile_wgmma",
 		"tile_tma_sm100",
 	};
 	for (size_t i = 0; i < countof(names); i++) {
@@ -1630,6 +1907,101 @@ TEST(emu_script_tcgen05_gemm)
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(sr.e);
+}
+
+/* examples/gemm_mxf8_sm100.py shrunk to M = N = K = 256: one CTA pair
+ * (grid 2, cluster 2), two k-tiles; tcgen05.alloc/cp/mma/commit
+ * .cta_group::2, tcgen05.cp 32x128b.warpx4 of the scale images,
+ * .kind::mxf8f6f4.block_scale.scale_vec::1X M256 N256 with A and B halves
+ * in both CTAs' shared memory, the commit multicast to both CTAs.  A and
+ * B are e4m3 codes of {0, +-0.5, +-1, +-2}, the UE8M0 scale exponents
+ * 125..129, arranged as the script's header states (SFA[mt, kt, l, 4c + s]
+ * = SA[128 mt + 32 c + l, 4 kt + s], SFB[nt, kt, h, l, 4c + s] = SB[256 nt
+ * + 128 h + 32 c + l, 4 kt + s]); C[m, n] = sum_k A[m, k] 2^(SA[m, k/32]
+ * - 127) B[n, k] 2^(SB[n, k/32] - 127), exact in f32 here. */
+static double
+e4m3_value(uint8_t b)
+{
+	int e = (b >> 3) & 15, m = b & 7;
+	double v = e ? ldexp(1.0 + m / 8.0, e - 7) : ldexp(m / 8.0, -6);
+	return (b & 0x80) ? -v : v;
+}
+
+TEST(emu_script_gemm_mxf8_sm100)
+{
+	enum { M = 256, N = 256, K = 256, KB = K / 32, KT = K / 128 };
+	static const uint8_t codes[] = {0x00, 0x30, 0xb0, 0x38, 0xb8, 0x40,
+					0xc0};
+	static uint8_t a[M * K], b[N * K], sa[M * KB], sb[N * KB];
+	static uint8_t sfa[2 * KT * 32 * 16], sfb[KT * 2 * 32 * 16];
+	static float c[M * N];
+	uint32_t seed = 7;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		a[i] = codes[(seed >> 16) % 7];
+	}
+	for (int i = 0; i < N * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		b[i] = codes[(seed >> 16) % 7];
+	}
+	for (int i = 0; i < M * KB; i++) {
+		seed = seed * 1103515245u + 12345u;
+		sa[i] = (uint8_t)(125 + (seed >> 16) % 5);
+		seed = seed * 1103515245u + 12345u;
+		sb[i] = (uint8_t)(125 + (seed >> 16) % 5);
+	}
+	for (int mt = 0; mt < 2; mt++)
+		for (int kt = 0; kt < KT; kt++)
+			for (int l = 0; l < 32; l++)
+				for (int cs = 0; cs < 16; cs++)
+					sfa[((mt * KT + kt) * 32 + l) * 16 + cs] =
+						sa[(128 * mt + 32 * (cs / 4) + l) * KB +
+						   4 * kt + cs % 4];
+	for (int kt = 0; kt < KT; kt++)
+		for (int h = 0; h < 2; h++)
+			for (int l = 0; l < 32; l++)
+				for (int cs = 0; cs < 16; cs++)
+					sfb[((kt * 2 + h) * 32 + l) * 16 + cs] =
+						sb[(128 * h + 32 * (cs / 4) + l) * KB +
+						   4 * kt + cs % 4];
+	static const char *const from[] = {"M = 1024\n", "N = 1024\n",
+					   "K = 2048\n"};
+	static const char *const to[] = {"M = 256\n", "N = 256\n",
+					 "K = 256\n"};
+	Arena ar;
+	arena_init(&ar, NULL);
+	char *text = shrunk_text(&ar, "examples/gemm_mxf8_sm100.py", from, to,
+				 3);
+	CHECK(text != NULL);
+	SArg args[] = {
+		{a, sizeof(a), PTRT_FLOAT8_E4M3FN, 2, {M, K}, {0}},
+		{b, sizeof(b), PTRT_FLOAT8_E4M3FN, 2, {N, K}, {0}},
+		{sfa, sizeof(sfa), PTRT_UINT8, 4, {2, KT, 32, 16}, {0}},
+		{sfb, sizeof(sfb), PTRT_UINT8, 5, {1, KT, 2, 32, 16}, {0}},
+		{c, sizeof(c), PTRT_FLOAT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (text && script_run_text(t, &sr, "gemm_mxf8_sm100 (256^3)", text,
+				    "sm_100a", args, 5,
+				    PTEM_LATE_COMPLETION) == PT_OK) {
+		const float *o = script_out(&sr, 4, sizeof(c));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += e4m3_value(a[i * K + q]) *
+					     ldexp(1.0, sa[i * KB + q / 32] - 127) *
+					     e4m3_value(b[j * K + q]) *
+					     ldexp(1.0, sb[j * KB + q / 32] - 127);
+				if (o[i * N + j] != (float)s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "C[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+	arena_free(&ar);
 }
 
 /* tcgen05.cp: shared memory holds word value (byte offset + 0x10000) at
