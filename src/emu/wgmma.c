@@ -41,8 +41,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "emu.h"
-#include "emu_async.h"
+#include "emu/emu.h"
+#include "emu/emu_async.h"
 
 typedef enum WgFmt {
 	WF_F16, WF_BF16, WF_TF32, WF_E4M3, WF_E5M2, WF_S8, WF_U8, WF_F32,
