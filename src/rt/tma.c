@@ -70,6 +70,34 @@ sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* Map dim i (innermost first) of size d and, for i > 0, byte stride b:
+ * the limits every map shares. */
+static int
+set_dim(const char *pn, int i, int64_t d, TmaEncode *e, RtStatus *st)
+{
+	if (d < 1 || d > (int64_t)1 << 32)
+		return rt_fail(st, PT_E_RT_TMA_LIMIT,
+			       "tensor map \"%s\": size %lld of dim %d "
+			       "(innermost first) is outside [1, 2^32]",
+			       pn, (long long)d, i);
+	e->dims[i] = (uint64_t)d;
+	return PT_OK;
+}
+
+static int
+set_stride(const char *pn, int i, int64_t b, uint64_t al, TmaEncode *e,
+	   RtStatus *st)
+{
+	if (b <= 0 || (uint64_t)b % al != 0 || b >= (int64_t)1 << 40)
+		return rt_fail(st, PT_E_RT_ARG_STRIDE,
+			       "tensor map \"%s\": stride %lld bytes of "
+			       "dim %d (innermost first) must be a "
+			       "positive multiple of %llu below 2^40",
+			       pn, (long long)b, i, (unsigned long long)al);
+	e->strides[i - 1] = (uint64_t)b;
+	return PT_OK;
+}
+
 /* Interleaved tensors written (N, C_slices, *spatial, Ci): the Ci axis
  * is one dense 16-byte (interleave 16B) or 32-byte (32B) channel slice,
  * the map's unit; the map's dims are the other axes, innermost first,
@@ -80,8 +108,11 @@ check_slice_axis(const TmaSlot *s, const char *pn, const ptrt_arg *t,
 {
 	int n = t->tensor.ndim, bits = format_bits(s->format);
 	uint64_t want = s->interleave == 2 ? 32 : 16;
-	*slice = (uint64_t)t->tensor.shape[n - 1] * (uint64_t)bits / 8;
-	if (*slice != want || t->tensor.strides[n - 1] * 8 != bits ||
+	int64_t ci = t->tensor.shape[n - 1];
+	*slice = want;
+	/* ci bounded before the product: a hostile extent cannot wrap */
+	if (ci < 1 || ci > 256 || (uint64_t)ci * (uint64_t)bits != want * 8 ||
+	    (bits >= 8 && t->tensor.strides[n - 1] != bits / 8) ||
 	    (uint64_t)t->tensor.strides[n - 2] != want)
 		return rt_fail(st, PT_E_RT_ARG_STRIDE,
 			       "tensor map \"%s\": the innermost axis of an "
@@ -89,30 +120,18 @@ check_slice_axis(const TmaSlot *s, const char *pn, const ptrt_arg *t,
 			       "channel slice right after the previous one "
 			       "(found %lld elements, strides %lld and %lld "
 			       "bytes)", pn, (unsigned long long)want,
-			       (long long)t->tensor.shape[n - 1],
+			       (long long)ci,
 			       (long long)t->tensor.strides[n - 1],
 			       (long long)t->tensor.strides[n - 2]);
 	uint64_t al = required_align(s);
-	for (int i = 0; i < s->rank; i++) {
-		int64_t d = t->tensor.shape[n - 2 - i];
-		if (d < 1 || d > (int64_t)1 << 32)
-			return rt_fail(st, PT_E_RT_TMA_LIMIT,
-				       "tensor map \"%s\": size %lld of dim %d "
-				       "(innermost first) is outside [1, 2^32]",
-				       pn, (long long)d, i);
-		e->dims[i] = (uint64_t)d;
-		if (i == 0)
-			continue;
-		int64_t b = t->tensor.strides[n - 2 - i];
-		if (b <= 0 || (uint64_t)b % al != 0 || b >= (int64_t)1 << 40)
-			return rt_fail(st, PT_E_RT_ARG_STRIDE,
-				       "tensor map \"%s\": stride %lld bytes of "
-				       "dim %d (innermost first) must be a "
-				       "positive multiple of %llu below 2^40",
-				       pn, (long long)b, i,
-				       (unsigned long long)al);
-		e->strides[i - 1] = (uint64_t)b;
-	}
+	int rc;
+	for (int i = 0; i < s->rank; i++)
+		if ((rc = set_dim(pn, i, t->tensor.shape[n - 2 - i], e, st)) !=
+			    PT_OK ||
+		    (i > 0 && (rc = set_stride(pn, i,
+					       t->tensor.strides[n - 2 - i],
+					       al, e, st)) != PT_OK))
+			return rc;
 	return PT_OK;
 }
 
@@ -120,33 +139,21 @@ static int
 check_dims_strides(const TmaSlot *s, const char *pn, const ptrt_arg *t,
 		   TmaEncode *e, RtStatus *st)
 {
-	int n = t->tensor.ndim, bits = format_bits(s->format);
+	int n = t->tensor.ndim, bits = format_bits(s->format), rc;
 	uint64_t al = required_align(s);
-	for (int i = 0; i < n; i++) {
-		int64_t d = t->tensor.shape[n - 1 - i];
-		if (d < 1 || d > (int64_t)1 << 32)
-			return rt_fail(st, PT_E_RT_TMA_LIMIT,
-				       "tensor map \"%s\": size %lld of dim %d "
-				       "(innermost first) is outside [1, 2^32]",
-				       pn, (long long)d, i);
-		e->dims[i] = (uint64_t)d;
-	}
+	for (int i = 0; i < n; i++)
+		if ((rc = set_dim(pn, i, t->tensor.shape[n - 1 - i], e, st)) !=
+		    PT_OK)
+			return rc;
 	if (bits >= 8 && t->tensor.strides[n - 1] != bits / 8)
 		return rt_fail(st, PT_E_RT_ARG_STRIDE,
 			       "tensor map \"%s\": the innermost stride is %lld "
 			       "bytes; TMA needs it to be the element size (%d)",
 			       pn, (long long)t->tensor.strides[n - 1], bits / 8);
-	for (int i = 1; i < n; i++) {
-		int64_t b = t->tensor.strides[n - 1 - i];
-		if (b <= 0 || (uint64_t)b % al != 0 || b >= (int64_t)1 << 40)
-			return rt_fail(st, PT_E_RT_ARG_STRIDE,
-				       "tensor map \"%s\": stride %lld bytes of "
-				       "dim %d (innermost first) must be a "
-				       "positive multiple of %llu below 2^40",
-				       pn, (long long)b, i,
-				       (unsigned long long)al);
-		e->strides[i - 1] = (uint64_t)b;
-	}
+	for (int i = 1; i < n; i++)
+		if ((rc = set_stride(pn, i, t->tensor.strides[n - 1 - i], al,
+				     e, st)) != PT_OK)
+			return rc;
 	return PT_OK;
 }
 

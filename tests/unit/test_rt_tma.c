@@ -266,6 +266,16 @@ TEST(rt_tma_interleave_slice_axis)
 	int64_t narrow[4] = {2, 4, 64, 4};
 	ptrt_arg tb = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, narrow, NULL);
 	CHECK_INT(tma_compute(&s, "tmA", &tb, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* a Ci extent of 8 + 2^60 elements: 16 bits each wraps to 128 bits
+	 * in 64-bit arithmetic; refused, not taken for a 16-byte slice */
+	int64_t wrap[4] = {2, 4, 64, 8 + ((int64_t)1 << 60)};
+	int64_t wrap_st[4] = {4096, 1024, 16, 2};
+	ptrt_arg tw = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, wrap, wrap_st);
+	CHECK_INT(tma_compute(&s, "tmA", &tw, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* Ci elements 4 bytes apart are not a dense slice */
+	int64_t gap_st[4] = {4096, 1024, 16, 4};
+	ptrt_arg tg = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, shape, gap_st);
+	CHECK_INT(tma_compute(&s, "tmA", &tg, &e, &st), PT_E_RT_ARG_STRIDE);
 	/* 32B interleave wants a 32-byte slice */
 	s.interleave = 2;
 	s.swizzle = 1;
