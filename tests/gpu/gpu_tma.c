@@ -410,7 +410,8 @@ enum { IN0 = 1, IC0 = 2, IW0 = 16, ISLICES = 4, IW = 64 };
 
 /* A map independent of the runtime's encoder: the test calls the driver,
  * UINT16, 16B interleave, no swizzle, L2 128B, zero fill, and applies the
- * bit-85 workaround of ptx_facts.md §8 (drivers up to 13.1, A is under 128 KiB). */
+ * bit-85 workaround of ptx_facts.md §8 (drivers up to 13.1, A is under
+ * 128 KiB). */
 static int
 encode_ilv(GpuRun *g, ptrt_devptr a, const IlvMap *m, uint64_t map[16],
 	   char *why, size_t n)
