@@ -533,10 +533,6 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	if (s->tensor < 0 || all[s->tensor].kind != RP_TENSOR)
 		return bad(r, tpath, "\"%s\" is not a tensor parameter", tname);
 	const RtParam *t = &all[s->tensor];
-	if (t->ndim != rank)
-		return bad(r, sub(r, path, "rank"),
-			   "rank %lld differs from tensor \"%s\" of rank %d",
-			   (long long)rank, tname, t->ndim);
 	s->rank = (int)rank;
 	if (!read_reversed(r, json_get(v, "box"), sub(r, path, "box"),
 			   s->rank, 1, 256, s->box))
@@ -573,6 +569,12 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	     !get_enum(r, e, sub(r, path, "oob_fill"), oob_names,
 		       &s->oob_fill)))
 		return false;
+	/* an interleaved tensor may carry its channel slice as an extra
+	 * innermost axis (N, C_slices, *spatial, Ci) */
+	if (t->ndim != rank && !(s->interleave && t->ndim == rank + 1))
+		return bad(r, sub(r, path, "rank"),
+			   "rank %lld differs from tensor \"%s\" of rank %d",
+			   (long long)rank, tname, t->ndim);
 	return read_format(r, json_get(v, "format"), sub(r, path, "format"),
 			   t->dtype, &s->format);
 }

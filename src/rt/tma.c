@@ -70,37 +70,90 @@ sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* Map dim i (innermost first) of size d and, for i > 0, byte stride b:
+ * the limits every map shares. */
+static int
+set_dim(const char *pn, int i, int64_t d, TmaEncode *e, RtStatus *st)
+{
+	if (d < 1 || d > (int64_t)1 << 32)
+		return rt_fail(st, PT_E_RT_TMA_LIMIT,
+			       "tensor map \"%s\": size %lld of dim %d "
+			       "(innermost first) is outside [1, 2^32]",
+			       pn, (long long)d, i);
+	e->dims[i] = (uint64_t)d;
+	return PT_OK;
+}
+
+static int
+set_stride(const char *pn, int i, int64_t b, uint64_t al, TmaEncode *e,
+	   RtStatus *st)
+{
+	if (b <= 0 || (uint64_t)b % al != 0 || b >= (int64_t)1 << 40)
+		return rt_fail(st, PT_E_RT_ARG_STRIDE,
+			       "tensor map \"%s\": stride %lld bytes of "
+			       "dim %d (innermost first) must be a "
+			       "positive multiple of %llu below 2^40",
+			       pn, (long long)b, i, (unsigned long long)al);
+	e->strides[i - 1] = (uint64_t)b;
+	return PT_OK;
+}
+
+/* Interleaved tensors written (N, C_slices, *spatial, Ci): the Ci axis
+ * is one dense 16-byte (interleave 16B) or 32-byte (32B) channel slice,
+ * the map's unit; the map's dims are the other axes, innermost first,
+ * dim 0's stride being that slice.  Returns the slice bytes. */
+static int
+check_slice_axis(const TmaSlot *s, const char *pn, const ptrt_arg *t,
+		 TmaEncode *e, RtStatus *st, uint64_t *slice)
+{
+	int n = t->tensor.ndim, bits = format_bits(s->format);
+	uint64_t want = s->interleave == 2 ? 32 : 16;
+	int64_t ci = t->tensor.shape[n - 1];
+	*slice = want;
+	/* ci bounded before the product: a hostile extent cannot wrap */
+	if (ci < 1 || ci > 256 || (uint64_t)ci * (uint64_t)bits != want * 8 ||
+	    (bits >= 8 && t->tensor.strides[n - 1] != bits / 8) ||
+	    (uint64_t)t->tensor.strides[n - 2] != want)
+		return rt_fail(st, PT_E_RT_ARG_STRIDE,
+			       "tensor map \"%s\": the innermost axis of an "
+			       "interleaved tensor is one dense %llu-byte "
+			       "channel slice right after the previous one "
+			       "(found %lld elements, strides %lld and %lld "
+			       "bytes)", pn, (unsigned long long)want,
+			       (long long)ci,
+			       (long long)t->tensor.strides[n - 1],
+			       (long long)t->tensor.strides[n - 2]);
+	uint64_t al = required_align(s);
+	int rc;
+	for (int i = 0; i < s->rank; i++)
+		if ((rc = set_dim(pn, i, t->tensor.shape[n - 2 - i], e, st)) !=
+			    PT_OK ||
+		    (i > 0 && (rc = set_stride(pn, i,
+					       t->tensor.strides[n - 2 - i],
+					       al, e, st)) != PT_OK))
+			return rc;
+	return PT_OK;
+}
+
 static int
 check_dims_strides(const TmaSlot *s, const char *pn, const ptrt_arg *t,
 		   TmaEncode *e, RtStatus *st)
 {
-	int n = t->tensor.ndim, bits = format_bits(s->format);
+	int n = t->tensor.ndim, bits = format_bits(s->format), rc;
 	uint64_t al = required_align(s);
-	for (int i = 0; i < n; i++) {
-		int64_t d = t->tensor.shape[n - 1 - i];
-		if (d < 1 || d > (int64_t)1 << 32)
-			return rt_fail(st, PT_E_RT_TMA_LIMIT,
-				       "tensor map \"%s\": size %lld of dim %d "
-				       "(innermost first) is outside [1, 2^32]",
-				       pn, (long long)d, i);
-		e->dims[i] = (uint64_t)d;
-	}
+	for (int i = 0; i < n; i++)
+		if ((rc = set_dim(pn, i, t->tensor.shape[n - 1 - i], e, st)) !=
+		    PT_OK)
+			return rc;
 	if (bits >= 8 && t->tensor.strides[n - 1] != bits / 8)
 		return rt_fail(st, PT_E_RT_ARG_STRIDE,
 			       "tensor map \"%s\": the innermost stride is %lld "
 			       "bytes; TMA needs it to be the element size (%d)",
 			       pn, (long long)t->tensor.strides[n - 1], bits / 8);
-	for (int i = 1; i < n; i++) {
-		int64_t b = t->tensor.strides[n - 1 - i];
-		if (b <= 0 || (uint64_t)b % al != 0 || b >= (int64_t)1 << 40)
-			return rt_fail(st, PT_E_RT_ARG_STRIDE,
-				       "tensor map \"%s\": stride %lld bytes of "
-				       "dim %d (innermost first) must be a "
-				       "positive multiple of %llu below 2^40",
-				       pn, (long long)b, i,
-				       (unsigned long long)al);
-		e->strides[i - 1] = (uint64_t)b;
-	}
+	for (int i = 1; i < n; i++)
+		if ((rc = set_stride(pn, i, t->tensor.strides[n - 1 - i], al,
+				     e, st)) != PT_OK)
+			return rc;
 	return PT_OK;
 }
 
@@ -145,15 +198,14 @@ check_box(const TmaSlot *s, const char *pn, const TmaEncode *e, RtStatus *st)
 static int
 check_modes(const TmaSlot *s, const char *pn, RtStatus *st)
 {
-	/* metadata can be written by hand: the compiler never records an
-	 * interleaved slot (E3923), and a map built from a guessed layout
-	 * can trap on the GPU, so the runtime builds none */
-	if (s->interleave != 0)
+	if (s->interleave != 0 && s->rank < 3)
 		return rt_fail(st, PT_E_RT_TMA_LIMIT,
-			       "tensor map \"%s\": the runtime does not build "
-			       "interleaved maps (not verified on hardware); "
-			       "pass a map you encoded as a tensormap argument",
-			       pn);
+			       "tensor map \"%s\": interleaved maps need rank "
+			       ">= 3, not %d", pn, s->rank);
+	if (s->interleave == 2 && s->swizzle != 1)
+		return rt_fail(st, PT_E_RT_TMA_LIMIT,
+			       "tensor map \"%s\": 32-byte interleave needs "
+			       "the 32B swizzle", pn);
 	if (s->oob_fill == 1 && !format_is_float(s->format))
 		return rt_fail(st, PT_E_RT_TMA_LIMIT,
 			       "tensor map \"%s\": NaN out-of-bounds fill needs "
@@ -213,10 +265,17 @@ tma_compute(const TmaSlot *slot, const char *pname, const ptrt_arg *t,
 {
 	memset(out, 0, sizeof(*out));
 	int bits = format_bits(slot->format);
-	if (t->kind != PTRT_ARG_TENSOR || t->tensor.ndim != slot->rank)
+	bool sliced = slot->interleave && t->kind == PTRT_ARG_TENSOR &&
+		      t->tensor.ndim == slot->rank + 1;
+	if (t->kind != PTRT_ARG_TENSOR ||
+	    (t->tensor.ndim != slot->rank && !sliced))
 		return rt_fail(st, PT_E_RT_TMA_LIMIT,
 			       "tensor map \"%s\": needs a tensor of rank %d",
 			       pname, slot->rank);
+	if (sliced && slot->region)
+		return rt_fail(st, PT_E_RT_TMA_LIMIT,
+			       "tensor map \"%s\": an interleaved map covers "
+			       "the whole tensor, not a region", pname);
 	if (dtype_bits_rt(t->dtype) != bits)
 		return rt_fail(st, PT_E_RT_TMA_LIMIT,
 			       "tensor map \"%s\": the format has %d-bit "
@@ -233,8 +292,11 @@ tma_compute(const TmaSlot *slot, const char *pname, const ptrt_arg *t,
 	out->rank = (uint32_t)slot->rank;
 	out->addr = t->tensor.ptr;
 	int rc;
+	uint64_t slice = 0;
 	if ((rc = check_modes(slot, pname, st)) != PT_OK ||
-	    (rc = check_dims_strides(slot, pname, t, out, st)) != PT_OK ||
+	    (rc = sliced ? check_slice_axis(slot, pname, t, out, st, &slice)
+			 : check_dims_strides(slot, pname, t, out, st)) !=
+		    PT_OK ||
 	    (slot->region &&
 	     (rc = apply_region(slot, pname, bits, out, st)) != PT_OK) ||
 	    (rc = check_box(slot, pname, out, st)) != PT_OK)
@@ -246,7 +308,9 @@ tma_compute(const TmaSlot *slot, const char *pname, const ptrt_arg *t,
 	out->swizzle = slot->swizzle;
 	out->l2_promotion = slot->l2_promotion;
 	out->oob_fill = slot->oob_fill;
-	out->max_byte_index = max_byte_index(out, bits);
+	/* a slice-axis map steps dim 0 by whole slices */
+	out->max_byte_index = max_byte_index(out, slice ? (int)slice * 8
+							: bits);
 	return PT_OK;
 }
 

@@ -1,5 +1,6 @@
-# interleave with a T.Tensor operand: the runtime builds no interleaved map
-# (the dims the TMA unit reads are not verified on hardware); use T.TensorMap()
+# an interleaved map of a region: the runtime encodes interleaved maps of
+# whole T.Tensors written (N, C_slices, *spatial, Ci) only (the reference's
+# operand model); a region would need another map layout
 from tvm_tirx.script import tirx as T
 
 @T.function
@@ -7,4 +8,4 @@ def k(A: T.Tensor((2, 4, 64, 16), "uint16", align=32), M: T.TensorMap()):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
     s = T.alloc_shared((1, 1, 8, 16), "uint16", align=128)
     mbar = T.alloc_shared((1,), "uint64", align=8)
-    T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes"], s, A, box=(1, 1, 8), coords=(0, 0, 0), interleave=2, swizzle=1, mbar=mbar.ptr_to([0]))
+    T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes"], s, A[0:1, :, :, :], box=(1, 1, 8), coords=(0, 0, 0), interleave=2, swizzle=1, mbar=mbar.ptr_to([0]))

@@ -10,14 +10,13 @@
  *                         a ^ (((a >> 7) & (2^k - 1)) << 4)
  *   oob zero / NaN        elements outside the tensor read 0 / NaN
  *   element strides       rows r0, r0 + 2, ...
- *   region                a map of X[16:56, 8:40]: box element (i, j) is
- *                         X[16 + r0 + i][8 + c0 + j] inside the 40 x 32
- *                         region, 0 outside it (even inside X)
  *   interleave 16B        uint16 NC/8WC8 data (the driver docs' NC/8HWC8,
  *                         H = 1), channel c of pixel w of image n at
- *                         A[n][c / 8][w][c % 8]; a map the test encodes
- *                         itself: image (w, ci) = channel 8 c0 + ci of
- *                         pixel w0 + w of image n0
+ *                         A[n][c / 8][w][c % 8]; image (w, ci) = channel
+ *                         8 c0 + ci of pixel w0 + w of image n0, through
+ *                         the map the runtime builds from A as a T.Tensor
+ *                         (2, 4, 64, 8) and through a map the test
+ *                         encodes itself
  *   region                a map of X[16:56, 8:40]: box element (i, j) is
  *                         X[16 + r0 + i][8 + c0 + j] inside the 40 x 32
  *                         region, 0 outside it (even inside X)
@@ -26,9 +25,9 @@
  *   coord_steps           examples/tma_load_3d_steps.py
  *   2-CTA multicast       examples/tma_multicast.py
  * Inputs are random (xorshift).  Exit 77 without a driver.  The region
- * and interleave cases run first, each in a process of its own: a map the
- * TMA unit rejects traps and loses the CUDA context, which must not hide
- * the other cases.
+ * and the two interleave cases run first, each in a process of its own: a
+ * map the TMA unit rejects traps and loses the CUDA context, which must
+ * not hide the other cases.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -409,9 +408,10 @@ typedef struct IlvMap {
 
 enum { IN0 = 1, IC0 = 2, IW0 = 16, ISLICES = 4, IW = 64 };
 
-/* The runtime builds no interleaved map: the test calls the driver, UINT16,
- * 16B interleave, no swizzle, L2 128B, zero fill, and applies the bit-85
- * workaround of ptx_facts.md §8 (drivers up to 13.1, A is under 128 KiB). */
+/* A map independent of the runtime's encoder: the test calls the driver,
+ * UINT16, 16B interleave, no swizzle, L2 128B, zero fill, and applies the
+ * bit-85 workaround of ptx_facts.md §8 (drivers up to 13.1, A is under
+ * 128 KiB). */
 static int
 encode_ilv(GpuRun *g, ptrt_devptr a, const IlvMap *m, uint64_t map[16],
 	   char *why, size_t n)
@@ -438,16 +438,45 @@ encode_ilv(GpuRun *g, ptrt_devptr a, const IlvMap *m, uint64_t map[16],
 	return 0;
 }
 
-/* A = (N, C/8, W, 8) = (2, 4, 64, 8) uint16; the expected image is read
- * from A by the documented layout, not from the map. */
+/* A = (N, C/8, W, 8) = (2, 4, 64, 8) uint16, random (the same data for
+ * every interleave case). */
+static void
+ilv_fill(uint16_t a[2 * ISLICES * IW * 8])
+{
+	uint64_t s = 0xc0ffeeull;
+	for (int i = 0; i < 2 * ISLICES * IW * 8; i++)
+		a[i] = (uint16_t)rnd(&s);
+}
+
+/* The expected image, read from A by the documented NC/8WC8 layout (the
+ * driver docs' NC/8HWC8, H = 1: channel c of pixel w of image n at
+ * A[n][c / 8][w][c % 8]), not from any map: image (w, ci) is channel
+ * 8 IC0 + ci of pixel IW0 + w of image IN0. */
+static void
+ilv_compare(const uint16_t *a, const uint16_t out[8 * 8], char *why,
+	    size_t n)
+{
+	for (int w = 0; w < 8; w++)
+		for (int ci = 0; ci < 8; ci++) {
+			int c = 8 * IC0 + ci, px = IW0 + w;
+			uint16_t want =
+				a[((IN0 * ISLICES + c / 8) * IW + px) * 8 + c % 8];
+			if (out[w * 8 + ci] != want) {
+				snprintf(why, n, "image (%d, %d) = 0x%04x, "
+					 "expected channel %d of pixel %d of "
+					 "image %d = 0x%04x", w, ci,
+					 out[w * 8 + ci], c, px, IN0, want);
+				return;
+			}
+		}
+}
+
 static void
 check_ilv(GpuRun *g, Kern *k, const IlvMap *m, char *why, size_t n)
 {
 	static uint16_t a[2 * ISLICES * IW * 8], out[8 * 8];
 	_Alignas(64) uint64_t map[16];
-	uint64_t s = 0xc0ffeeull;
-	for (int i = 0; i < 2 * ISLICES * IW * 8; i++)
-		a[i] = (uint16_t)rnd(&s);
+	ilv_fill(a);
 	Bufs b = {0};
 	int64_t so[2] = {8, 8};
 	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
@@ -464,19 +493,7 @@ check_ilv(GpuRun *g, Kern *k, const IlvMap *m, char *why, size_t n)
 	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
 		      "copy back", why, n))
 		goto done;
-	for (int w = 0; w < 8; w++)
-		for (int ci = 0; ci < 8; ci++) {
-			int c = 8 * IC0 + ci, px = IW0 + w;
-			uint16_t want =
-				a[((IN0 * ISLICES + c / 8) * IW + px) * 8 + c % 8];
-			if (out[w * 8 + ci] != want) {
-				snprintf(why, n, "image (%d, %d) = 0x%04x, "
-					 "expected channel %d of pixel %d of "
-					 "image %d = 0x%04x", w, ci,
-					 out[w * 8 + ci], c, px, IN0, want);
-				goto done;
-			}
-		}
+	ilv_compare(a, out, why, n);
 done:
 	bufs_free(g, &b);
 	name_map(m->what, why, n);
@@ -499,6 +516,45 @@ test_interleave(GpuRun *g, char *why, size_t n)
 			 n))
 		check_ilv(g, &k, &ilv_channels_first, why, n);
 	kern_free(&k);
+}
+
+/* ---- interleave 16B through the map the runtime builds ---- */
+
+/* tma_modes.py's interleave16 takes A as a T.Tensor (N, C_slices, W, Ci):
+ * the runtime encodes the rank-3 map itself (the reference's operand
+ * model, the Ci slice its unit); box (1, 1, 8) at (IN0, IC0, IW0). */
+static void
+check_interleave(GpuRun *g, Kern *k, char *why, size_t n)
+{
+	static uint16_t a[2 * ISLICES * IW * 8], out[8 * 8];
+	ilv_fill(a);
+	Bufs b = {0};
+	int64_t sa[4] = {2, ISLICES, IW, 8}, so[2] = {8, 8};
+	ptrt_devptr da = dev_from(g, &b, a, sizeof(a), why, n);
+	ptrt_devptr dout = dev_from(g, &b, NULL, sizeof(out), why, n);
+	ptrt_arg args[] = {
+		ptrt_arg_tensor(da, PTRT_UINT16, 4, sa, NULL),
+		ptrt_arg_tensor(dout, PTRT_UINT16, 2, so, NULL),
+		ptrt_arg_i32(IN0), ptrt_arg_i32(IC0), ptrt_arg_i32(IW0),
+	};
+	if (why[0] || run(g, k, "interleave16", args, 5, why, n) ||
+	    gpu_check(g, ptrt_copy_dtoh(g->rt, out, dout, sizeof(out)),
+		      "copy back", why, n))
+		goto done;
+	ilv_compare(a, out, why, n);
+done:
+	bufs_free(g, &b);
+}
+
+static void
+test_interleave_runtime(GpuRun *g, char *why, size_t n)
+{
+	Kern k;
+	if (compile_load(g, "tests/gpu/kernels/tma_modes.py", &k, why, n))
+		check_interleave(g, &k, why, n);
+	kern_free(&k);
+	name_map("interleave 16B map of A (2, 4, 64, 8) (runtime-encoded)",
+		 why, n);
 }
 
 /* ---- the examples ---- */
@@ -679,7 +735,9 @@ main(void)
 	int isolated_failed =
 		gpu_case_isolated("tma", "tma/region_map", test_region) +
 		gpu_case_isolated("tma", "tma/interleave16_caller_map",
-				  test_interleave);
+				  test_interleave) +
+		gpu_case_isolated("tma", "tma/interleave16",
+				  test_interleave_runtime);
 	GpuRun g;
 	gpu_open(&g, "tma");
 	g.failed += isolated_failed;

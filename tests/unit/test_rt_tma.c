@@ -163,13 +163,13 @@ TEST(rt_tma_limits)
 	CHECK_INT(compute_code(&s, &ta, "floating-point"), PT_E_RT_TMA_LIMIT);
 }
 
-/* The runtime builds no interleaved map (which dims the TMA unit reads
- * for one is not verified on hardware), whatever the metadata says. */
-TEST(rt_tma_interleave_refused)
+/* The slot-level interleave rules: rank >= 3, and 32B interleave needs
+ * the 32B swizzle and a 32-byte aligned address. */
+TEST(rt_tma_interleave32_needs_32b)
 {
 	/* rank 3 float16 [8, 16, 32] dense: strides [1024, 64, 2]. */
 	int64_t shape[3] = {8, 16, 32};
-	ptrt_arg ta = ptrt_arg_tensor(0x10020, PTRT_FLOAT16, 3, shape, NULL);
+	ptrt_arg ta = ptrt_arg_tensor(0x10010, PTRT_FLOAT16, 3, shape, NULL);
 	TmaSlot s;
 	memset(&s, 0, sizeof(s));
 	s.rank = 3;
@@ -179,15 +179,19 @@ TEST(rt_tma_interleave_refused)
 	s.format = TMA_FLOAT16;
 	s.interleave = 2;
 	s.swizzle = 1;
-	CHECK_INT(compute_code(&s, &ta, "not verified on hardware"),
-		  PT_E_RT_TMA_LIMIT);
-	s.interleave = 1;
-	s.swizzle = 0;
-	CHECK_INT(compute_code(&s, &ta, "not verified on hardware"),
-		  PT_E_RT_TMA_LIMIT);
-	/* the same slot without interleave is encoded */
-	s.interleave = 0;
+	/* 0x10010 is 16- but not 32-byte aligned. */
+	CHECK_INT(compute_code(&s, &ta, "32-byte aligned"), PT_E_RT_ARG_ALIGN);
+	ta.tensor.ptr = 0x10020;
 	CHECK_INT(compute_code(&s, &ta, NULL), PT_OK);
+	s.swizzle = 3;
+	CHECK_INT(compute_code(&s, &ta, "needs the 32B swizzle"),
+		  PT_E_RT_TMA_LIMIT);
+	/* rank 2 interleaved */
+	int64_t mshape[2] = {16, 32};
+	ptrt_arg tm = ptrt_arg_tensor(0x10020, PTRT_FLOAT16, 2, mshape, NULL);
+	s.rank = 2;
+	s.swizzle = 1;
+	CHECK_INT(compute_code(&s, &tm, "rank >= 3"), PT_E_RT_TMA_LIMIT);
 }
 
 /* A region of the 512 x 1024 float16 matrix: rows 8..39, columns
@@ -227,4 +231,59 @@ TEST(rt_tma_region)
 	s.region_origin[1] = 8;
 	s.region_origin[0] = 4;
 	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_ARG_ALIGN);
+}
+
+/* An interleaved (16B) uint16 tensor written (N, C_slices, W, Ci) = (2,
+ * 4, 64, 8) at 0x20000, dense: byte strides (4096, 1024, 16, 2).  The
+ * rank-3 map takes the Ci slice (8 x 2 = 16 bytes) as its unit: dims
+ * innermost first (64, 4, 2), strides (1024, 4096); the largest byte
+ * index is 63 * 16 + 3 * 1024 + 1 * 4096 = 8176. */
+TEST(rt_tma_interleave_slice_axis)
+{
+	int64_t shape[4] = {2, 4, 64, 8};
+	ptrt_arg ta = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, shape, NULL);
+	TmaSlot s;
+	memset(&s, 0, sizeof(s));
+	s.rank = 3;
+	s.box[0] = 8;
+	s.box[1] = s.box[2] = 1;
+	s.elem_strides[0] = s.elem_strides[1] = s.elem_strides[2] = 1;
+	s.format = TMA_UINT16;
+	s.interleave = 1;
+	TmaEncode e;
+	RtStatus st = {0};
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_OK);
+	CHECK_INT(e.rank, 3);
+	CHECK(e.addr == 0x20000);
+	CHECK_INT(e.dims[0], 64);
+	CHECK_INT(e.dims[1], 4);
+	CHECK_INT(e.dims[2], 2);
+	CHECK_INT(e.strides[0], 1024);
+	CHECK_INT(e.strides[1], 4096);
+	CHECK_INT(e.interleave, 1);
+	CHECK_INT(e.max_byte_index, 8176);
+	/* a Ci axis of 4 elements (8 bytes) is not a 16-byte slice */
+	int64_t narrow[4] = {2, 4, 64, 4};
+	ptrt_arg tb = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, narrow, NULL);
+	CHECK_INT(tma_compute(&s, "tmA", &tb, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* a Ci extent of 8 + 2^60 elements: 16 bits each wraps to 128 bits
+	 * in 64-bit arithmetic; refused, not taken for a 16-byte slice */
+	int64_t wrap[4] = {2, 4, 64, 8 + ((int64_t)1 << 60)};
+	int64_t wrap_st[4] = {4096, 1024, 16, 2};
+	ptrt_arg tw = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, wrap, wrap_st);
+	CHECK_INT(tma_compute(&s, "tmA", &tw, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* Ci elements 4 bytes apart are not a dense slice */
+	int64_t gap_st[4] = {4096, 1024, 16, 4};
+	ptrt_arg tg = ptrt_arg_tensor(0x20000, PTRT_UINT16, 4, shape, gap_st);
+	CHECK_INT(tma_compute(&s, "tmA", &tg, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* 32B interleave wants a 32-byte slice */
+	s.interleave = 2;
+	s.swizzle = 1;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_ARG_STRIDE);
+	/* no region with the slice axis */
+	s.interleave = 1;
+	s.swizzle = 0;
+	s.region = true;
+	s.region_extent[0] = 1;
+	CHECK_INT(tma_compute(&s, "tmA", &ta, &e, &st), PT_E_RT_TMA_LIMIT);
 }

@@ -361,3 +361,45 @@ TEST(tile_tma_region_slots)
 		memcpy(p, "A[8:40, 36:96]", 14);
 	CHECK_INT(first_code(bad, "sm_90a"), PT_E_TMA_GLOBAL_VIEW);
 }
+
+/* An interleaved T.Tensor (N, C_slices, W, Ci) = (2, 4, 64, 8) uint16
+ * gets a rank-3 slot (its ndim less the Ci axis) that meta_parse accepts
+ * against the rank-4 tensor parameter. */
+TEST(tile_tma_interleave_slot)
+{
+	static const char src[] =
+		"from tvm_tirx.script import tirx as T\n"
+		"@T.function\n"
+		"def k(A: T.Tensor((2, 4, 64, 8), \"uint16\", align=16)):\n"
+		"    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, "
+		"block=32))\n"
+		"    s = T.alloc_shared((1, 1, 8, 8), \"uint16\", align=128)\n"
+		"    b = T.alloc_shared((1,), \"uint64\", align=8)\n"
+		"    T.cuda.tile.apply(T.ptx[\"cp.async.bulk.tensor.3d."
+		"shared::cta.global.tile.mbarrier::complete_tx::bytes\"], s, A, "
+		"box=(1, 1, 8), coords=(1, 2, 16), interleave=1, "
+		"mbar=b.ptr_to([0]))\n";
+	Out o;
+	compile(&o, src, "sm_90a");
+	CHECK_INT(o.rc, PT_OK);
+	if (o.rc != PT_OK) {
+		pt_ctx_free(o.ctx);
+		return;
+	}
+	CHECK(strstr(o.meta, "\"rank\": 3, \"box\": [1, 1, 8]") != NULL);
+	CHECK(strstr(o.meta, "\"interleave\": \"16B\"") != NULL);
+	/* PTX coordinates innermost first: W 16, C slice 2, N 1 */
+	CHECK(strstr(o.ptx, "{%r1, %r2, %r3}") != NULL);
+	Arena a;
+	arena_init(&a, NULL);
+	RtMeta meta;
+	RtStatus st = {0};
+	CHECK_INT(meta_parse(&a, o.meta, strlen(o.meta), &meta, &st), PT_OK);
+	const RtKernelMeta *km = &meta.kernels[0];
+	CHECK_INT((int)km->nparams, 2);
+	CHECK_INT(km->params[1].tma.rank, 3);
+	CHECK_INT(km->params[1].tma.interleave, 1);
+	CHECK_INT(km->params[1].tma.box[0], 8);
+	arena_free(&a);
+	pt_ctx_free(o.ctx);
+}

@@ -781,13 +781,15 @@ check_interleave_tensor(TileEnv *e, const TileOperand *op, const Buffer *b,
 		return diag_error(e->c, PT_E_TMA_INTERLEAVE, op->span,
 				  "interleave=2 needs a 32-byte aligned global "
 				  "tensor: declare %s with align=32", b->name);
-	/* which map dims the TMA unit reads for an interleaved tensor is
-	 * not pinned down by the driver docs or the PTX ISA, and a guessed
-	 * map trapped on the H200: the runtime builds none */
-	return diag_error(e->c, PT_E_TMA_INTERLEAVE_MAP, op->span,
-			  "the runtime does not build interleaved tensor maps "
-			  "(not verified on hardware); encode the map yourself "
-			  "and pass it as a T.TensorMap()");
+	/* the runtime encodes the map of the whole tensor: dims (N,
+	 * C_slices, *spatial) innermost first, the Ci slice its unit */
+	if (f->region)
+		return diag_error(e->c, PT_E_TMA_INTERLEAVE_MAP, op->span,
+				  "an interleaved tensor map describes a whole "
+				  "T.Tensor; %s is a region of %s (express "
+				  "the box through coords, or pass a "
+				  "T.TensorMap)", b->name, b->name);
+	return true;
 }
 
 /* ---- tensor-map slots ---- */
@@ -1034,8 +1036,8 @@ check_global(TileEnv *e, TileCall *tc, TmaCall *k, TileOperand *g,
 	if (!check_format(e, tc, g->expr->dtype, f) ||
 	    !check_global_tensor(e, tc, g, k->rank, f, &b))
 		return false;
-	if (f->interleave)
-		return check_interleave_tensor(e, g, b, f);
+	if (f->interleave && !check_interleave_tensor(e, g, b, f))
+		return false;
 	k->slot = find_slot(e, b, k->rank, f);
 	return true;
 }

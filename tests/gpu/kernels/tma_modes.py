@@ -8,6 +8,8 @@
 #                   outside: zero or NaN fill
 #   estride         float32 box (16, 32), element strides (2, 1): rows
 #                   r0, r0 + 2, ..., image (8, 32)
+#   interleave16    uint16 NC/8WC8 tensor (2, 4, 64, 8), 16B interleave:
+#                   box (1, 1, 8) at (n0, c0, w0), image (1, 1, 8, 8)
 #   region          float32 box (32, 32) at (r0, c0) of the region
 #                   X[16:56, 8:40]: zero fill outside the region
 # Every kernel: one thread initialises the barrier, posts the bytes and
@@ -147,3 +149,23 @@ def region(X: T.Tensor((100, 40), "float32", align=16), out: T.Tensor((32, 32), 
     T.cuda.mbarrier_wait(mbar.ptr_to([0]), 0)
     for i in range(32):
         out[i, lane] = t[i, lane]
+
+@T.function
+def interleave16(A: T.Tensor((2, 4, 64, 8), "uint16", align=16), out: T.Tensor((8, 8), "uint16"), n0: T.int32, c0: T.int32, w0: T.int32):
+    # NC/8WC8: the map's unit is one 16-byte channel slice; the box is 8
+    # consecutive W of slice c0 of image n0
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    lane = T.cuda.lane_id()
+    t = T.alloc_shared((1, 1, 8, 8), "uint16", align=128)
+    mbar = T.alloc_shared((1,), "uint64", align=8)
+    if lane == 0:
+        T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))
+        T.ptx.fence.mbarrier_init.release.cluster()
+        T.ptx.fence.proxy.async_.shared__cta()
+        st: T.uint64 = T.uint64(0)
+        T.ptx.mbarrier.arrive.expect_tx.shared.b64(st, mbar.ptr_to([0]), T.uint32(128))
+        T.cuda.tile.apply(T.ptx["cp.async.bulk.tensor.3d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+            t, A, box=(1, 1, 8), coords=(n0, c0, w0), interleave=1, mbar=mbar.ptr_to([0]))
+    T.cuda.mbarrier_wait(mbar.ptr_to([0]), 0)
+    for i in range(2):
+        out[i * 4 + lane // 8, lane % 8] = t[0, 0, i * 4 + lane // 8, lane % 8]
