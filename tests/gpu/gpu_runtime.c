@@ -293,7 +293,7 @@ out:
 
 static const char tma_ptx[] = PTX_HEAD
 	".visible .entry tma_copy(.param .u64 tma_copy_x, .param .u64 tma_copy_y,\n"
-	"\t.param .align 64 .b8 tma_copy_map[128], .param .u32 tma_copy_m,\n"
+	"\t.param .align 64 .b8 tma_copy_xmap[128], .param .u32 tma_copy_m,\n"
 	"\t.param .u32 tma_copy_k)\n"
 	"{\n"
 	"\t.reg .pred %p<6>;\n"
@@ -309,7 +309,7 @@ static const char tma_ptx[] = PTX_HEAD
 	"\tshl.b32 %r5, %r3, 5;\n"
 	"\tmov.u32 %r6, stile;\n"
 	"\tmov.u32 %r7, mbar;\n"
-	"\tmov.b64 %rd1, tma_copy_map;\n"
+	"\tmov.b64 %rd1, tma_copy_xmap;\n"
 	"\tcvta.param.u64 %rd2, %rd1;\n"
 	"\tsetp.eq.u32 %p1, %r1, 0;\n"
 	"\t@%p1 mbarrier.init.shared::cta.b64 [%r7], 1;\n"
@@ -424,7 +424,8 @@ test_errors(GpuRun *g, char *why, size_t n)
 		return;
 	}
 	static const char bad_ptx[] = PTX_HEAD
-		".visible .entry vscale(.param .u64 vscale_x)\n"
+		".visible .entry vscale(.param .u64 vscale_x, .param .u64 vscale_y,\n"
+		"\t.param .f32 vscale_alpha, .param .u32 vscale_n)\n"
 		"{\n\tbogus.instruction %r1;\n\tret;\n}\n";
 	ptrt_module *m = NULL;
 	int rc = ptrt_module_load(g->rt, bad_ptx, strlen(bad_ptx), vscale_meta,
