@@ -145,9 +145,8 @@ parse_size(const char *v)
 	return ckd_mulz(&n, n, (size_t)1 << shift) ? 0 : n;
 }
 
-/* Reads the value of an option given as "--opt V" or "--opt=V". */
-static const char *
-option_value(int argc, char **argv, int *i, const char *opt)
+const char *
+cli_option_value(int argc, char **argv, int *i, const char *opt)
 {
 	size_t n = strlen(opt);
 	if (strncmp(argv[*i], opt, n) != 0)
@@ -166,7 +165,7 @@ static bool
 budget_flag(int argc, char **argv, int *i, Options *o, const char **bad)
 {
 	for (size_t k = 0; k < countof(budget_flags); k++) {
-		const char *v = option_value(argc, argv, i,
+		const char *v = cli_option_value(argc, argv, i,
 					     budget_flags[k].flag);
 		if (!v)
 			continue;
@@ -199,7 +198,7 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			o->quiet = true;
 		} else if (!strcmp(a, "--lineinfo")) {
 			o->lineinfo = true;
-		} else if ((v = option_value(argc, argv, &i, "--diag"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--diag"))) {
 			if (!strcmp(v, "short"))
 				o->diag = PT_DIAG_SHORT;
 			else if (!strcmp(v, "full"))
@@ -207,13 +206,13 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			else
 				return usage_error("--diag takes short or full",
 						   *v ? v : NULL);
-		} else if ((v = option_value(argc, argv, &i, "--target"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
-		} else if ((v = option_value(argc, argv, &i, "--cubin"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--cubin"))) {
 			o->cubin = v;
-		} else if ((v = option_value(argc, argv, &i, "--meta"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--meta"))) {
 			o->meta = v;
-		} else if ((v = option_value(argc, argv, &i, "-o"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "-o"))) {
 			o->out = v;
 		} else if (budget_flag(argc, argv, &i, o, &bad)) {
 			if (bad)

@@ -69,19 +69,6 @@ usage_err(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static const char *
-opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != 0)
-		return NULL;
-	return *i + 1 < argc ? argv[++*i] : "";
-}
-
 static int
 push(const char **list, int *n, const char *v, const char *opt)
 {
@@ -111,23 +98,23 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			o->late = true;
 		} else if (!strcmp(a, "--check-races")) {
 			o->races = true;
-		} else if ((v = opt_value(argc, argv, &i, "--target"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
-		} else if ((v = opt_value(argc, argv, &i, "--kernel"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--kernel"))) {
 			o->kernel = v;
-		} else if ((v = opt_value(argc, argv, &i, "--meta"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--meta"))) {
 			o->meta = v;
-		} else if ((v = opt_value(argc, argv, &i, "--dump-all"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--dump-all"))) {
 			o->dump_all = v;
-		} else if ((v = opt_value(argc, argv, &i, "--fill"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--fill"))) {
 			o->fill_all = v;
-		} else if ((v = opt_value(argc, argv, &i, "--arg"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--arg"))) {
 			rc = push(o->args, &o->nargs, v, "--arg");
-		} else if ((v = opt_value(argc, argv, &i, "--size"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--size"))) {
 			rc = push(o->sizes, &o->nsizes, v, "--size");
-		} else if ((v = opt_value(argc, argv, &i, "--dump"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--dump"))) {
 			rc = push(o->dumps, &o->ndumps, v, "--dump");
-		} else if ((v = opt_value(argc, argv, &i, "--max-steps"))) {
+		} else if ((v = cli_option_value(argc, argv, &i, "--max-steps"))) {
 			char *end;
 			o->max_steps = strtoull(v, &end, 10);
 			if (!*v || *end || !o->max_steps)
