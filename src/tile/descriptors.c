@@ -203,18 +203,17 @@ desc_encode_sm90(const SmemDesc *d, int64_t start)
 uint32_t
 desc_idesc(const Idesc *d)
 {
-	uint32_t v = 0;
-	bool bs = d->kind == UMMA_MXF8F6F4 || d->kind == UMMA_MXF4 ||
-		  d->kind == UMMA_MXF4NVF4;
-	if (bs) {
+	/* bits 7-22 are laid out alike in the dense and block-scaled forms */
+	uint32_t v = (uint32_t)(d->a_fmt & 7) << 7;
+	v |= (uint32_t)(d->b_fmt & 7) << 10;
+	v |= (uint32_t)d->neg_a << 13;
+	v |= (uint32_t)d->neg_b << 14;
+	v |= (uint32_t)d->a_mn << 15;
+	v |= (uint32_t)d->b_mn << 16;
+	v |= (uint32_t)((d->n >> 3) & 63) << 17;
+	if (d->kind == UMMA_MXF8F6F4 || d->kind == UMMA_MXF4 ||
+	    d->kind == UMMA_MXF4NVF4) {
 		v |= (uint32_t)(d->b_sf & 3) << 4;
-		v |= (uint32_t)(d->a_fmt & 7) << 7;
-		v |= (uint32_t)(d->b_fmt & 7) << 10;
-		v |= (uint32_t)d->neg_a << 13;
-		v |= (uint32_t)d->neg_b << 14;
-		v |= (uint32_t)d->a_mn << 15;
-		v |= (uint32_t)d->b_mn << 16;
-		v |= (uint32_t)((d->n >> 3) & 63) << 17;
 		v |= (uint32_t)(d->scale_type & 1) << 23;
 		v |= (uint32_t)((d->m >> 7) & 3) << 27;
 		v |= (uint32_t)(d->a_sf & 3) << 29;
@@ -222,13 +221,6 @@ desc_idesc(const Idesc *d)
 	}
 	v |= (uint32_t)d->sat << 3;
 	v |= (uint32_t)(d->d_fmt & 3) << 4;
-	v |= (uint32_t)(d->a_fmt & 7) << 7;
-	v |= (uint32_t)(d->b_fmt & 7) << 10;
-	v |= (uint32_t)d->neg_a << 13;
-	v |= (uint32_t)d->neg_b << 14;
-	v |= (uint32_t)d->a_mn << 15;
-	v |= (uint32_t)d->b_mn << 16;
-	v |= (uint32_t)((d->n >> 3) & 63) << 17;
 	v |= (uint32_t)((d->m >> 4) & 31) << 24;
 	return v;
 }
