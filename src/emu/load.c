@@ -1025,6 +1025,7 @@ read_module(Reader *rd, Module *m)
 			Kernel tmp = {0};
 			rd->k = &tmp;
 			rd->syms = NULL;
+			rd->nsyms = rd->capsyms = 0;
 			read_var_decl(rd, 1, true);
 			rd->k = NULL;
 			if (tmp.smem_static)
