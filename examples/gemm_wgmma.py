@@ -2,9 +2,10 @@
 # bf16 A (M, K) and B (N, K) (both K-contiguous, row-major), float32
 # accumulation, bf16 C (M, N).  sm_90a.
 #
-# Persistent: 132 CTAs (the H200's SM count; 384 threads = 3 warpgroups,
-# one CTA per SM) take the 128 x 256 tiles of C in turn (tile = CTA id,
-# + 132, ...; N/256 tiles per row), walking K in 64-wide k-tiles through
+# Persistent: min(sms, tiles) CTAs (sms = the device's SM count, passed
+# by the caller; 384 threads = 3 warpgroups, one CTA per SM) take the
+# ceil(M/128) x ceil(N/256) tiles of C of 128 x 256 in turn (tile = CTA
+# id, + sms, ...), walking K in ceil(K/64) 64-wide k-tiles through
 # one 4-stage ring of shared-memory buffers (4 x 48 KiB dynamic shared
 # memory) whose slot and parity continue across tiles:
 #   warpgroup 0  producer: setmaxnreg.dec 40; one thread waits for a
@@ -20,33 +21,39 @@
 #                wait_group 1 (the previous k-tile's wgmmas are done), and
 #                one thread per warpgroup frees that k-tile's stage
 #   epilogue     direct stores: cvt.rn.bf16x2.f32 of each accumulator
-#                pair, st.global.b32 at the D fragment's (row, column);
+#                pair, st.global.b32 at the D fragment's (row, column)
+#                (b16 halves when N is odd), masked to row < M, col < N;
 #                the stages are freed first, so the producer is already
 #                loading the next tile's k-tiles
-# Sizes are module constants (M, N multiples of 128 / 256, K a multiple
-# of 64 and at least 256); bench/gemm substitutes them per size.
+# Sizes are runtime values, any M, N >= 1; the edges are ragged: the
+# tensor maps are encoded at launch from the real shapes, so the TMA
+# boxes are zero-filled past M, N and K (the zeros add nothing) and the
+# stores are masked.  TMA needs the row stride K * 2 bytes to be a
+# multiple of 16: K % 8 == 0, else the launch fails with E5015
+# (PT_E_RT_ARG_STRIDE) before the driver is called.
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
-M = 4096
-N = 4096
-K = 4096
-MT = M // 128
-NT = N // 256
-KT = K // 64
+M = T.dynamic("M")
+N = T.dynamic("N")
+K = T.dynamic("K")
 
 
 @T.function
 def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
                B: T.Tensor((N, K), "bfloat16", align=16),
-               C: T.Tensor((M, N), "bfloat16", align=16)):
+               C: T.Tensor((M, N), "bfloat16", align=16),
+               sms: T.int32):
     # .minnctapersm 1 gives the entry register cap setmaxnreg needs
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=132, block=384),
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.min(sms, T.ceildiv(M, 128) * T.ceildiv(N, 256)), block=384),
                    kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1))
     bid = T.cuda.block_idx("x")
     tid = T.cuda.thread_idx("x")
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
+    NT = T.ceildiv(N, 256)
+    TILES = T.ceildiv(M, 128) * NT
+    KT = T.ceildiv(K, 64)
     SA = T.alloc_shared((4, 128, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 128, 64):(8192, 64, 1)])), align=1024)
     SB = T.alloc_shared((4, 256, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(4, 256, 64):(16384, 64, 1)])), align=1024)
     full = T.alloc_shared((4,), "uint64", align=8)
@@ -62,7 +69,7 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
         if tid == 0:
             state: T.uint64 = T.uint64(0)
             pit: T.int32 = 0  # k-tiles issued so far: ring slot and pass
-            for ptile in range(bid, MT * NT, 132):
+            for ptile in range(bid, TILES, sms):
                 pbm = ptile // NT
                 pbn = ptile % NT
                 for kp in range(KT):
@@ -95,7 +102,7 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
         g = lane // 4
         t = lane % 4
         cit: T.int32 = 0  # k-tiles consumed so far
-        for ctile in range(bid, MT * NT, 132):
+        for ctile in range(bid, TILES, sms):
             cbm = ctile // NT
             cbn = ctile % NT
             for kt in range(KT):
@@ -117,7 +124,24 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
             # register pair (2i, 2i+1) = columns (c, c+1) of one row
             row0 = cbm * 128 + wg * 64 + 16 * w + g
             col0 = cbn * 256 + 2 * t
-            for i in T.unroll(64):
-                packed: T.uint32 = T.uint32(0)
-                T.ptx["cvt.rn.bf16x2.f32"](packed, PD[2 * i + 1], PD[2 * i])
-                T.ptx["st.global.b32"](C.ptr_to([row0 + 8 * (i % 2), col0 + 8 * (i // 2)]), packed)
+            if N % 2 == 0:
+                # rows are 4-byte aligned: one b32 store per pair; N even
+                # and col even, so col < N covers col + 1
+                for i in T.unroll(64):
+                    row = row0 + 8 * (i % 2)
+                    col = col0 + 8 * (i // 2)
+                    packed: T.uint32 = T.uint32(0)
+                    T.ptx["cvt.rn.bf16x2.f32"](packed, PD[2 * i + 1], PD[2 * i])
+                    if row < M and col < N:
+                        T.ptx["st.global.b32"](C.ptr_to([row, col]), packed)
+            else:
+                # odd N: odd rows start 2 bytes off a 4-byte boundary
+                for i in T.unroll(64):
+                    row = row0 + 8 * (i % 2)
+                    col = col0 + 8 * (i // 2)
+                    pair: T.uint32 = T.uint32(0)
+                    T.ptx["cvt.rn.bf16x2.f32"](pair, PD[2 * i + 1], PD[2 * i])
+                    if row < M and col < N:
+                        T.ptx["st.global.b16"](C.ptr_to([row, col]), T.cast(pair & T.uint32(65535), "uint16"))
+                    if row < M and col + 1 < N:
+                        T.ptx["st.global.b16"](C.ptr_to([row, col + 1]), T.cast(pair >> T.uint32(16), "uint16"))

@@ -9,8 +9,10 @@
  * and 256 x 64 boxes into a 4-stage ring), warpgroups 1 and 2 consume
  * (full-wait, wgmma.fence, 4 x wgmma m64n256k16 per 64-wide k-tile,
  * commit, wait_group 1, release the previous stage), setmaxnreg 40/232,
- * direct bf16x2 stores.  Sizes are runtime arguments (M % 128, N % 256,
- * K % 64 == 0, K >= 256).  Built with
+ * direct bf16x2 stores (b16 halves for odd N) masked to row < M,
+ * col < N.  Sizes are runtime arguments, ragged edges allowed (the tensor
+ * maps zero-fill past M, N, K; K % 8 == 0 for the TMA row stride); the
+ * caller launches min(SM count, tiles) CTAs.  Built with
  *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3
  */
 #include <cuda.h>
@@ -68,7 +70,7 @@ wgmma_256(float *d, uint64_t da, uint64_t db, int scale_d)
 
 extern "C" __global__ void __launch_bounds__(384, 1)
 gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
-		const __grid_constant__ CUtensorMap tb, uint32_t *C, int M,
+		const __grid_constant__ CUtensorMap tb, uint16_t *C, int M,
 		int N, int K)
 {
 	extern __shared__ uint8_t smem_raw[];
@@ -77,7 +79,8 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 				    ~(uintptr_t)1023);
 	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
 	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-	int KT = K / 64, NT = N / 256, ntile = (M / 128) * NT;
+	int KT = (K + 63) / 64, NT = (N + 255) / 256;
+	int ntile = (M + 127) / 128 * NT;
 	if (tid == 0) {
 		for (int j = 0; j < 4; j++) {
 			asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(
@@ -150,7 +153,16 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 				asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
 				    : "=r"(packed) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
 				int row = row0 + 8 * (i % 2), col = col0 + 8 * (i / 2);
-				C[((size_t)row * N + col) / 2] = packed;
+				uint16_t *p = C + (size_t)row * N + col;
+				if (N % 2 == 0) {
+					if (row < M && col < N)
+						*(uint32_t *)p = packed;
+				} else {
+					if (row < M && col < N)
+						p[0] = (uint16_t)packed;
+					if (row < M && col + 1 < N)
+						p[1] = (uint16_t)(packed >> 16);
+				}
 			}
 		}
 	}
