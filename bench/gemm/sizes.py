@@ -99,14 +99,17 @@ def bench_size(build, twin_fn, k_wg, sms, m, n, k, iters):
                             "gemm_bf16")
     slots = {s["tensor"]: s for s in k_wg.meta["kernels"][0]["params"]
              if s["kind"] == "tma"}
-    ta = tensor_map(a, 128, 64, slots["A"])  # the twin's maps
-    tb = tensor_map(b, 256, 64, slots["B"])
+    # the twin's maps: the boxes, swizzle and L2 promotion of the
+    # wgmma kernel's (A 128 x 64, B 128 x 64: each CTA of a cluster
+    # multicasts its half of the 256-row B box)
+    ta = tensor_map(a, *slots["A"]["box"], slot=slots["A"])
+    tb = tensor_map(b, *slots["B"]["box"], slot=slots["B"])
     smem = k_wg.launch_config["dynamic_smem"]
-    tiles = -(-m // 128) * -(-n // 256)
+    grid = 2 * min(max(sms // 2, 1), -(-m // 256) * -(-n // 256))
     runs = {
         "torch": lambda: torch.matmul(a, b.t()),
         "wgmma": lambda: k_wg(a, b, outs["wgmma"], sms),
-        "twin": launcher(twin_fn, (min(sms, tiles), 1), 384,
+        "twin": launcher(twin_fn, (grid, 1), 384,
                          [ta, tb, ptr(outs["twin"]), ctypes.c_int32(m),
                           ctypes.c_int32(n), ctypes.c_int32(k)],
                          smem + 1024),

@@ -42,8 +42,8 @@ def test_bad_command_line_is_rejected(script):
 def test_sizes_compiles_each_size(tmp_path):
     """compile_example rewrites M, N, K of gemm_bf16.py and compiles the
     text (the kernel's tensor shapes and grid follow the asked size);
-    gemm_wgmma.py is compiled as it is: symbolic sizes, grid
-    min(sms, tiles)."""
+    gemm_wgmma.py is compiled as it is: symbolic sizes, a grid of
+    clusters from the SM count."""
     code = r'''
 import json, sys
 sys.path.insert(0, "bench/gemm")
@@ -76,6 +76,8 @@ print(json.dumps(out))
     assert shapes == {"A": ["M", "K"], "B": ["N", "K"],
                       "C": ["M", "N"]}, params
     assert [p[0] for p in params if p[1] == "scalar"] == ["sms"]
-    assert grid[0]["op"] == "min" and grid[0]["args"][0] == {"var": "sms"}
+    # 2 x min(max(sms // 2, 1), pairs): whole clusters of 2 CTAs
+    assert grid[0]["op"] == "mul" and grid[0]["args"][0] == 2
+    assert grid[0]["args"][1]["op"] == "min"
     assert (tmp_path / "bench" / "w_0_0_0.ptx").read_text().lstrip() \
         .startswith("//")

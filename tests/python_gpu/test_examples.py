@@ -245,7 +245,8 @@ def test_gemm_wgmma(m, n, k):
 
 
 def test_gemm_wgmma_one_cta_many_tiles():
-    # sms = 1: one CTA walks all 3 x 2 tiles, its ring continuing
+    # sms = 1: one 2-CTA cluster walks both 256 x 256 blocks, its ring
+    # continuing (M = 300: the second block's rank-1 CTA is all zero fill)
     if capability()[0] != 9:
         pytest.skip("wgmma is sm_90a only")
     k_wg = compiled("gemm_wgmma.py")

@@ -1570,8 +1570,10 @@ TEST(emu_script_gemm_wgmma_ragged)
 	/* runtime sizes off the tile grid: TMA zero fill past M, N and K
 	 * (K = 72: one full and one 8-wide k-tile), masked edge stores;
 	 * odd N (b16 stores), even ragged N (b32 pairs), a single row, and
-	 * one CTA walking three tiles (sms = 1: the ring continues across
-	 * tiles) */
+	 * one 2-CTA cluster (sms = 1) walking both 256-row blocks, its
+	 * ring continuing across them; M = 300 has three 128-row tiles, so
+	 * the second block's rank-1 CTA loads only zeros and stores
+	 * nothing */
 	gemm_wgmma_check(t, 129, 257, 72, 132, 0);
 	gemm_wgmma_check(t, 130, 264, 200, 132, PTEM_LATE_COMPLETION);
 	gemm_wgmma_check(t, 1, 8, 8, 132, 0);
