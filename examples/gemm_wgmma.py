@@ -145,23 +145,18 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
             # register pair (2i, 2i+1) = columns (c, c+1) of one row
             row0 = cbm * 128 + wg * 64 + 16 * w + g
             col0 = cbn * 256 + 2 * t
-            if N % 2 == 0:
-                # rows are 4-byte aligned: one b32 store per pair; N even
-                # and col even, so col < N covers col + 1
-                for i in T.unroll(64):
-                    row = row0 + 8 * (i % 2)
-                    col = col0 + 8 * (i // 2)
-                    packed: T.uint32 = T.uint32(0)
-                    T.ptx["cvt.rn.bf16x2.f32"](packed, PD[2 * i + 1], PD[2 * i])
+            for i in T.unroll(64):
+                row = row0 + 8 * (i % 2)
+                col = col0 + 8 * (i // 2)
+                pair: T.uint32 = T.uint32(0)
+                T.ptx["cvt.rn.bf16x2.f32"](pair, PD[2 * i + 1], PD[2 * i])
+                if N % 2 == 0:
+                    # rows are 4-byte aligned: one b32 store per pair; N
+                    # even and col even, so col < N covers col + 1
                     if row < M and col < N:
-                        T.ptx["st.global.b32"](C.ptr_to([row, col]), packed)
-            else:
-                # odd N: odd rows start 2 bytes off a 4-byte boundary
-                for i in T.unroll(64):
-                    row = row0 + 8 * (i % 2)
-                    col = col0 + 8 * (i // 2)
-                    pair: T.uint32 = T.uint32(0)
-                    T.ptx["cvt.rn.bf16x2.f32"](pair, PD[2 * i + 1], PD[2 * i])
+                        T.ptx["st.global.b32"](C.ptr_to([row, col]), pair)
+                else:
+                    # odd N: odd rows start 2 bytes off a 4-byte boundary
                     if row < M and col < N:
                         T.ptx["st.global.b16"](C.ptr_to([row, col]), T.cast(pair & T.uint32(65535), "uint16"))
                     if row < M and col + 1 < N:
