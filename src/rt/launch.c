@@ -62,6 +62,14 @@ bind_dim(Binder *b, const RtParam *p, int d, int64_t size)
 	}
 	if (b->vals[v] == size)
 		return PT_OK;
+	if (b->from_dim[v] < 0) /* bound by a scalar of that name */
+		return rt_fail(b->st, PT_E_RT_SYM_MISMATCH,
+			       "symbolic size \"%s\" is %lld from scalar "
+			       "argument %d but %lld from argument %d (\"%s\") "
+			       "dim %d",
+			       b->k->vars[v], (long long)b->vals[v],
+			       b->from_arg[v] + 1, (long long)size, p->arg + 1,
+			       p->name, d);
 	return rt_fail(b->st, PT_E_RT_SYM_MISMATCH,
 		       "symbolic size \"%s\" is %lld from argument %d dim %d "
 		       "but %lld from argument %d (\"%s\") dim %d",

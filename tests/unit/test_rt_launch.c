@@ -279,4 +279,22 @@ TEST(rt_launch_scalar_size_mismatch)
 	CHECK(has(&f, "argument 2 (\"n\") is 999, but size \"n\" is 1000 "
 		      "from argument 1"));
 	arena_free(&f.a);
+	/* the scalar first: the tensor's size disagrees with it */
+	static const char meta2[] =
+		"{\"format\":\"ptxtile-meta\",\"version\":1,\"kernels\":[{"
+		"\"name\":\"k\",\"params\":["
+		"{\"name\":\"n\",\"kind\":\"scalar\",\"dtype\":\"int32\"},"
+		"{\"name\":\"x\",\"kind\":\"tensor\",\"dtype\":\"float32\","
+		"\"shape\":[\"n\"]}],"
+		"\"launch\":{\"grid\":[{\"var\":\"n\"}],\"block\":[32]}}]}";
+	memset(&f, 0, sizeof(f));
+	arena_init(&f.a, NULL);
+	CHECK_INT(meta_parse(&f.a, meta2, strlen(meta2), &f.meta, &f.st), PT_OK);
+	ptrt_arg args2[] = {ptrt_arg_i32(7),
+			    ptrt_arg_tensor(0x1000, PTRT_FLOAT32, 1, &n, NULL)};
+	CHECK_INT(launch_plan(&f.a, &f.meta.kernels[0], args2, 2, &f.p, &f.st),
+		  PT_E_RT_SYM_MISMATCH);
+	CHECK(has(&f, "symbolic size \"n\" is 7 from scalar argument 1 but "
+		      "1000 from argument 2 (\"x\") dim 0"));
+	arena_free(&f.a);
 }
