@@ -75,6 +75,11 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 	memset(k, 0, sizeof *k);
 	for (int i = 0; i < in->nops; i++) {
 		const PtxOperand *op = &in->ops[i];
+		if (op->kind == PTXOP_SINK) { /* always `_`, never an argument */
+			k->present[i] = true;
+			k->words[k->nw++] = "_";
+			continue;
+		}
 		if (op->optional && ptx_rng_next(rng) % 2) {
 			/* A left-out written register still takes its PTX
 			 * position: a scratch register, as codegen writes it

@@ -2,15 +2,22 @@
  * gemm_wgmma_twin.cu - the hand-written CUDA C++ twin of
  * examples/gemm_wgmma.py, the same algorithm in inline PTX: C = A @ B.T,
  * bf16 A (M, K), B (N, K) K-contiguous, f32 accumulation, bf16 C.
- * Persistent: gridDim.x CTAs of 384 threads take the 128 x 256 tiles in
- * turn (tile = blockIdx.x, + gridDim.x, ...), one ring across tiles;
- * warpgroup 0 produces (one
- * thread: empty-wait, expect_tx, two TMA loads of 128B-swizzled 128 x 64
- * and 256 x 64 boxes into a 4-stage ring), warpgroups 1 and 2 consume
- * (full-wait, wgmma.fence, 4 x wgmma m64n256k16 per 64-wide k-tile,
- * commit, wait_group 1, release the previous stage), setmaxnreg 40/232,
- * direct bf16x2 stores.  Sizes are runtime arguments (M % 128, N % 256,
- * K % 64 == 0, K >= 256).  Built with
+ * Persistent, clusters of 2 CTAs of 384 threads: cluster c takes the
+ * 256 x 256 blocks of C in turn (block = c, + clusters, ...), CTA rank r
+ * its rows 128 r .. 128 r + 127; one ring across tiles; warpgroup 0
+ * produces (one thread: empty-wait, expect_tx, the TMA load of its
+ * 128 x 64 box of A and the multicast of its half, 128 x 64, of the
+ * 256 x 64 box of B into both CTAs, 128B swizzle, into a 4-stage ring),
+ * warpgroups 1 and 2 consume (full-wait, wgmma.fence, 4 x wgmma
+ * m64n256k16 per 64-wide k-tile, commit, wait_group 1, release the
+ * previous stage in both CTAs: "empty" counts 4 arrivals, thread r of
+ * each consumer warpgroup arrives on CTA r's), setmaxnreg 40/232,
+ * direct bf16x2 stores (b16 halves for odd N) masked to row < M,
+ * col < N.  Sizes are runtime arguments, ragged edges allowed (the tensor
+ * maps zero-fill past M, N, K; K % 8 == 0 for the TMA row stride); the
+ * caller launches 2 min(max(SM count / 2, 1), pairs) CTAs and encodes
+ * the maps as the example's metadata says (boxes, swizzle, L2
+ * promotion).  Built with
  *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3
  */
 #include <cuda.h>
@@ -29,6 +36,23 @@ wait_parity(uint32_t bar, uint32_t parity)
 		     "WAIT_%=:\n\t"
 		     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
 		     "@!p bra WAIT_%=;\n}" :: "r"(bar), "r"(parity) : "memory");
+}
+
+static __device__ __forceinline__ void
+cluster_sync(void)
+{
+	asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
+		     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/* Arrives on the "empty" barrier at the same offset in CTA cta. */
+static __device__ __forceinline__ void
+release(uint32_t bar, uint32_t cta)
+{
+	asm volatile("{\n\t.reg .b32 r;\n\t"
+		     "mapa.shared::cluster.u32 r, %0, %1;\n\t"
+		     "mbarrier.arrive.shared::cluster.b64 _, [r];\n}"
+		     :: "r"(bar), "r"(cta) : "memory");
 }
 
 static __device__ __forceinline__ uint64_t
@@ -66,9 +90,9 @@ wgmma_256(float *d, uint64_t da, uint64_t db, int scale_d)
 		  : "l"(da), "l"(db), "r"(scale_d));
 }
 
-extern "C" __global__ void __launch_bounds__(384, 1)
+extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
-		const __grid_constant__ CUtensorMap tb, uint32_t *C, int M,
+		const __grid_constant__ CUtensorMap tb, uint16_t *C, int M,
 		int N, int K)
 {
 	extern __shared__ uint8_t smem_raw[];
@@ -77,23 +101,27 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 				    ~(uintptr_t)1023);
 	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
 	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-	int KT = K / 64, NT = N / 256, ntile = (M / 128) * NT;
+	int KT = (K + 63) / 64, NT = (N + 255) / 256;
+	int npair = (M + 255) / 256 * NT;
+	int cid = blockIdx.x / 2, ncl = gridDim.x / 2;
+	uint32_t rank;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
 	if (tid == 0) {
 		for (int j = 0; j < 4; j++) {
 			asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(
 				smem_u32(&full[j])));
-			asm volatile("mbarrier.init.shared.b64 [%0], 2;" ::"r"(
+			asm volatile("mbarrier.init.shared.b64 [%0], 4;" ::"r"(
 				smem_u32(&empty[j])));
 		}
 		asm volatile("fence.mbarrier_init.release.cluster;");
 	}
-	__syncthreads();
+	cluster_sync();
 	if (warp < 4) {
 		asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 		if (tid == 0) {
 			int it = 0;
-			for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
-				int bm = tile / NT, bn = tile % NT;
+			for (int tile = cid; tile < npair; tile += ncl) {
+				int bm = tile / NT * 2 + rank, bn = tile % NT;
 				for (int kt = 0; kt < KT; kt++, it++) {
 					int s = it % 4;
 					if (it >= 4)
@@ -105,9 +133,10 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
 						     ::"r"(sa + s * 16384), "l"(&ta), "r"(kt * 64),
 						     "r"(bm * 128), "r"(fb) : "memory");
-					asm volatile("cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-						     ::"r"(sb + s * 32768), "l"(&tb), "r"(kt * 64),
-						     "r"(bn * 256), "r"(fb) : "memory");
+					asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"
+						     ::"r"(sb + s * 32768 + rank * 16384), "l"(&tb),
+						     "r"(kt * 64), "r"(bn * 256 + rank * 128),
+						     "r"(fb), "h"((uint16_t)3) : "memory");
 				}
 			}
 		}
@@ -119,8 +148,8 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 		for (int i = 0; i < 128; i++)
 			d[i] = 0.0f;
 		int w = warp % 4, g = lane / 4, t = lane % 4, it = 0;
-		for (int tile = blockIdx.x; tile < ntile; tile += gridDim.x) {
-			int bm = tile / NT, bn = tile % NT;
+		for (int tile = cid; tile < npair; tile += ncl) {
+			int bm = tile / NT * 2 + rank, bn = tile % NT;
 			for (int kt = 0; kt < KT; kt++, it++) {
 				int s = it % 4;
 				wait_parity(smem_u32(&full[s]), (it / 4) % 2);
@@ -134,14 +163,12 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 						  kt > 0 || j > 0);
 				asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 				asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-				if (kt > 0 && tid % 128 == 0)
-					asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
-						smem_u32(&empty[(it + 3) % 4])) : "memory");
+				if (kt > 0 && tid % 128 < 2)
+					release(smem_u32(&empty[(it + 3) % 4]), tid % 128);
 			}
 			asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-			if (tid % 128 == 0)
-				asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(
-					smem_u32(&empty[(it + 3) % 4])) : "memory");
+			if (tid % 128 < 2)
+				release(smem_u32(&empty[(it + 3) % 4]), tid % 128);
 			int row0 = bm * 128 + wg * 64 + 16 * w + g;
 			int col0 = bn * 256 + 2 * t;
 #pragma unroll
@@ -150,8 +177,18 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 				asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
 				    : "=r"(packed) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
 				int row = row0 + 8 * (i % 2), col = col0 + 8 * (i / 2);
-				C[((size_t)row * N + col) / 2] = packed;
+				uint16_t *p = C + (size_t)row * N + col;
+				if (N % 2 == 0) {
+					if (row < M && col < N)
+						*(uint32_t *)p = packed;
+				} else {
+					if (row < M && col < N)
+						p[0] = (uint16_t)packed;
+					if (row < M && col + 1 < N)
+						p[1] = (uint16_t)(packed >> 16);
+				}
 			}
 		}
 	}
+	cluster_sync(); /* the peer may still arrive on our barriers */
 }

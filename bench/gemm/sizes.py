@@ -7,11 +7,13 @@ accumulation, bf16 C, on the same torch-allocated inputs for
   twin    bench/gemm/gemm_wgmma_twin.cu, the same algorithm in CUDA C++
           with inline PTX (runtime sizes)
   mma     ptxtile's PTX for examples/gemm_bf16.py (mma.sync m16n8k16)
-The examples take their sizes as module constants, so each size compiles
-its own kernels: the script rewrites the `M = `, `N = `, `K = ` lines and
-compiles the text with the ptxtile package (ptxtile.compile, sm_90a; the
-cubin comes from ptxas through Kernel.cubin); the rewritten script and
-its PTX are left in BUILD_DIR/bench for inspection.  The ptxtile kernels
+gemm_wgmma.py takes runtime sizes and the SM count (grid min(sms,
+tiles)): it is compiled once.  gemm_bf16.py takes its sizes as module
+constants, so each size compiles its own kernel: the script rewrites the
+`M = `, `N = `, `K = ` lines.  Both are compiled with the ptxtile package
+(ptxtile.compile, sm_90a; the cubin comes from ptxas through
+Kernel.cubin); the scripts and their PTX are left in BUILD_DIR/bench for
+inspection.  The ptxtile kernels
 are launched with torch tensors (the package encodes their tensor maps
 from the metadata); the twin, an nvcc cubin, is loaded and launched with
 bench.py's ctypes driver helpers and gets tensor maps encoded here with
@@ -45,16 +47,18 @@ if os.environ.get("GEMM_SIZES"):  # e.g. "4096x4096x4096,2048x2048x2048"
 
 
 def compile_example(build, src, m, n, k, tag):
-    """Rewrites the size constants of an example and compiles the text
-    with ptxtile.compile (sm_90a); returns the Kernel."""
+    """Rewrites the size constants of an example (m = None: none, the
+    sizes are runtime values) and compiles the text with ptxtile.compile
+    (sm_90a); returns the Kernel."""
     with open(src) as f:
         text = f.read()
-    for name, v in (("M", m), ("N", n), ("K", k)):
+    for name, v in (("M", m), ("N", n), ("K", k)) if m else ():
         text, cnt = re.subn(r"^%s = \d+$" % name, "%s = %d" % (name, v),
                             text, flags=re.M)
         assert cnt == 1, (src, name)
     kernel = ptxtile.compile(text, target="sm_90a")
-    base = os.path.join(build, "bench", "%s_%d_%d_%d" % (tag, m, n, k))
+    base = os.path.join(build, "bench", "%s_%d_%d_%d" % (tag, m or 0,
+                                                          n or 0, k or 0))
     for ext, data in ((".py", text), (".ptx", kernel.ptx)):
         with open(base + ext, "w") as f:
             f.write(data)
@@ -85,25 +89,27 @@ def rel_err(got, ref):
     return (d.norm() / ref.float().norm()).item()
 
 
-def bench_size(build, twin_fn, m, n, k, iters):
+def bench_size(build, twin_fn, k_wg, sms, m, n, k, iters):
     import torch
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
     outs = {x: torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
             for x in ("wgmma", "twin", "mma")}
-    k_wg = compile_example(build, "examples/gemm_wgmma.py", m, n, k,
-                           "gemm_wgmma")
     k_mma = compile_example(build, "examples/gemm_bf16.py", m, n, k,
                             "gemm_bf16")
     slots = {s["tensor"]: s for s in k_wg.meta["kernels"][0]["params"]
              if s["kind"] == "tma"}
-    ta = tensor_map(a, 128, 64, slots["A"])  # the twin's maps
-    tb = tensor_map(b, 256, 64, slots["B"])
+    # the twin's maps: the boxes, swizzle and L2 promotion of the
+    # wgmma kernel's (A 128 x 64, B 128 x 64: each CTA of a cluster
+    # multicasts its half of the 256-row B box)
+    ta = tensor_map(a, *slots["A"]["box"], slot=slots["A"])
+    tb = tensor_map(b, *slots["B"]["box"], slot=slots["B"])
     smem = k_wg.launch_config["dynamic_smem"]
+    grid = 2 * min(max(sms // 2, 1), -(-m // 256) * -(-n // 256))
     runs = {
         "torch": lambda: torch.matmul(a, b.t()),
-        "wgmma": lambda: k_wg(a, b, outs["wgmma"]),
-        "twin": launcher(twin_fn, (132, 1), 384,
+        "wgmma": lambda: k_wg(a, b, outs["wgmma"], sms),
+        "twin": launcher(twin_fn, (grid, 1), 384,
                          [ta, tb, ptr(outs["twin"]), ctypes.c_int32(m),
                           ctypes.c_int32(n), ctypes.c_int32(k)],
                          smem + 1024),
@@ -145,6 +151,8 @@ def main():
     torch.cuda.synchronize()  # torch's primary context is now current
     twin_fn = load(twin_cubin, "gemm_wgmma_twin", 196608 + 1024)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    k_wg = compile_example(build, "examples/gemm_wgmma.py", None, None,
+                           None, "gemm_wgmma")
     print("# %s, %d SMs; bf16 in, f32 accumulate, bf16 out; median of 5 "
           "interleaved rounds of %d launches (min-max of the rounds in "
           "TFLOP/s)" % (torch.cuda.get_device_name(0), sms, iters))
@@ -154,7 +162,8 @@ def main():
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     ok = True
     for m, n, k in SIZES:
-        med, spread, errs = bench_size(build, twin_fn, m, n, k, iters)
+        med, spread, errs = bench_size(build, twin_fn, k_wg, sms, m, n, k,
+                                       iters)
         tf = lambda ms: 2.0 * m * n * k / ms / 1e9
         cell = lambda x: "%.0f (%.0f-%.0f)" % (
             tf(med[x]), tf(spread[x][1]), tf(spread[x][0]))

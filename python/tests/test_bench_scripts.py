@@ -40,16 +40,18 @@ def test_bad_command_line_is_rejected(script):
 
 
 def test_sizes_compiles_each_size(tmp_path):
-    """compile_example rewrites M, N, K and compiles the text; the
-    kernel's tensor shapes and grid follow the asked size."""
+    """compile_example rewrites M, N, K of gemm_bf16.py and compiles the
+    text (the kernel's tensor shapes and grid follow the asked size);
+    gemm_wgmma.py is compiled as it is: symbolic sizes, a grid of
+    clusters from the SM count."""
     code = r'''
 import json, sys
 sys.path.insert(0, "bench/gemm")
 import sizes
 out = {}
-for src, tag in (("examples/gemm_wgmma.py", "w"),
-                 ("examples/gemm_bf16.py", "m")):
-    k = sizes.compile_example(sys.argv[1], src, 2048, 1024, 512, tag)
+for src, tag, size in (("examples/gemm_wgmma.py", "w", (None,) * 3),
+                       ("examples/gemm_bf16.py", "m", (2048, 1024, 512))):
+    k = sizes.compile_example(sys.argv[1], src, *size, tag=tag)
     out[tag] = [k.name, k.params, k.launch_config["grid"]]
 print(json.dumps(out))
 '''
@@ -57,16 +59,25 @@ print(json.dumps(out))
     r = run(["-c", code, str(tmp_path)])
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
-    for tag, name in (("w", "gemm_wgmma"), ("m", "gemm_bf16")):
-        kname, params, grid = got[tag]
-        assert kname == name
-        shapes = {p[0]: p[3] for p in params if p[1] == "tensor"}
-        assert shapes == {"A": [2048, 512], "B": [1024, 512],
-                          "C": [2048, 1024]}, params
-        text = (tmp_path / "bench" / ("%s_2048_1024_512.py" % tag)) \
-            .read_text()
-        assert "\nM = 2048\n" in text and "\nK = 512\n" in text
-        assert (tmp_path / "bench" / ("%s_2048_1024_512.ptx" % tag)) \
-            .read_text().lstrip().startswith("//")
+    kname, params, grid = got["m"]
+    assert kname == "gemm_bf16"
+    shapes = {p[0]: p[3] for p in params if p[1] == "tensor"}
+    assert shapes == {"A": [2048, 512], "B": [1024, 512],
+                      "C": [2048, 1024]}, params
+    text = (tmp_path / "bench" / "m_2048_1024_512.py").read_text()
+    assert "\nM = 2048\n" in text and "\nK = 512\n" in text
+    assert (tmp_path / "bench" / "m_2048_1024_512.ptx") \
+        .read_text().lstrip().startswith("//")
     # mma.sync: one 128 x 128 tile of C per CTA (grid x over N)
-    assert got["m"][2][:2] == [1024 // 128, 2048 // 128]
+    assert grid[:2] == [1024 // 128, 2048 // 128]
+    kname, params, grid = got["w"]
+    assert kname == "gemm_wgmma"
+    shapes = {p[0]: p[3] for p in params if p[1] == "tensor"}
+    assert shapes == {"A": ["M", "K"], "B": ["N", "K"],
+                      "C": ["M", "N"]}, params
+    assert [p[0] for p in params if p[1] == "scalar"] == ["sms"]
+    # 2 x min(max(sms // 2, 1), pairs): whole clusters of 2 CTAs
+    assert grid[0]["op"] == "mul" and grid[0]["args"][0] == 2
+    assert grid[0]["args"][1]["op"] == "min"
+    assert (tmp_path / "bench" / "w_0_0_0.ptx").read_text().lstrip() \
+        .startswith("//")

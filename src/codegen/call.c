@@ -325,6 +325,7 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 	case PTXOP_IMM: imm_operand(cs, a); break;
 	case PTXOP_VEC: group(cs, op, args, ai, n); break;
 	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
+	case PTXOP_SINK: break; /* never filled (arg_fits) */
 	case PTXOP_PAIR: {
 		PtxOperand r = *op;
 		r.kind = PTXOP_REG;
@@ -338,10 +339,14 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 }
 
 /* Left-out operands that PTX still needs a word for: outputs get a
- * scratch register. */
+ * scratch register, the sink its `_`. */
 static bool
 scratch_operand(CallState *cs, const PtxOperand *op)
 {
+	if (op->kind == PTXOP_SINK) {
+		word(cs, "_");
+		return true;
+	}
 	if (!op->out || op->kind != PTXOP_REG)
 		return false;
 	word(cs, gen_reg(cs->g, reg_dtype(op->type)).s);

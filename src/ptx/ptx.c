@@ -327,6 +327,8 @@ reading_fits(const PtxOperand *op, PtxOpKind k, const PtxArg *a,
 static bool
 arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
 {
+	if (op->kind == PTXOP_SINK)
+		return false;
 	if (a->any)
 		return true;
 	if (reading_fits(op, a->kind, a, imm_bad))
@@ -751,6 +753,7 @@ ptx_describe_operands(Arena *a, const PtxInst *in)
 		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
 		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
 		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
+		case PTXOP_SINK: sb_puts(&b, "_ (takes no argument)"); continue;
 		case PTXOP_IMM: /* op->imm points into the row text: "{4,8,16}..." */
 			sb_puts(&b, "imm");
 			if (op->imm)

@@ -38,6 +38,8 @@
  *   t      tensor-map address with COUNT coordinates [tmap, {c0, ...}]
  *   e      register|predicate pair (elect.sync), two words "d|p"
  *   i      immediate; ARG is the allowed set {4,8,16} or {lo..hi/step}
+ *   _      the sink `_` (mbarrier.arrive on a shared::cluster address
+ *          returns no state): printed as is, never filled by an argument
  *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
  *   ?      optional (may be left out by the caller)
@@ -114,7 +116,8 @@ typedef enum PtxOpKind {
 	PTXOP_ADDR,   /* [%rd1] in state space `space` */
 	PTXOP_TENSOR, /* [%rd1, {%r1, %r2}]: tensor map + vec coordinates */
 	PTXOP_PAIR,   /* %r1|%p1 (elect.sync) */
-	PTXOP_IMM     /* an integer constant */
+	PTXOP_IMM,    /* an integer constant */
+	PTXOP_SINK    /* the sink `_`: always printed, never an argument */
 } PtxOpKind;
 
 typedef struct PtxOperand {

@@ -62,12 +62,53 @@ bind_dim(Binder *b, const RtParam *p, int d, int64_t size)
 	}
 	if (b->vals[v] == size)
 		return PT_OK;
+	if (b->from_dim[v] < 0) /* bound by a scalar of that name */
+		return rt_fail(b->st, PT_E_RT_SYM_MISMATCH,
+			       "symbolic size \"%s\" is %lld from scalar "
+			       "argument %d but %lld from argument %d (\"%s\") "
+			       "dim %d",
+			       b->k->vars[v], (long long)b->vals[v],
+			       b->from_arg[v] + 1, (long long)size, p->arg + 1,
+			       p->name, d);
 	return rt_fail(b->st, PT_E_RT_SYM_MISMATCH,
 		       "symbolic size \"%s\" is %lld from argument %d dim %d "
 		       "but %lld from argument %d (\"%s\") dim %d",
 		       b->k->vars[v], (long long)b->vals[v],
 		       b->from_arg[v] + 1, b->from_dim[v], (long long)size,
 		       p->arg + 1, p->name, d);
+}
+
+/* An integer scalar named by launch expressions binds its var to its
+ * value (the var is shared with a symbolic size of the same name, whose
+ * value must then agree). */
+static int
+bind_scalar(Binder *b, const RtParam *p, const ptrt_arg *a)
+{
+	int64_t v;
+	switch (p->dtype) {
+	case PTRT_INT32: v = a->scalar.i32; break;
+	case PTRT_UINT32: v = a->scalar.u32; break;
+	case PTRT_INT64: v = a->scalar.i64; break;
+	default:
+		if (a->scalar.u64 > (uint64_t)INT64_MAX)
+			return rt_fail(b->st, PT_E_RT_DIM_RANGE,
+				       "argument %d (\"%s\"): %llu does not fit "
+				       "the launch arithmetic (int64)",
+				       p->arg + 1, p->name,
+				       (unsigned long long)a->scalar.u64);
+		v = (int64_t)a->scalar.u64;
+	}
+	int x = p->var;
+	if (b->from_arg[x] >= 0 && b->vals[x] != v)
+		return rt_fail(b->st, PT_E_RT_SYM_MISMATCH,
+			       "argument %d (\"%s\") is %lld, but size \"%s\" "
+			       "is %lld from argument %d",
+			       p->arg + 1, p->name, (long long)v, b->k->vars[x],
+			       (long long)b->vals[x], b->from_arg[x] + 1);
+	b->vals[x] = v;
+	b->from_arg[x] = p->arg;
+	b->from_dim[x] = -1;
+	return PT_OK;
 }
 
 /* Dense row-major strides in bits are size(inner dims) * element bits. */
@@ -153,7 +194,7 @@ check_arg(Binder *b, const RtParam *p, const ptrt_arg *a)
 		return check_tensor(b, p, a);
 	case RP_SCALAR:
 		if (a->dtype == p->dtype)
-			return PT_OK;
+			return p->var >= 0 ? bind_scalar(b, p, a) : PT_OK;
 		return rt_fail(st, PT_E_RT_ARG_DTYPE,
 			       "argument %d (\"%s\"): scalar of %s, the "
 			       "kernel needs %s",

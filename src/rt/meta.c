@@ -402,8 +402,13 @@ read_scalar(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 				  : "int32, uint32, int64, uint64, float32 "
 				    "or float64",
 			   ptrt_dtype_name(t));
-	if (!is_dim)
+	if (!is_dim) {
+		/* an integer scalar is also a size launch expressions may
+		 * name (grid=T.min(sms, tiles)), bound from its value */
+		if (is_int)
+			p->var = add_var(r, p->name);
 		return true;
+	}
 	const char *name;
 	const char *vpath = sub(r, path, "var");
 	if (!get_str(r, json_get(v, "var"), vpath, &name))
@@ -622,6 +627,7 @@ check_vars_bound(MetaReader *r, const RtKernelMeta *k, const char *path)
 			const RtParam *p = &k->params[i];
 			for (int d = 0; p->kind == RP_TENSOR && d < p->ndim; d++)
 				bound |= p->shape[d].var == (int)v;
+			bound |= p->kind == RP_SCALAR && p->var == (int)v;
 		}
 		if (!bound)
 			return bad(r, path, "symbolic size \"%s\" is not bound "

@@ -467,12 +467,8 @@ tile_lin(TileEnv *e, const Expr *x)
 						      kk.c0 - 1),
 					kk.c0);
 		}
-		if (x->u.call.id == BI_THREAD_IDX ||
-		    x->u.call.id == BI_BLOCK_IDX ||
-		    x->u.call.id == BI_CLUSTER_CTA_ID)
-			return lin_sym(&e->st, tile_new_sym(e, "tid", 0,
-							    INT32_MAX,
-							    (Expr *)x));
+		/* before the catch-all below, which would hide the
+		 * cluster rank's range [0, cluster) */
 		if (x->u.call.id == BI_CLUSTER_CTA_ID &&
 		    x->u.call.args.n == 1 &&
 		    x->u.call.args.v[0]->kind == EX_STR) {
@@ -480,6 +476,12 @@ tile_lin(TileEnv *e, const Expr *x)
 			if (a >= 0 && a < 3 && e->cta_sym[a] >= 0)
 				return lin_sym(&e->st, e->cta_sym[a]);
 		}
+		if (x->u.call.id == BI_THREAD_IDX ||
+		    x->u.call.id == BI_BLOCK_IDX ||
+		    x->u.call.id == BI_CLUSTER_CTA_ID)
+			return lin_sym(&e->st, tile_new_sym(e, "tid", 0,
+							    INT32_MAX,
+							    (Expr *)x));
 		return opaque(e, x);
 	case EX_CAST:
 		if (dtype_kind(x->dtype) == DK_INT ||

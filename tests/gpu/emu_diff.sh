@@ -138,9 +138,11 @@ for k in oob_zero oob_nan; do
 	run_case "tma_$k" f32:0 $K/tma_modes.py --kernel "$k" --fill random:28 \
 		--arg r0=-3 --arg c0=20 --size m=40 --size k=36
 done
-# wgmma: examples/gemm_wgmma.py shrunk to 256 x 256 x 512 (two tiles,
-# eight k-tiles through the 4-stage ring); multiples of 1/8 in [-4, 4)
-# make every sum exact in f32, so C (bf16) must match bit for bit
-sed -e 's/^M = 4096$/M = 256/' -e 's/^N = 4096$/N = 256/' \
-	-e 's/^K = 4096$/K = 512/' examples/gemm_wgmma.py >"$out/gemm_wgmma_small.py"
-run_case gemm_wgmma_small exact "$out/gemm_wgmma_small.py" --fill random:29
+# wgmma: examples/gemm_wgmma.py at 256 x 256 x 512 (two tiles, eight
+# k-tiles through the 4-stage ring) and at the ragged 129 x 257 x 72
+# (zero fill past every edge, masked b16 stores); multiples of 1/8 in
+# [-4, 4) make every sum exact in f32, so C (bf16) must match bit for bit
+run_case gemm_wgmma_small exact examples/gemm_wgmma.py --fill random:29 \
+	--size M=256 --size N=256 --size K=512 --arg sms=132
+run_case gemm_wgmma_ragged exact examples/gemm_wgmma.py --fill random:30 \
+	--size M=129 --size N=257 --size K=72 --arg sms=132

@@ -214,19 +214,65 @@ def test_vcopy_dynamic(n):
     assert torch.equal(b[n], torch.full((4,), -7.0, device=dev))
 
 
-def test_gemm_wgmma():
-    k = compiled("gemm_wgmma.py")
+def sm_count():
+    return torch.cuda.get_device_properties(0).multi_processor_count
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 8, 8), (129, 257, 72),
+                                   (1000, 1000, 1000), (300, 520, 136),
+                                   (4096, 4096, 4096)])
+def test_gemm_wgmma(m, n, k):
+    # runtime sizes, ragged against the 128 x 256 x 64 tiles (zero fill
+    # past M, N, K; masked stores, b16 halves for odd N); the grid is
+    # min(SM count, tiles), and a sentinel row past C stays untouched
+    if capability()[0] != 9:
+        pytest.skip("wgmma is sm_90a only")
+    k_wg = compiled("gemm_wgmma.py")
     g = torch.Generator(device=dev).manual_seed(9)
-    a = torch.randn(4096, 4096, generator=g, device=dev).bfloat16()
-    b = torch.randn(4096, 4096, generator=g, device=dev).bfloat16()
-    c = torch.full((4096, 4096), float("nan"), device=dev,
-                   dtype=torch.bfloat16)
-    k(a, b, c)
-    ref = a.float() @ b.float().t()
+    a = torch.randn(m, k, generator=g, device=dev).bfloat16()
+    b = torch.randn(n, k, generator=g, device=dev).bfloat16()
+    cc = torch.full((m + 1, n), float("nan"), device=dev,
+                    dtype=torch.bfloat16)
+    c = cc[:m]
+    k_wg(a, b, c, sm_count())
+    ref = a.float() @ b.float().t()  # float32, no TF32 (torch's default)
     torch.cuda.synchronize()
     d = c.float() - ref
-    assert (d.norm() / ref.norm()).item() < 1e-2
+    # bf16 output: within one bf16 rounding (2^-8 relative) of the
+    # float32 product, plus 1e-3 for the different summation order
     assert (d.abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
+    assert torch.isnan(cc[m].float()).all()
+
+
+def test_gemm_wgmma_one_cta_many_tiles():
+    # sms = 1: one 2-CTA cluster walks both 256 x 256 blocks, its ring
+    # continuing (M = 300: the second block's rank-1 CTA is all zero fill)
+    if capability()[0] != 9:
+        pytest.skip("wgmma is sm_90a only")
+    k_wg = compiled("gemm_wgmma.py")
+    g = torch.Generator(device=dev).manual_seed(10)
+    a = torch.randn(300, 200, generator=g, device=dev).bfloat16()
+    b = torch.randn(500, 200, generator=g, device=dev).bfloat16()
+    c = torch.full((300, 500), float("nan"), device=dev,
+                   dtype=torch.bfloat16)
+    k_wg(a, b, c, 1)
+    ref = a.float() @ b.float().t()
+    torch.cuda.synchronize()
+    assert ((c.float() - ref).abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
+
+
+def test_gemm_wgmma_refuses_k_not_multiple_of_8():
+    # TMA row strides are multiples of 16 bytes: K % 8 == 0 (E5015)
+    if capability()[0] != 9:
+        pytest.skip("wgmma is sm_90a only")
+    k_wg = compiled("gemm_wgmma.py")
+    a = torch.zeros(128, 12, device=dev, dtype=torch.bfloat16)
+    b = torch.zeros(256, 12, device=dev, dtype=torch.bfloat16)
+    c = torch.zeros(128, 256, device=dev, dtype=torch.bfloat16)
+    with pytest.raises(ptxtile.LaunchError) as e:
+        k_wg(a, b, c, sm_count())
+    assert e.value.code == 5015
+    assert "multiple of 16" in str(e.value)
 
 
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",

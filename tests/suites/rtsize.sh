@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/suites/rtsize.sh - runtime sizes (issue 11): the example
-# examples/vcopy_dynamic.py and every tests/rtsize/ok_*.py compile (their
-# guards are known to the prover)
+# tests/suites/rtsize.sh - runtime sizes (issue 11): the examples
+# examples/vcopy_dynamic.py and examples/gemm_wgmma.py and every
+# tests/rtsize/ok_*.py compile (their guards are known to the prover)
 # and its PTX assembles; a missing tail guard is rejected with the
 # inequality in the script's names and a counterexample that really
 # overruns (row = 3*128 + 3*32 + 31 = 511 >= n = 0); the metadata
@@ -11,7 +11,7 @@ P="$BUILD/ptxtile"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ptxas=$(command -v ptxas || { [ -x /usr/local/cuda/bin/ptxas ] && echo /usr/local/cuda/bin/ptxas; })
-for py in examples/vcopy_dynamic.py tests/rtsize/ok_*.py; do
+for py in examples/vcopy_dynamic.py examples/gemm_wgmma.py tests/rtsize/ok_*.py; do
 	name=$(basename "$py" .py)
 	if ! "$P" compile "$py" -o "$tmp/$name.ptx" --meta "$tmp/$name.json" 2>"$tmp/err"; then
 		echo "FAIL rtsize/$name: $(head -n 1 "$tmp/err")"
@@ -38,3 +38,12 @@ case "$out" in
 *"kernel copy2d assumes n % 4 == 0"*) echo "PASS rtsize/explain_assume" ;;
 *) echo "FAIL rtsize/explain_assume: $out" ;;
 esac
+# the GEMM's grid is whole clusters from the scalar sms and the sizes,
+# assuming nothing of M, N, K (ragged edges are masked, not assumed away)
+if grep -q '"grid": \[{"op": "mul", "args": \[2, {"op": "min", "args": \[{"op": "max", "args": \[{"op": "floordiv", "args": \[{"var": "sms"}, 2\]}, 1\]}' "$tmp/gemm_wgmma.json" &&
+   grep -q '"cluster": \[2, 1, 1\]' "$tmp/gemm_wgmma.json" &&
+   ! grep -q '"assume"' "$tmp/gemm_wgmma.json"; then
+	echo "PASS rtsize/gemm_wgmma_meta"
+else
+	echo "FAIL rtsize/gemm_wgmma_meta: $(cat "$tmp/gemm_wgmma.json")"
+fi

@@ -1490,64 +1490,150 @@ place_kmajor_128b(uint8_t *img, int rows, const uint16_t *v, int kdim)
 		}
 }
 
-enum { WG_M = 256, WG_N = 256, WG_K = 512 };
-
-/* One run of the shrunk gemm_wgmma.py; C against the host product. */
-static void
-gemm_wgmma_check(TestCtx *t, char *text, const uint16_t *a,
-		 const uint16_t *b, unsigned flags)
+/* bf16 operand values: multiples of 1/8 in [-4, 4), so every product
+ * and partial sum is exact in f32 and C is the exact sum rounded once. */
+static uint16_t
+wg_val(int i, int mul, int add, int mod)
 {
-	static uint16_t c[WG_M * WG_N];
-	memset(c, 0, sizeof(c));
-	SArg sa[] = {{a, sizeof(uint16_t) * WG_M * WG_K, PTRT_BFLOAT16, 2,
-		      {WG_M, WG_K}, {0}},
-		     {b, sizeof(uint16_t) * WG_N * WG_K, PTRT_BFLOAT16, 2,
-		      {WG_N, WG_K}, {0}},
-		     {c, sizeof(c), PTRT_BFLOAT16, 2, {WG_M, WG_N}, {0}}};
+	return to_bf16((float)((i * mul + add) % mod - mod / 2) / 8.0f);
+}
+
+/* One run of examples/gemm_wgmma.py at runtime sizes m x n x k with
+ * grid min(sms, tiles); C (poisoned with 0xFFFF, followed by 64 guard
+ * elements) against the host product: every element in C equals it
+ * and the guard is untouched (the masked edge stores stay inside C). */
+static void
+gemm_wgmma_check(TestCtx *t, int m, int n, int k, int sms, unsigned flags)
+{
+	enum { GUARD = 64 };
+	size_t na = (size_t)m * k, nb = (size_t)n * k, nc = (size_t)m * n;
+	uint16_t *a = malloc(na * 2), *b = malloc(nb * 2),
+		 *c = malloc((nc + GUARD) * 2);
+	if (!a || !b || !c) {
+		CHECK(0);
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++)
+		a[i] = wg_val((int)(i % 100003), 37, 11, 61);
+	for (size_t i = 0; i < nb; i++)
+		b[i] = wg_val((int)(i % 100003), 53, 5, 59);
+	memset(c, 0xFF, (nc + GUARD) * 2);
+	SArg sa[] = {{a, na * 2, PTRT_BFLOAT16, 2, {m, k}, {0}},
+		     {b, nb * 2, PTRT_BFLOAT16, 2, {n, k}, {0}},
+		     {c, (nc + GUARD) * 2, PTRT_BFLOAT16, 2, {m, n}, {0}},
+		     {NULL, 0, 0, 0, {0}, ptrt_arg_i32(sms)}};
+	char name[64];
+	snprintf(name, sizeof(name), "examples/gemm_wgmma.py (%dx%dx%d)", m,
+		 n, k);
 	ScriptRun sr;
-	if (script_run_text(t, &sr, "gemm_wgmma (256x256x512)", text,
-			    "sm_90a", sa, 3, flags) == PT_OK) {
-		const uint16_t *o = script_out(&sr, 2, sizeof(c));
-		int bad = 0;
-		for (int i = 0; i < WG_M; i++)
-			for (int j = 0; j < WG_N; j++) {
+	if (script_run(t, &sr, "examples/gemm_wgmma.py", "sm_90a", sa, 4,
+		       flags) == PT_OK) {
+		const uint16_t *o = script_out(&sr, 2, (nc + GUARD) * 2);
+		int bad = 0, guard = 0;
+		for (int i = 0; i < m; i++)
+			for (int j = 0; j < n; j++) {
 				double s = 0;
-				for (int q = 0; q < WG_K; q++)
-					s += from_bf16(a[i * WG_K + q]) *
-					     from_bf16(b[j * WG_K + q]);
-				bad += o[i * WG_N + j] != bf16_rne(s);
+				for (int q = 0; q < k; q++)
+					s += from_bf16(a[(size_t)i * k + q]) *
+					     from_bf16(b[(size_t)j * k + q]);
+				bad += o[(size_t)i * n + j] != bf16_rne(s);
 			}
-		CHECK_INT(bad, 0);
+		for (int i = 0; i < GUARD; i++)
+			guard += o[nc + i] != 0xFFFF;
+		if (bad || guard)
+			test_fail(t, __FILE__, __LINE__,
+				  "%s: %d wrong, %d guard elements written",
+				  name, bad, guard);
 	}
 	ptem_free(sr.e);
+out:
+	free(a);
+	free(b);
+	free(c);
 }
 
 TEST(emu_script_gemm_wgmma)
 {
 	/* examples/gemm_wgmma.py at 256 x 256 x 512: two 128 x 256 tiles
-	 * (CTAs 0 and 1 of the persistent grid; the rest find no tile),
-	 * eight k-tiles through the 4-stage ring (so the stages and their
-	 * parities wrap), TMA with the 128B swizzle, wgmma m64n256k16 with
-	 * the descriptors ptxtile builds, wait_group 1 pipelining, the
-	 * fragment epilogue; C[i, j] == bf16(sum_k A[i, k] B[j, k]), exact
-	 * in f32 for these values; eager, then late completion with the
-	 * race check */
-	static uint16_t a[WG_M * WG_K], b[WG_N * WG_K];
-	for (int i = 0; i < WG_M * WG_K; i++)
-		a[i] = to_bf16((float)((i * 37 + 11) % 61 - 30) / 8.0f);
-	for (int i = 0; i < WG_N * WG_K; i++)
-		b[i] = to_bf16((float)((i * 53 + 5) % 59 - 29) / 8.0f);
-	Arena ar;
-	arena_init(&ar, NULL);
-	char *text = gemm_tile_text(&ar, "examples/gemm_wgmma.py", WG_M, WG_N,
-				    WG_K);
-	CHECK(text != NULL);
-	if (text) {
-		gemm_wgmma_check(t, text, a, b, 0);
-		gemm_wgmma_check(t, text, a, b,
-				 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	 * (CTAs 0 and 1; the grid is min(sms, tiles)), eight k-tiles
+	 * through the 4-stage ring (so the stages and their parities wrap),
+	 * TMA with the 128B swizzle, wgmma m64n256k16 with the descriptors
+	 * ptxtile builds, wait_group 1 pipelining, the fragment epilogue;
+	 * eager, then late completion with the race check */
+	gemm_wgmma_check(t, 256, 256, 512, 132, 0);
+	gemm_wgmma_check(t, 256, 256, 512, 132,
+			 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+}
+
+TEST(emu_script_gemm_wgmma_ragged)
+{
+	/* runtime sizes off the tile grid: TMA zero fill past M, N and K
+	 * (K = 72: one full and one 8-wide k-tile), masked edge stores;
+	 * odd N (b16 stores), even ragged N (b32 pairs), a single row, and
+	 * one 2-CTA cluster (sms = 1) walking both 256-row blocks, its
+	 * ring continuing across them; M = 300 has three 128-row tiles, so
+	 * the second block's rank-1 CTA loads only zeros and stores
+	 * nothing */
+	gemm_wgmma_check(t, 129, 257, 72, 132, 0);
+	gemm_wgmma_check(t, 130, 264, 200, 132, PTEM_LATE_COMPLETION);
+	gemm_wgmma_check(t, 1, 8, 8, 132, 0);
+	gemm_wgmma_check(t, 300, 200, 136, 1,
+			 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+}
+
+/* The launch of examples/gemm_wgmma.py at m x n x k is refused before
+ * any driver call with status want, the message naming why. */
+static void
+gemm_wgmma_refused(TestCtx *t, int64_t m, int64_t n, int64_t k, int want,
+		   const char *msg)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	size_t len = 0;
+	char *text = read_file(&a, "examples/gemm_wgmma.py", &len);
+	pt_ctx *ctx = pt_ctx_new(NULL);
+	pt_module *mod = NULL;
+	const char *ptx = NULL, *meta = NULL;
+	RtMeta rm;
+	RtStatus rs;
+	LaunchPlan plan;
+	memset(&rs, 0, sizeof(rs));
+	int st = text ? pt_load(ctx, "gemm_wgmma.py", text, len, &mod)
+		      : PT_E_NOMEM;
+	if (!st)
+		st = pt_compile(ctx, mod, "sm_90a", &ptx, &meta);
+	if (!st)
+		st = meta_parse(&a, meta, strlen(meta), &rm, &rs);
+	CHECK_INT(st, PT_OK);
+	if (!st) {
+		int64_t sa[2] = {m, k}, sb[2] = {n, k}, sc[2] = {m, n};
+		ptrt_arg args[] = {
+			ptrt_arg_tensor(0x10000, PTRT_BFLOAT16, 2, sa, NULL),
+			ptrt_arg_tensor(0x20000000, PTRT_BFLOAT16, 2, sb, NULL),
+			ptrt_arg_tensor(0x40000000, PTRT_BFLOAT16, 2, sc, NULL),
+			ptrt_arg_i32(132)};
+		CHECK_INT(launch_plan(&a, &rm.kernels[0], args, 4, &plan, &rs),
+			  want);
+		if (!strstr(rs.msg, msg))
+			test_fail(t, __FILE__, __LINE__,
+				  "message \"%s\" lacks \"%s\"", rs.msg, msg);
 	}
-	arena_free(&ar);
+	pt_ctx_free(ctx);
+	arena_free(&a);
+}
+
+TEST(emu_gemm_wgmma_refused_sizes)
+{
+	/* TMA row strides are multiples of 16 bytes: K % 8 == 0 */
+	gemm_wgmma_refused(t, 128, 256, 12, PT_E_RT_ARG_STRIDE,
+			   "stride 24 bytes of dim 1 (innermost first) must "
+			   "be a positive multiple of 16");
+	/* an empty operand: a tensor map dim must be at least 1 */
+	gemm_wgmma_refused(t, 0, 256, 64, PT_E_RT_TMA_LIMIT,
+			   "size 0 of dim 1 (innermost first) is outside");
+	/* K = 0: refused (the dense-stride check sees it first) */
+	gemm_wgmma_refused(t, 128, 256, 0, PT_E_RT_ARG_STRIDE,
+			   "dim 0 has stride");
 }
 
 /* out = text with the first occurrence of from replaced by to. */

@@ -161,6 +161,13 @@ TEST(ptx_parse_signatures)
 	CHECK_INT(in.ops[0].type, PTY_U64);
 	CHECK(ptx_parse(c, "elect.sync", (Span){0}, &in));
 	CHECK_INT(in.ops[0].kind, PTXOP_PAIR);
+	/* a remote arrive returns no state: its first operand is the sink */
+	CHECK(ptx_parse(c, "mbarrier.arrive.release.cluster.shared::cluster.b64",
+			(Span){0}, &in));
+	CHECK_INT(in.ops[0].kind, PTXOP_SINK);
+	CHECK(in.ops[0].optional);
+	CHECK_INT(in.ops[1].kind, PTXOP_ADDR);
+	CHECK_INT(in.nops, 3);
 	CHECK(ptx_parse(c, "fence.proxy.async.shared::cta", (Span){0}, &in));
 	CHECK_INT(in.nops, 0);
 	pt_ctx_free(c);

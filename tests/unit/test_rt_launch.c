@@ -206,3 +206,95 @@ TEST(rt_launch_dim_range)
 	CHECK(has(&f, "grid.x is 0"));
 	arena_free(&f.a);
 }
+
+/* persist(x: f32[n], sms: int32, big: uint64), grid min(sms,
+ * ceildiv(n, 128)): an integer scalar named by the launch expressions
+ * (the persistent kernels' CTA count) is bound from its value. */
+static const char persist_meta[] =
+	"{\"format\":\"ptxtile-meta\",\"version\":1,\"kernels\":[{"
+	"\"name\":\"persist\",\"params\":["
+	"{\"name\":\"x\",\"kind\":\"tensor\",\"dtype\":\"float32\","
+	"\"shape\":[\"n\"]},"
+	"{\"name\":\"sms\",\"kind\":\"scalar\",\"dtype\":\"int32\"},"
+	"{\"name\":\"big\",\"kind\":\"scalar\",\"dtype\":\"uint64\"}],"
+	"\"launch\":{\"grid\":[{\"op\":\"min\",\"args\":[{\"var\":\"sms\"},"
+	"{\"op\":\"ceildiv\",\"args\":[{\"var\":\"n\"},128]}]},"
+	"{\"op\":\"add\",\"args\":[{\"var\":\"big\"},0]}],\"block\":[384]}}]}";
+
+TEST(rt_launch_scalar_in_grid)
+{
+	Fixture f;
+	memset(&f, 0, sizeof(f));
+	arena_init(&f.a, NULL);
+	CHECK_INT(meta_parse(&f.a, persist_meta, strlen(persist_meta),
+			     &f.meta, &f.st), PT_OK);
+	int64_t n = 1000;
+	ptrt_arg args[] = {ptrt_arg_tensor(0x1000, PTRT_FLOAT32, 1, &n, NULL),
+			   ptrt_arg_i32(5), ptrt_arg_u64(3)};
+	const RtKernelMeta *k = &f.meta.kernels[0];
+	CHECK_INT(launch_plan(&f.a, k, args, 3, &f.p, &f.st), PT_OK);
+	CHECK_INT(f.p.grid[0], 5); /* min(5, ceil(1000 / 128) = 8) */
+	CHECK_INT(f.p.grid[1], 3);
+	args[1] = ptrt_arg_i32(132);
+	CHECK_INT(launch_plan(&f.a, k, args, 3, &f.p, &f.st), PT_OK);
+	CHECK_INT(f.p.grid[0], 8);
+	int32_t sms;
+	memcpy(&sms, f.p.params[1], 4); /* still passed to the kernel */
+	CHECK_INT(sms, 132);
+	args[1] = ptrt_arg_i32(-1);
+	CHECK_INT(launch_plan(&f.a, k, args, 3, &f.p, &f.st),
+		  PT_E_RT_LAUNCH_DIMS);
+	args[1] = ptrt_arg_i32(4);
+	args[2] = ptrt_arg_u64(UINT64_MAX);
+	CHECK_INT(launch_plan(&f.a, k, args, 3, &f.p, &f.st),
+		  PT_E_RT_DIM_RANGE);
+	CHECK(has(&f, "argument 3 (\"big\"): 18446744073709551615 does not "
+		      "fit"));
+	arena_free(&f.a);
+}
+
+TEST(rt_launch_scalar_size_mismatch)
+{
+	/* a scalar "n" and the size "n" of x are one value */
+	static const char meta[] =
+		"{\"format\":\"ptxtile-meta\",\"version\":1,\"kernels\":[{"
+		"\"name\":\"k\",\"params\":["
+		"{\"name\":\"x\",\"kind\":\"tensor\",\"dtype\":\"float32\","
+		"\"shape\":[\"n\"]},"
+		"{\"name\":\"n\",\"kind\":\"scalar\",\"dtype\":\"int64\"}],"
+		"\"launch\":{\"grid\":[{\"var\":\"n\"}],\"block\":[32]}}]}";
+	Fixture f;
+	memset(&f, 0, sizeof(f));
+	arena_init(&f.a, NULL);
+	CHECK_INT(meta_parse(&f.a, meta, strlen(meta), &f.meta, &f.st), PT_OK);
+	int64_t n = 1000;
+	ptrt_arg args[] = {ptrt_arg_tensor(0x1000, PTRT_FLOAT32, 1, &n, NULL),
+			   ptrt_arg_i64(1000)};
+	CHECK_INT(launch_plan(&f.a, &f.meta.kernels[0], args, 2, &f.p, &f.st),
+		  PT_OK);
+	CHECK_INT(f.p.grid[0], 1000);
+	args[1] = ptrt_arg_i64(999);
+	CHECK_INT(launch_plan(&f.a, &f.meta.kernels[0], args, 2, &f.p, &f.st),
+		  PT_E_RT_SYM_MISMATCH);
+	CHECK(has(&f, "argument 2 (\"n\") is 999, but size \"n\" is 1000 "
+		      "from argument 1"));
+	arena_free(&f.a);
+	/* the scalar first: the tensor's size disagrees with it */
+	static const char meta2[] =
+		"{\"format\":\"ptxtile-meta\",\"version\":1,\"kernels\":[{"
+		"\"name\":\"k\",\"params\":["
+		"{\"name\":\"n\",\"kind\":\"scalar\",\"dtype\":\"int32\"},"
+		"{\"name\":\"x\",\"kind\":\"tensor\",\"dtype\":\"float32\","
+		"\"shape\":[\"n\"]}],"
+		"\"launch\":{\"grid\":[{\"var\":\"n\"}],\"block\":[32]}}]}";
+	memset(&f, 0, sizeof(f));
+	arena_init(&f.a, NULL);
+	CHECK_INT(meta_parse(&f.a, meta2, strlen(meta2), &f.meta, &f.st), PT_OK);
+	ptrt_arg args2[] = {ptrt_arg_i32(7),
+			    ptrt_arg_tensor(0x1000, PTRT_FLOAT32, 1, &n, NULL)};
+	CHECK_INT(launch_plan(&f.a, &f.meta.kernels[0], args2, 2, &f.p, &f.st),
+		  PT_E_RT_SYM_MISMATCH);
+	CHECK(has(&f, "symbolic size \"n\" is 7 from scalar argument 1 but "
+		      "1000 from argument 2 (\"x\") dim 0"));
+	arena_free(&f.a);
+}

@@ -170,6 +170,13 @@ TEST(rt_meta_errors)
 			   "\"launch\":{\"grid\":[{\"var\":\"m\"}],"
 			   "\"block\":[32]}}]}",
 			   "launch.grid[0]: symbolic size \"m\" is not bound"));
+	/* a float scalar is no size: it cannot be named by the launch */
+	CHECK(meta_rejects(HEAD "\"name\":\"k\",\"params\":[" TENSOR_N
+			   ",{\"name\":\"m\",\"kind\":\"scalar\","
+			   "\"dtype\":\"float32\"}],"
+			   "\"launch\":{\"grid\":[{\"var\":\"m\"}],"
+			   "\"block\":[32]}}]}",
+			   "launch.grid[0]: symbolic size \"m\" is not bound"));
 	CHECK(meta_rejects(HEAD "\"name\":\"k\",\"params\":[" TENSOR_N "],"
 			   "\"launch\":{\"grid\":[{\"op\":\"sub\",\"args\":"
 			   "[1,2,3]}],\"block\":[32]}}]}",
