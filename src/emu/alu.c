@@ -246,6 +246,78 @@ rounded_op(int op)
 	return op <= F_DIV || op == F_RCP || op == F_SQRT;
 }
 
+enum { F64_QUIET_BIT = 51 };
+#define F64_QUIET (1ull << F64_QUIET_BIT)
+#define F64_CANON_NAN 0x7fffffffffffffffull
+
+static bool
+f64_is_nan(uint64_t v)
+{
+	return (v & ~(1ull << 63)) > 0x7ff0000000000000ull;
+}
+
+/* Which NaN operand an f64 operation returns (quieted), as measured on
+ * the H200: fma prefers b, then a, then c; two-operand operations a,
+ * then b; min/max without .NaN return the other operand (f_apply) unless
+ * both are NaN, then b. */
+static bool
+f64_nan_operand(int op, uint64_t a, uint64_t b, uint64_t c, bool nanp,
+		uint64_t *out)
+{
+	uint64_t order[3] = {a, b, c};
+	int n = 2;
+	if (op == F_FMA) {
+		order[0] = b;
+		order[1] = a;
+		n = 3;
+	} else if (op == F_MIN || op == F_MAX) {
+		if (!nanp && !(f64_is_nan(a) && f64_is_nan(b)))
+			return false;
+		order[0] = b;
+		order[1] = a;
+	} else if (!rounded_op(op) || op == F_RCP || op == F_SQRT) {
+		n = 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (f64_is_nan(order[i])) {
+			*out = order[i] | F64_QUIET;
+			return true;
+		}
+	return false;
+}
+
+/* A 16-bit float's bits with a subnormal flushed to a signed zero. */
+static uint64_t
+flush16(uint64_t v, int mb)
+{
+	return (v & 0x7fff) < (1u << mb) ? v & 0x8000 : v;
+}
+
+/* add/sub/mul/fma of 16-bit values in double, rounded to odd: toward
+ * zero, with the last bit set when inexact.  Rounding that to an 8- or
+ * 11-bit mantissa is the same as rounding the exact result once (a bf16
+ * sum can span more than double's 53 bits). */
+static double
+odd_rounded(int op, double x, double y, double z)
+{
+	int old = fegetround();
+	feclearexcept(FE_INEXACT);
+	fesetround(FE_TOWARDZERO);
+	volatile double vx = x, vy = y, vz = z;
+	double r;
+	switch (op) {
+	case F_ADD: r = vx + vy; break;
+	case F_SUB: r = vx - vy; break;
+	case F_MUL: r = vx * vy; break;
+	default: r = fma(vx, vy, vz); break;
+	}
+	bool inexact = fetestexcept(FE_INEXACT);
+	fesetround(old);
+	if (inexact && isfinite(r))
+		r = as_f64(f64_bits(r) | 1);
+	return r;
+}
+
 /* One element of a float operation in type ety. */
 static uint64_t
 float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
@@ -254,18 +326,30 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	bool ftz = in->fl & FL_FTZ;
 	if (ety == TY_F32) {
 		float x = as_f32(a), y = as_f32(b), z = as_f32(c);
-		if (op == F_ABS || op == F_NEG) /* sign bit only */
-			return ftz && fpclassify(x) == FP_SUBNORMAL
-				       ? f32_bits(op == F_NEG ? -0.0f : 0.0f)
-				       : (op == F_ABS ? a & 0x7fffffffu
-						      : (a ^ 0x80000000u) & 0xffffffffu);
+		if (op == F_ABS || op == F_NEG) {
+			/* sign bit only; but a NaN becomes the canonical NaN
+			 * and .ftz flushes first, keeping the sign (measured
+			 * on the H200 by tools/emu_fuzz.py) */
+			if (isnan(x))
+				return 0x7fffffffu;
+			if (ftz && fpclassify(x) == FP_SUBNORMAL)
+				a &= 0x80000000u;
+			return op == F_ABS ? a & 0x7fffffffu
+					   : (a ^ 0x80000000u) & 0xffffffffu;
+		}
 		if (ftz) {
 			x = ftz32(x);
 			y = ftz32(y);
 			z = ftz32(z);
 		}
 		float r;
-		if (rounded_op(op))
+		if (op == F_DIV && (in->fl & FL_APPROX))
+			/* the ISA's a * (1/b): a reciprocal below 2^-126 is
+			 * flushed, so |b| >= 2^126 gives 0 (or inf * 0 NaN) */
+			r = fabsf(y) >= 0x1p126f && isfinite(y)
+				    ? x * 0.0f
+				    : (float)((double)x * (1.0 / (double)y));
+		else if (rounded_op(op))
 			r = f32_apply(op, x, y, z, in->rnd);
 		else
 			r = (float)f_apply(op, x, y, z, nanp, &mm);
@@ -277,10 +361,30 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	}
 	if (ety == TY_F64) {
 		double x = as_f64(a), y = as_f64(b), z = as_f64(c), r;
+		uint64_t nan;
+		if ((op == F_ABS || op == F_NEG) && isnan(x))
+			return a | F64_QUIET; /* sign kept (H200) */
 		if (op == F_ABS)
 			return a & ~(1ull << 63);
 		if (op == F_NEG)
 			return a ^ (1ull << 63);
+		if (!(op == F_RCP && (in->fl & FL_APPROX)) &&
+		    f64_nan_operand(op, a, b, c, nanp, &nan))
+			return nan;
+		if (op == F_RCP && (in->fl & FL_APPROX)) {
+			/* rcp.approx.ftz.f64 reads only the upper 32 bits of
+			 * its input and writes only the upper 32 bits of its
+			 * result (so 0x7ff0000000000001 is infinity, 1/x 0),
+			 * subnormals flushed (H200) */
+			x = as_f64(a & ~0xffffffffull);
+			if (fpclassify(x) == FP_SUBNORMAL)
+				x = copysign(0, x);
+			r = 1.0 / x;
+			if (fpclassify(r) == FP_SUBNORMAL)
+				r = copysign(0, r);
+			return isnan(r) ? F64_CANON_NAN
+					: f64_bits(r) & ~0xffffffffull;
+		}
 		r = rounded_op(op) ? f64_apply(op, x, y, z, in->rnd)
 				   : f_apply(op, x, y, z, nanp, &mm);
 		return f64_bits(r);
@@ -288,6 +392,14 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	/* f16 / bf16: exact in double for one add/sub/mul, then one rounding */
 	int eb = ety == TY_BF16 ? 8 : 5, mb = ety == TY_BF16 ? 7 : 10;
 	uint32_t sign = 1u << 15;
+	if (ftz) { /* .ftz flushes subnormal inputs too, keeping the sign */
+		a = flush16(a, mb);
+		b = flush16(b, mb);
+		c = flush16(c, mb);
+	}
+	bool is_nan = ((uint32_t)a & 0x7fff) > ((1u << eb) - 1) << mb;
+	if ((op == F_ABS || op == F_NEG) && is_nan)
+		return 0x7fff;
 	if (op == F_ABS)
 		return a & (sign - 1);
 	if (op == F_NEG)
@@ -295,7 +407,9 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	double x = emu_small_to_double((uint32_t)a & 0xffff, eb, mb);
 	double y = emu_small_to_double((uint32_t)b & 0xffff, eb, mb);
 	double z = emu_small_to_double((uint32_t)c & 0xffff, eb, mb);
-	double r = f_apply(op, x, y, z, nanp, &mm);
+	double r = op == F_ADD || op == F_SUB || op == F_MUL || op == F_FMA
+			   ? odd_rounded(op, x, y, z)
+			   : f_apply(op, x, y, z, nanp, &mm);
 	uint32_t out = emu_round_small(r, in->rnd ? in->rnd : RND_RN, eb, mb);
 	if (ftz && (out & 0x7fff) < (1u << mb))
 		out &= sign;
@@ -674,11 +788,33 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 
 /* ---- cvt ---- */
 
+/* .relu: negative values and -0 become +0 (H200: -0 too); NaN stays */
+static double
+relu(double x)
+{
+	return isnan(x) || !signbit(x) ? x : 0.0;
+}
+
+/* A NaN converted from f64 to f32 keeps its sign and the top of its
+ * payload, quieted; from f32 to f64 it is 0x7fffffffe0000000 (H200);
+ * other targets get to_float's canonical NaN. */
+static uint64_t
+nan_convert(uint64_t a, Ty sty, Ty dty, uint64_t canonical)
+{
+	if (sty == TY_F32 && dty == TY_F64) /* the f32 canonical NaN, widened */
+		return 0x7fffffffe0000000ull;
+	if (sty == TY_F64 && dty == TY_F32)
+		return (a >> 63) << 31 | 0x7fc00000u | (a >> 29 & 0x7fffff);
+	if (dty == TY_F64)
+		return 0x7fffffffffffffffull;
+	return canonical;
+}
+
 static uint64_t
 float_to_int(double v, Ty dty, int rnd)
 {
-	if (isnan(v))
-		return 0;
+	if (isnan(v)) /* 0, but the most negative s64 (H200) */
+		return dty == TY_S64 ? (uint64_t)INT64_MIN : 0;
 	switch (rnd) {
 	case RND_RZ: v = trunc(v); break;
 	case RND_RM: v = floor(v); break;
@@ -768,8 +904,8 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 		Ty et = elem_type(dty);
 		double hi = as_f32(a), lo = as_f32(opnd_get(r, c, t, &in->o[2]));
 		if (in->fl & FL_RELU) {
-			hi = isnan(hi) ? hi : hi < 0 ? 0 : hi;
-			lo = isnan(lo) ? lo : lo < 0 ? 0 : lo;
+			hi = relu(hi);
+			lo = relu(lo);
 		}
 		uint64_t v = to_float(lo, et, rnd, false) |
 			     to_float(hi, et, rnd, false) << 16;
@@ -800,13 +936,16 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 			else if (dcls != TC_S && db < 64 && scls == TC_S &&
 				 (uint64_t)x >= (1ull << db))
 				v = (1ull << db) - 1;
+			else if (dcls == TC_S && db == 64 && scls != TC_S &&
+				 ux > (uint64_t)INT64_MAX)
+				v = (uint64_t)INT64_MAX;
 		}
 	} else if (scls != TC_F) {
 		v = int_to_float(scls == TC_S ? sx(a, sbits) : zx(a, sbits),
 				 scls == TC_S, dty, rnd);
 	} else {
 		double x = float_value(a, sty);
-		if (ftz && sty == TY_F32 && fpclassify(x) == FP_SUBNORMAL)
+		if (ftz && sty == TY_F32 && fpclassify((float)x) == FP_SUBNORMAL)
 			x = copysign(0, x);
 		if (dcls != TC_F) {
 			if (!(in->fl & FL_RINT))
@@ -826,10 +965,12 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 				rnd = RND_RN;
 			}
 			if (in->fl & FL_SAT)
-				x = isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
+				x = isnan(x) ? 0 : signbit(x) ? 0 : x > 1 ? 1 : x;
+			if (in->fl & FL_RELU)
+				x = relu(x);
 			v = to_float(x, dty, rnd, ftz);
-			if (isnan(x) && dty == TY_F64)
-				v = 0x7fffffffffffffffull;
+			if (isnan(x))
+				v = nan_convert(a, sty, dty, v);
 		}
 	}
 	reg_set(t, &in->o[0], v, dty);

@@ -387,6 +387,80 @@ TEST(emu_conversions)
 		       R16), 0xff80);
 }
 
+/* Results the ISA leaves open (NaN payloads, .ftz and .relu/.sat of -0,
+ * the approximations' ranges), as measured on the H200 by the randomised
+ * differential (tools/emu_fuzz.py; each input below is one it drew), and
+ * one exact rounding the ISA does define: fma.rn.bf16 rounds the exact
+ * a * b + c once. */
+TEST(emu_h200_float_specials)
+{
+	/* abs/neg: f32 and 16-bit NaNs become canonical, f64 NaNs are
+	 * quieted with their sign kept; .ftz flushes before the sign op */
+	CHECK_HEX(run1(t, "abs.f32 %f4, %f1;", 0xff800001u, 0, 0, RF32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "neg.f32 %f4, %f1;", 0x7fc6b63fu, 0, 0, RF32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "neg.ftz.f32 %f4, %f1;", 0x80000001u, 0, 0, RF32), 0);
+	CHECK_HEX(run1(t, "neg.ftz.f32 %f4, %f1;", 0x00000001u, 0, 0, RF32),
+		  0x80000000u);
+	CHECK_HEX(run1(t, "abs.ftz.f16 %rs4, %rs1;", 0x8001, 0, 0, R16), 0);
+	CHECK_HEX(run1(t, "abs.f16 %rs4, %rs1;", 0x7e3a, 0, 0, R16), 0x7fff);
+	CHECK_HEX(run1(t, "neg.bf16 %rs4, %rs1;", 0x7f81, 0, 0, R16), 0x7fff);
+	CHECK_HEX(run1(t, "abs.f64 %fd4, %fd1;", 0xfff0000000000001ull, 0, 0,
+		       RF64), 0xfff8000000000001ull);
+	CHECK_HEX(run1(t, "neg.f64 %fd4, %fd1;", 0x7ff0000000000001ull, 0, 0,
+		       RF64), 0x7ff8000000000001ull);
+	/* f64 NaN operands: fma returns b before a or c, quieted; min
+	 * of two NaNs returns b */
+	CHECK_HEX(run1(t, "fma.rz.f64 %fd4, %fd1, %fd2, %fd3;",
+		       0xfff7d953e0b72983ull, 0x7fffffffffffffffull,
+		       0xd7d2f9f22007636dull, RF64), 0x7fffffffffffffffull);
+	CHECK_HEX(run1(t, "min.f64 %fd4, %fd1, %fd2;", 0xffffffffffffffffull,
+		       0x7fffc3424dd764d4ull, 0, RF64), 0x7fffc3424dd764d4ull);
+	/* 16-bit .ftz flushes inputs: 2^-24 * 65504 is 0, not 2^-8 */
+	CHECK_HEX(run1(t, "mul.rn.ftz.f16 %rs4, %rs1, %rs2;", 0x0001, 0x7bff, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "mul.rn.f16 %rs4, %rs1, %rs2;", 0x0001, 0x7bff, 0,
+		       R16), 0x1bff);
+	/* 1.5 * (1 + 2^-7) = 1.51171875, the midpoint of the bf16 values
+	 * 193/128 and 194/128; minus 2^-100 it rounds down to 193/128
+	 * (0x3fc1).  Rounded first to double it would be the tie itself,
+	 * then even (0x3fc2). */
+	CHECK_HEX(run1(t, "fma.rn.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3fc0, 0x3f81,
+		       0x8d80, R16), 0x3fc1);
+	CHECK_HEX(run1(t, "fma.rn.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3fc0, 0x3f81,
+		       0x0d80, R16), 0x3fc2);
+	/* cvt: .sat and .relu of -0 (or of a value rounding to -0) are +0;
+	 * u64 -> s64 saturates; NaN to s64 is the most negative value; f32
+	 * subnormals flush under .ftz also when widening; NaNs between f32
+	 * and f64 */
+	CHECK_HEX(run1(t, "cvt.sat.s64.u64 %rd4, %rd1;", 0xfffffffffffffffeull,
+		       0, 0, R64), 0x7fffffffffffffffull);
+	CHECK_HEX(run1(t, "cvt.rz.relu.bf16.f32 %rs4, %f1;", 0xbd3ad000u, 0, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "cvt.rn.relu.f16x2.f32 %r4, %f1, %f2;", 0x80000000u,
+		       0x9063abefu, 0, R32), 0);
+	CHECK_HEX(run1(t, "cvt.rz.sat.f16.f32 %rs4, %f1;", 0x80000000u, 0, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "cvt.rzi.sat.s64.f32 %rd4, %f1;", 0x7ffd0919u, 0, 0,
+		       R64), 0x8000000000000000ull);
+	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0x807fffffu, 0, 0, RF64),
+		  0x8000000000000000ull);
+	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0xffce3b85u, 0, 0, RF64),
+		  0x7fffffffe0000000ull);
+	CHECK_HEX(run1(t, "cvt.rz.f32.f64 %f4, %fd1;", 0xfff0000000000001ull, 0,
+		       0, RF32), 0xffc00000u);
+	/* div.approx is a * (1/b): |b| = 2^127 makes 1/b a flushed 0 */
+	CHECK_HEX(run1(t, "div.approx.ftz.f32 %f4, %f1, %f2;", 0xc0383d13u,
+		       0x7f000000u, 0, RF32), 0x80000000u);
+	/* rcp.approx.ftz.f64 reads and writes only the upper 32 bits: an
+	 * input 0x7ff00000_00000001 is infinity, its reciprocal 0 */
+	CHECK_HEX(run1(t, "rcp.approx.ftz.f64 %fd4, %fd1;",
+		       0x7ff0000000000001ull, 0, 0, RF64), 0);
+	CHECK_HEX(run1(t, "rcp.approx.ftz.f64 %fd4, %fd1;", dbits(3.0), 0, 0,
+		       RF64) & 0xffffffffull, 0);
+}
+
 /* ---- memory, sizes and statuses ---- */
 
 static const char *const kernel_head =
