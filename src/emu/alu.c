@@ -786,6 +786,47 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 	reg_set(t, &in->o[0], v, dty);
 }
 
+/* The new value of an atomic operation on old with operands b, c (the
+ * PTX ISA's atom table); threads run one at a time here, so every
+ * atomic is indivisible. */
+uint64_t
+emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
+{
+	unsigned bits = 8u * emu_ty[ty].bytes;
+	bool s = emu_ty[ty].cls == TC_S;
+	old = zx(old, bits);
+	b = zx(b, bits);
+	switch (aop) {
+	case AOP_AND: return old & b;
+	case AOP_OR: return old | b;
+	case AOP_XOR: return old ^ b;
+	case AOP_EXCH: return b;
+	case AOP_CAS: return old == b ? c : old;
+	case AOP_INC: return old >= b ? 0 : old + 1;
+	case AOP_DEC: return old == 0 || old > b ? b : old - 1;
+	case AOP_MIN:
+	case AOP_MAX: {
+		bool less = s ? (int64_t)sx(old, bits) < (int64_t)sx(b, bits)
+			      : old < b;
+		return (aop == AOP_MIN) == less ? old : b;
+	}
+	default: /* AOP_ADD */
+		if (ty == TY_F32) {
+			/* atom.add.f32: round to nearest even, subnormal
+			 * inputs and results flushed to a signed zero */
+			float x = ftz32(as_f32(old)),
+			      y = ftz32(as_f32(b));
+			float v = ftz32(x + y);
+			return isnan(v) ? 0x7fffffffu : f32_bits(v);
+		}
+		if (ty == TY_F64) {
+			double v = as_f64(old) + as_f64(b);
+			return isnan(v) ? F64_CANON_NAN : f64_bits(v);
+		}
+		return old + b;
+	}
+}
+
 /* ---- cvt ---- */
 
 /* .relu: negative values and -0 become +0 (H200: -0 too); NaN stays */

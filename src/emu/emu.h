@@ -69,6 +69,12 @@ enum {
 	FL_ABS = 1u << 14, FL_XORSIGN = 1u << 15,
 };
 
+/* atom/red operations (mem.c) */
+typedef enum AtomOp {
+	AOP_NONE, AOP_AND, AOP_OR, AOP_XOR, AOP_EXCH, AOP_CAS, AOP_ADD,
+	AOP_INC, AOP_DEC, AOP_MIN, AOP_MAX
+} AtomOp;
+
 /* ---- operands ---- */
 typedef enum OpndKind {
 	K_NONE, K_REG, K_IMM, K_SPEC, K_ADDR, K_VEC, K_LABEL, K_SINK
@@ -100,6 +106,7 @@ typedef struct Insn {
 	const char *name;   /* the mnemonic as written */
 	Opnd o[MAX_OPND];
 	void *aux;          /* family-specific decoded form */
+	uint8_t aop;        /* atom/red: the operation (AtomOp) */
 } Insn;
 
 typedef struct Param {
@@ -248,6 +255,8 @@ const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */
 void exec_alu(Run *r, Cta *c, Thread *t, const Insn *in);
+uint64_t emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b,
+			uint64_t c);
 void exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in);
 uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
 double emu_small_to_double(uint32_t bits, int ebits, int mbits);

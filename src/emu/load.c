@@ -628,7 +628,7 @@ harmless(const char *tok)
 		"L2::256B", "L2::cache_hint", "L1::no_allocate",
 		"L1::evict_last", "L1::evict_first", "L1::evict_normal",
 		"L1::evict_unchanged", "L2::evict_last", "L2::evict_first",
-		"L2::evict_normal", "mmio",
+		"L2::evict_normal", "mmio", "acq_rel",
 	};
 	for (size_t i = 0; i < countof(names); i++)
 		if (!strcmp(tok, names[i]))
@@ -683,6 +683,16 @@ decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
 				in->fl |= FL_BOP_OR, done = true;
 			else if (!strcmp(tok, "xor"))
 				in->fl |= FL_BOP_XOR, done = true;
+		}
+		if ((in->op == OP_ATOM || in->op == OP_RED) && !in->aop) {
+			static const char *const aops[] = {
+				"", "and", "or", "xor", "exch", "cas", "add",
+				"inc", "dec", "min", "max"};
+			for (size_t i = 1; i < countof(aops) && !done; i++)
+				if (!strcmp(tok, aops[i])) {
+					in->aop = (uint8_t)i;
+					done = true;
+				}
 		}
 		for (size_t i = 0; i < countof(flag_names) && !done; i++)
 			if (!strcmp(tok, flag_names[i].tok)) {

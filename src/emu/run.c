@@ -232,7 +232,7 @@ run_thread(Run *r, Cta *c, Thread *t)
 		switch (in->op) {
 		case OP_CVT: exec_cvt(r, c, t, in); break;
 		case OP_LD: case OP_ST: case OP_CVTA: case OP_MAPA:
-		case OP_PREFETCH:
+		case OP_PREFETCH: case OP_ATOM: case OP_RED:
 			exec_mem(r, c, t, in);
 			break;
 		case OP_BRA: case OP_RET: case OP_EXIT: case OP_TRAP:

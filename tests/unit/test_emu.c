@@ -534,6 +534,76 @@ TEST(emu_memory_spaces)
 	ptem_free(e);
 }
 
+TEST(emu_atom_red)
+{
+	/* 32 threads, thread i with operand i + 1, on words the ISA's table
+	 * defines: word 0 add (sum 528), 1 max.s32 of -(i+1) from 0 (0), 2
+	 * min.s32 (-32), 3 or (63), 4 and from ~0 (0), 5 xor (33^...: the xor
+	 * of 1..32 = 32), 6 inc with bound 40 from 0 (32 increments: 32),
+	 * 7 dec with bound 40 from 3 (3,2,1,0 -> 40 -> 39...: 3 - 32 wraps at
+	 * 0 to 40, so 40 - 28 = 12), 8 red.add.f32 of 0.5 (16.0); 9 exch by
+	 * thread 0 only (old 0 returned, then 7); 10 cas by thread 0 of 9 ->
+	 * 5 (equal: 5) and 11 of 8 -> 6 (word 11 holds 0: unchanged);
+	 * atom.shared.add.u64 per thread returns its old value (thread 0 of
+	 * the words read 0) - the values are order-free. */
+	char body[4096];
+	snprintf(body, sizeof(body), "%s"
+		 "\tadd.s32 %%r2, %%r1, 1;\n\tneg.s32 %%r3, %%r2;\n"
+		 "\tmov.u32 %%r4, -1;\n\tmov.u32 %%r5, 3;\n"
+		 "\tsetp.eq.s32 %%p1, %%r1, 0;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+16], %%r4;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+28], %%r5;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+40], 9;\n"
+		 "\tbar.sync 0;\n"
+		 "\tatom.global.add.u32 %%r6, [%%rd1], %%r2;\n"
+		 "\tatom.global.max.s32 %%r6, [%%rd1+4], %%r3;\n"
+		 "\tatom.min.s32 %%r6, [%%rd1+8], %%r3;\n"
+		 "\tred.global.or.b32 [%%rd1+12], %%r2;\n"
+		 "\tred.global.and.b32 [%%rd1+16], %%r1;\n"
+		 "\tatom.relaxed.gpu.global.xor.b32 %%r6, [%%rd1+20], %%r2;\n"
+		 "\tatom.global.inc.u32 %%r6, [%%rd1+24], 40;\n"
+		 "\tred.global.dec.u32 [%%rd1+28], 40;\n"
+		 "\tmov.f32 %%f1, 0f3F000000;\n"
+		 "\tred.global.add.f32 [%%rd1+32], %%f1;\n"
+		 "\t@%%p1 atom.global.exch.b32 %%r7, [%%rd1+36], 7;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+48], %%r7;\n"
+		 "\t@%%p1 atom.global.cas.b32 %%r8, [%%rd1+40], 9, 5;\n"
+		 "\t@%%p1 atom.global.cas.b32 %%r9, [%%rd1+44], 8, 6;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+52], %%r8;\n"
+		 "\tmov.u32 %%r10, sm;\n\tcvt.u64.u32 %%rd2, %%r2;\n"
+		 "\t@%%p1 st.shared.u64 [%%r10], 0;\n\tbar.sync 0;\n"
+		 "\tatom.acq_rel.shared::cta.add.u64 %%rd3, [%%r10], %%rd2;\n"
+		 "\tbar.sync 0;\n\tld.shared.u64 %%rd4, [%%r10];\n"
+		 "\t@%%p1 st.global.u64 [%%rd1+56], %%rd4;\n"
+		 "\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	int st = run_small(body, 32, 0, &e, &b);
+	CHECK_INT(st, PT_OK);
+	if (st == PT_OK) {
+		uint32_t w[16];
+		memcpy(w, b, sizeof(w));
+		CHECK_INT(w[0], 528);
+		CHECK_INT(w[1], 0);
+		CHECK_INT((int32_t)w[2], -32);
+		CHECK_INT(w[3], 63);
+		CHECK_INT(w[4], 0);
+		CHECK_INT(w[5], 32);
+		CHECK_INT(w[6], 32);
+		CHECK_INT(w[7], 12);
+		CHECK_HEX(w[8], fbits(16.0f));
+		CHECK_INT(w[9], 7);
+		CHECK_INT(w[10], 5);
+		CHECK_INT(w[11], 0);
+		CHECK_INT(w[12], 0);
+		CHECK_INT(w[13], 9);
+		uint64_t sum;
+		memcpy(&sum, b + 56, 8);
+		CHECK_INT(sum, 528);
+	}
+	ptem_free(e);
+}
+
 TEST(emu_divergence_and_loops)
 {
 	/* odd lanes loop tid times, even lanes take the other branch; they
