@@ -563,9 +563,531 @@ def gen_shfl(k, rng, forms):
     return k
 
 
+def gen_atom(k, rng, forms):
+    """Raw atom/red of a random form: atom on each thread's own word (the
+    old value it returns is then order-free), red on words shared by
+    several threads with order-free operands (inc/dec with one bound for
+    all, float adds of small exact values)."""
+    rows = [f for f in forms if f["fam"] == "ATOM"]
+    row = rng.choice(rows)
+    q, var = expand(rng, row["tmpl"], require=("s",))
+    spelling = row["mn"] + q
+    k.form = spelling
+    ty = var["t"]
+    bits = BITS[ty]
+    cont = CONTAINER[bits]
+    red = row["mn"] == "red"
+    nthr = rng.choice([32, 64, 128])
+    words = nthr if not red else rng.choice([1, 3, 32])
+    shared = ".shared" in q
+    cas = ".cas" in q
+    op = [p for p in q.split(".") if p in ("and", "or", "xor", "exch", "cas",
+                                           "add", "inc", "dec", "min",
+                                           "max")][0]
+    fl = ty in ("f32", "f64")
+    s = HEADER + "@T.function\n"
+    s += ('def fz(W: T.Tensor((%d,), "%s"), B: T.Tensor((%d,), "%s"), '
+          'C: T.Tensor((%d,), "%s"), D: T.Tensor((%d,), "%s")):\n'
+          % (words, cont, nthr, cont, nthr, cont, nthr, cont))
+    s += "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=%d))\n" % nthr
+    s += '    tid = T.cuda.thread_idx("x")\n'
+    s += "    d = T.%s(0)\n" % cont
+    s += "    b = B[tid]\n    c = C[tid]\n"
+    idx = "tid" if not red else "tid %% %d" % words
+    if shared:
+        s += '    S = T.alloc_shared((%d,), "%s", align=8)\n' % (words, cont)
+        s += "    if tid < %d:\n        S[tid] = W[tid]\n" % words
+        s += "    T.cuda.cta_sync()\n"
+        ptr = "S.ptr_to([%s])" % idx
+    else:
+        ptr = "W.ptr_to([%s])" % idx
+    args = ([] if red else ["d"]) + [ptr, "b"] + (["c"] if cas else [])
+    s += '    T.ptx["%s"](%s)\n' % (spelling, ", ".join(args))
+    if shared:
+        s += "    T.cuda.cta_sync()\n"
+        s += "    if tid < %d:\n        W[tid] = S[tid]\n" % words
+    s += "    D[tid] = d\n"
+    k.script = s
+
+    def operand():
+        if fl:
+            return encode_float(rng.randint(-32, 31) / 8.0, ty)
+        return rand_value(rng, ty, bits)
+    bound = rng.choice([0, 1, 5, 40, rng.getrandbits(bits)])
+    bvals = []
+    for i in range(nthr):
+        if op in ("inc", "dec"):
+            bvals.append(bound)
+        elif cas and rng.random() < 0.5:
+            bvals.append(None)  # filled with the word's value below
+        else:
+            bvals.append(operand())
+    wvals = [operand() if fl else rand_value(rng, ty, bits)
+             for _ in range(words)]
+    bvals = [wvals[i % words] if v is None else v
+             for i, v in enumerate(bvals)]
+    k.inputs["W"] = pack(wvals, bits)
+    k.inputs["B"] = pack(bvals, bits)
+    k.inputs["C"] = pack([operand() for _ in range(nthr)], bits)
+    k.inputs["D"] = pack([0] * nthr, bits)
+    k.outputs["W"] = (bits, "exact")
+    k.outputs["D"] = (bits, "exact")
+    return k
+
+
+# ---- asynchronous families ----
+
+DTYPES = {  # script dtype -> (bytes, value type for the inputs)
+    "float16": (2, "f16"), "bfloat16": (2, "bf16"), "float32": (4, "f32"),
+    "uint8": (1, "u8"), "uint16": (2, "u16"), "int32": (4, "s32"),
+    "uint32": (4, "u32"), "uint64": (8, "u64")}
+LOG2_PER16 = {1: 4, 2: 3, 4: 2, 8: 1}
+
+
+def mbar_prologue(nbytes, indent="        "):
+    return (indent + "T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))\n"
+            + indent + "T.ptx.fence.mbarrier_init.release.cluster()\n"
+            + indent + "T.ptx.fence.proxy.async_.shared__cta()\n"
+            + indent + "st: T.uint64 = T.uint64(0)\n"
+            + indent + "T.ptx.mbarrier.arrive.expect_tx.shared.b64(st, "
+            "mbar.ptr_to([0]), T.uint32(%d))\n" % nbytes)
+
+
+def tensor_values(rng, n, ty, bits, exact=False):
+    if exact and ty in ("f16", "bf16", "f32"):
+        return [encode_float(rng.randint(-32, 31) / 8.0, ty) for _ in range(n)]
+    return [rand_value(rng, ty, bits) for _ in range(n)]
+
+
+def gen_tma(k, rng, forms):
+    """A 1d-3d TMA load, store or reduce of a random box of a random
+    tensor: swizzle (inner box = the swizzle span), element strides,
+    coordinates partly outside (zero or NaN fill), the shared image
+    written out in storage order."""
+    reduce_ = k.fam == "tma_reduce"
+    store = reduce_ or rng.random() < 0.35
+    dt = rng.choice(list(DTYPES))
+    e, vty = DTYPES[dt]
+    bits = 8 * e
+    rank = rng.choice([1, 2, 2, 3])
+    sw = rng.choice([0, 0, 1, 2, 3]) if rank > 1 and not store else 0
+    if sw and store:
+        sw = 0
+    inner = (16 << sw) // e if sw else 16 * rng.randint(1, 4) // e
+    box = [rng.choice([1, 2, 4, 8, 16]) for _ in range(rank - 1)] + [inner]
+    shape = [b + rng.randint(0, 12) for b in box]
+    shape[-1] = max(shape[-1], inner)
+    # the global row pitch must be a multiple of 16 bytes
+    shape[-1] += (-shape[-1] * e) % 16 // e
+    estr = [1] * rank
+    if not store and rank > 1 and rng.random() < 0.3:
+        estr[0] = rng.choice([2, 3])
+    coords = [rng.randint(-3, s - b + 3) for s, b in zip(shape, box)]
+    oob = 1 if (dt.startswith("float") and not store and rng.random() < 0.3) else 0
+    img = [(b + st - 1) // st for b, st in zip(box, estr)]
+    n = 1
+    for x in img:
+        n *= x
+    nbytes = n * e
+    if nbytes % 16 or n % 32 and n > 32 or nbytes > 48 * 1024:
+        return None
+    red_op = ""
+    if reduce_:
+        ops = ["add", "min", "max"]
+        if dt in ("uint32", "int32", "uint64"):
+            ops += ["and", "or", "xor"]
+        if dt == "uint32":
+            ops += ["inc", "dec"]
+        if dt == "uint8" or dt == "uint16":
+            return None
+        red_op = rng.choice(ops)
+    nd = "%dd" % rank
+    if store:
+        spelling = ("cp.reduce.async.bulk.tensor.%s.global.shared::cta.%s.tile"
+                    ".bulk_group" % (nd, red_op) if reduce_ else
+                    "cp.async.bulk.tensor.%s.global.shared::cta.tile.bulk_group" % nd)
+    else:
+        spelling = ("cp.async.bulk.tensor.%s.shared::cta.global.tile"
+                    ".mbarrier::complete_tx::bytes" % nd)
+    k.form = spelling + (" swizzle=%d" % sw if sw else "")
+    k.late = True
+    shp = ", ".join(str(x) for x in shape)
+    ish = ", ".join(str(x) for x in img)
+    if sw:
+        rows = n // img[-1]
+        lay = ("T.ComposeLayout(%d, %d, 3, T.TileLayout(T.S[(%d, %d):(%d, 1)]))"
+               % (LOG2_PER16[e], sw, rows, img[-1], img[-1]))
+        smem = 'T.alloc_shared((%d, %d), "%s", layout=%s, align=1024)' % (
+            rows, img[-1], dt, lay)
+        tview = "t.view(%s)" % ish if rank != 2 else "t"
+    else:
+        smem = 'T.alloc_shared((%s,), "%s", align=128)' % (ish, dt)
+        tview = "t"
+    nthr = 32
+    s = HEADER + "@T.function\n"
+    s += ('def fz(A: T.Tensor((%s,), "%s", align=16), '
+          'O: T.Tensor((%d,), "%s", align=16)):\n' % (shp, dt, n, dt))
+    s += "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=%d))\n" % nthr
+    s += "    lane = T.cuda.lane_id()\n"
+    s += "    t = %s\n" % smem
+    s += '    mbar = T.alloc_shared((1,), "uint64", align=8)\n'
+    s += "    flat = t.view(%d)\n" % n
+    params = "box=(%s,), coords=(%s,)" % (
+        ", ".join(str(b) for b in box), ", ".join(str(c) for c in coords))
+    if sw:
+        params += ", swizzle=%d" % sw
+    if any(x != 1 for x in estr):
+        params += ", element_strides=(%s,)" % ", ".join(str(x) for x in estr)
+    if oob:
+        params += ", oob_fill=1"
+    per = max(1, n // nthr)
+    if store:
+        s += ("    for i in range(%d):\n        if i * 32 + lane < %d:\n"
+              "            flat[i * 32 + lane] = O[i * 32 + lane]\n" % (per, n))
+        s += "    T.ptx.fence.proxy.async_.shared__cta()\n    T.cuda.cta_sync()\n"
+        s += "    if lane == 0:\n"
+        s += ('        T.cuda.tile.apply(T.ptx["%s"], A, %s, %s)\n'
+              % (spelling, tview, params))
+        s += "        T.ptx.cp.async_.bulk.commit_group()\n"
+        s += "        T.ptx.cp.async_.bulk.wait_group(0)\n"
+    else:
+        s += "    if lane == 0:\n" + mbar_prologue(nbytes)
+        s += ('        T.cuda.tile.apply(T.ptx["%s"], %s, A, %s, '
+              'mbar=mbar.ptr_to([0]))\n' % (spelling, tview, params))
+        s += "    T.cuda.mbarrier_wait(mbar.ptr_to([0]), 0)\n"
+        s += ("    for i in range(%d):\n        if i * 32 + lane < %d:\n"
+              "            O[i * 32 + lane] = flat[i * 32 + lane]\n" % (per, n))
+    k.script = s
+    total = 1
+    for x in shape:
+        total *= x
+    exact = reduce_ and red_op == "add"
+    k.inputs["A"] = pack(tensor_values(rng, total, vty, bits, exact), bits)
+    k.inputs["O"] = pack(tensor_values(rng, n, vty, bits, exact), bits)
+    k.outputs["A" if store else "O"] = (bits, "exact")
+    return k
+
+
+def gen_cp_async(k, rng, forms):
+    """cp.async tile calls of a random chunk, source size, ignore-src and
+    predicate per thread, into rows with gaps, waited with wait_group or
+    wait_all."""
+    chunk = rng.choice([4, 8, 16])
+    cop = "cg" if chunk == 16 and rng.random() < 0.5 else "ca"
+    space = rng.choice(["shared", "shared::cta"])
+    spelling = "cp.async.%s.%s.global" % (cop, space)
+    k.form = spelling + " chunk=%d" % chunk
+    k.late = True
+    nthr = rng.choice([32, 64])
+    per = rng.choice([1, 2, 3])
+    w = chunk * rng.choice([1, 2])
+    shape = "(%d, %d, %d)" % (nthr, per, w)
+    mode = rng.choice(["src_size", "ignore", "pred", "plain"])
+    s = HEADER + "@T.function\n"
+    s += ('def fz(A: T.Tensor(%s, "uint8", align=16), '
+          'O: T.Tensor(%s, "uint8", align=16), V: T.Tensor((%d,), "uint32")):\n'
+          % (shape, shape, nthr))
+    s += "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=%d))\n" % nthr
+    s += '    tid = T.cuda.thread_idx("x")\n'
+    s += '    S = T.alloc_shared(%s, "uint8", align=16)\n' % shape
+    s += ("    for i in range(%d):\n        for j in range(%d):\n"
+          "            S[tid, i, j] = O[tid, i, j]\n"
+          "    T.cuda.cta_sync()\n" % (per, w))
+    src = "(tid + %d) %% %d" % (rng.randint(0, nthr - 1), nthr)
+    extra = ""
+    if mode == "src_size":
+        extra = ", src_size=V[tid] %% %d" % (chunk + 1)
+    elif mode == "ignore":
+        extra = ", ignore_src=V[tid] % 3 == 0"
+    elif mode == "pred":
+        extra = ", pred=V[tid] % 4 != 1"
+    s += ('    T.cuda.tile.apply(T.ptx["%s"], S.sub[tid, :, 0:%d], '
+          'A.sub[%s, :, 0:%d], chunk_bytes=%d%s)\n'
+          % (spelling, chunk, src, chunk, chunk, extra))
+    if rng.random() < 0.5:
+        s += "    T.ptx.cp.async_.commit_group()\n    T.ptx.cp.async_.wait_group(0)\n"
+    else:
+        s += "    T.ptx.cp.async_.wait_all()\n"
+    s += "    T.cuda.cta_sync()\n"
+    s += ("    for i in range(%d):\n        for j in range(%d):\n"
+          "            O[tid, i, j] = S[tid, i, j]\n" % (per, w))
+    k.script = s
+    n = nthr * per * w
+    k.inputs["A"] = bytes(rng.getrandbits(8) for _ in range(n))
+    k.inputs["O"] = bytes(rng.getrandbits(8) for _ in range(n))
+    k.inputs["V"] = pack([rng.getrandbits(32) for _ in range(nthr)], 32)
+    k.outputs["O"] = (8, "exact")
+    return k
+
+
+def gen_bulk(k, rng, forms):
+    """A cluster of two CTAs: CTA 0 loads A with raw cp.async.bulk
+    global -> shared (mbarrier), sends chunks of random size, offset and
+    pitch to CTA 1 with the bulk_copy tile call (cluster shared copies),
+    CTA 1 writes its whole buffer out with raw cp.async.bulk shared ->
+    global (bulk_group)."""
+    chunk = 16 * rng.randint(1, 12)
+    nch = rng.randint(1, 6)
+    so, do = 16 * rng.randint(0, 3), 16 * rng.randint(0, 3)
+    sp = so + chunk + 16 * rng.randint(0, 3)
+    dp = do + chunk + 16 * rng.randint(0, 3)
+    total_s, total_d = nch * sp, nch * dp
+    tile = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+    g2s = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+    s2g = "cp.async.bulk.global.shared::cta.bulk_group"
+    k.form = "%s chunk=%d x%d (+ raw %s, %s)" % (tile, chunk, nch, g2s, s2g)
+    k.late = True
+    s = HEADER + "@T.function\n"
+    s += ('def fz(A: T.Tensor((%d,), "uint8", align=16), '
+          'O: T.Tensor((%d,), "uint8", align=16)):\n' % (total_s, total_d))
+    s += "    T.device_entry(launch=T.cuda.LaunchConfig(grid=2, block=32, cluster=2))\n"
+    s += "    lane = T.cuda.lane_id()\n"
+    s += '    rank = T.cuda.cluster_cta_id("x")\n'
+    s += '    S = T.alloc_shared((%d, %d), "uint8", align=128)\n' % (nch, sp)
+    s += '    D = T.alloc_shared((%d, %d), "uint8", align=128)\n' % (nch, dp)
+    s += '    mbar = T.alloc_shared((2,), "uint64", align=8)\n'
+    s += '    st = T.alloc_local((1,), "uint64", layout="default")\n'
+    s += "    FD = D.view(%d)\n" % total_d
+    s += ("    for i in range(%d):\n        if i * 32 + lane < %d:\n"
+          "            FD[i * 32 + lane] = T.uint8(0x5A)\n" % ((total_d + 31) // 32, total_d))
+    s += "    T.ptx.fence.proxy.async_.shared__cta()\n"
+    s += "    if lane == 0:\n"
+    s += "        T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(1))\n"
+    s += "        T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([1]), T.uint32(1))\n"
+    s += "        T.ptx.fence.mbarrier_init.release.cluster()\n"
+    s += "    T.cuda.cluster_sync()\n"
+    s += "    if rank == 0:\n        if lane == 0:\n"
+    s += ("            T.ptx.mbarrier.arrive.expect_tx.shared.b64(st[0], "
+          "mbar.ptr_to([0]), T.uint32(%d))\n" % total_s)
+    s += ('            T.ptx["%s"](S.ptr_to([0, 0]), A.ptr_to([0]), T.uint32(%d), '
+          "mbar.ptr_to([0]))\n" % (g2s, total_s))
+    s += "        T.cuda.mbarrier_wait(mbar.ptr_to([0]), 0)\n"
+    s += "        if lane == 0:\n"
+    s += ('            T.cuda.tile.apply(T.ptx["%s"], D[:, %d:%d], S[:, %d:%d], '
+          "chunk_bytes=%d, mbar=mbar.ptr_to([1]), remote_cta_id=T.uint32(1))\n"
+          % (tile, do, do + chunk, so, so + chunk, chunk))
+    s += "    else:\n        if lane == 0:\n"
+    s += ("            T.ptx.mbarrier.arrive.expect_tx.shared.b64(st[0], "
+          "mbar.ptr_to([1]), T.uint32(%d))\n" % (chunk * nch))
+    s += "        T.cuda.mbarrier_wait(mbar.ptr_to([1]), 0)\n"
+    s += "        if lane == 0:\n"
+    s += ('            T.ptx["%s"](O.ptr_to([0]), D.ptr_to([0, 0]), T.uint32(%d))\n'
+          % (s2g, total_d))
+    s += "            T.ptx.cp.async_.bulk.commit_group()\n"
+    s += "            T.ptx.cp.async_.bulk.wait_group(0)\n"
+    s += "    T.cuda.cluster_sync()\n"
+    k.script = s
+    k.inputs["A"] = bytes(rng.getrandbits(8) for _ in range(total_s))
+    k.inputs["O"] = bytes(rng.getrandbits(8) for _ in range(total_d))
+    k.outputs["O"] = (8, "exact")
+    return k
+
+
+_WGMMA = None
+
+
+def wgmma_kernel_writer():
+    """tools/gen_wgmma_gpu_kernels.py's kernel(): the GPU test's wgmma
+    kernels (shared images in the ISA's canonical layouts, D stored by the
+    ISA's fragment formula), here with random cases."""
+    global _WGMMA
+    if _WGMMA is None:
+        import contextlib
+        import io
+        import runpy
+        with contextlib.redirect_stdout(io.StringIO()):
+            _WGMMA = runpy.run_path(os.path.join(
+                ROOT, "tools", "gen_wgmma_gpu_kernels.py"))
+    return _WGMMA
+
+
+def gen_wgmma(k, rng, forms):
+    w = wgmma_kernel_writer()
+    ty = rng.choice(["bf16", "f16", "tf32", "e4m3"])
+    dt, e, ki, ins = w["TYPES"][ty]
+    n = rng.choice([8, 16, 32, 64, 128, 256])
+    ktot = ki * rng.choice([1, 2, 4])
+
+    def operand(rows, reg_ok):
+        kinds = ["k"] + (["mn"] if e == 2 else []) + (["reg"] if reg_ok else [])
+        kind = rng.choice(kinds)
+        sw = rng.randint(0, 3) if kind != "reg" else 0
+        if kind == "mn" and sw and rows % ((16 << sw) // 2):
+            sw = 0
+        if kind == "k" and sw:
+            # a swizzled K-major image holds whole swizzle rows
+            per_row = (16 << sw) // e // ki
+            if per_row < 1 or (ktot // ki) % per_row:
+                sw = 0
+        return kind, sw
+    a = operand(64, True)
+    b = operand(n, False)
+    try:
+        body = w["kernel"]("fz", ty, n, ktot, a, b)
+    except (ZeroDivisionError, KeyError, ValueError):
+        return None
+    k.form = ("wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s A=%s B=%s"
+              % (n, ki, ins, a, b))
+    k.late = True
+    k.script = ("from tvm_tirx.script import tirx as T\n"
+                "from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg\n\n"
+                + body + "\n")
+    per = 4 // e
+
+    def words(cnt):
+        out = []
+        for _ in range(cnt):
+            v = 0
+            for i in range(per):
+                x = encode_float(rng.randint(-32, 31) / 8.0,
+                                 "f32" if ty == "tf32" else ty)
+                v |= x << (8 * e * i)
+            out.append(v)
+        return out
+    k.inputs["SB"] = pack(words(n * ktot * e // 4), 32)
+    if a[0] == "reg":
+        k.inputs["RA"] = pack(words(64 * ktot * e // 4), 32)
+    else:
+        k.inputs["SA"] = pack(words(64 * ktot * e // 4), 32)
+    k.inputs["D"] = pack([0] * (64 * n), 32)
+    k.outputs["D"] = (32, "f32:1e-6")
+    return k
+
+
+def fence_line(rng, forms, indent):
+    """A raw fence of a random form (the emulator orders everything
+    already; the GPU must accept it and the results must agree)."""
+    rows = [f for f in forms if f["fam"] == "FENCE"]
+    row = rng.choice(rows)
+    q, _ = expand(rng, row["tmpl"])
+    return '%sT.ptx["fence%s"]()\n' % (indent, q)
+
+
+def gen_sync(k, rng, forms):
+    """Synchronisation families on random thread subsets:
+      mbarrier  n random threads write their word and arrive (count n,
+                or one arrive.expect_tx-less arrive per writer, random
+                count per arrive), everyone waits on the phase's parity,
+                then reads all words; two phases
+      barrier   named barriers: the first w warps exchange words through
+                bar.sync id, 32w; the rest bar.arrive on another id for
+                a consumer warp
+      cluster   2..4 CTAs exchange words through barrier.cluster and
+                mapa + ld.shared::cluster
+      fence     the cluster kernel with a random fence of the table
+                between the writes and the barrier"""
+    fam = k.fam
+    k.late = True
+    fence = fam == "fence"
+    if fam in ("cluster", "fence"):
+        nc = rng.choice([2, 3, 4])
+        nthr = rng.choice([32, 64])
+        shift = rng.randint(1, nc - 1)
+        arr = rng.choice(["", ".release", ".relaxed"])
+        wt = rng.choice(["", ".acquire"])
+        al = rng.choice(["", ".aligned"])
+        k.form = "barrier.cluster.arrive%s%s / wait%s%s, mapa, ld.shared::cluster, %d CTAs" % (
+            arr, al, wt, al, nc)
+        s = HEADER + "@T.function\n"
+        s += ('def fz(A: T.Tensor((%d, %d), "uint32"), O: T.Tensor((%d, %d), "uint32")):\n'
+              % (nc, nthr, nc, nthr))
+        s += ("    T.device_entry(launch=T.cuda.LaunchConfig(grid=%d, block=%d, cluster=%d))\n"
+              % (nc, nthr, nc))
+        s += '    tid = T.cuda.thread_idx("x")\n'
+        s += '    rank = T.cuda.cluster_cta_id("x")\n'
+        s += '    S = T.alloc_shared((%d,), "uint32", align=16)\n' % nthr
+        s += "    ra = T.uint32(0)\n    v = T.uint32(0)\n"
+        s += "    S[tid] = A[rank, tid]\n"
+        if fence:
+            s += fence_line(rng, forms, "    ")
+            k.form = "fence (random form) + " + k.form
+        s += '    T.ptx["barrier.cluster.arrive%s%s"]()\n' % (arr, al)
+        s += '    T.ptx["barrier.cluster.wait%s%s"]()\n' % (wt, al)
+        s += ('    T.ptx["mapa.shared::cluster.u32"](ra, T.cast(S.ptr_to([(tid + %d) %% %d]), "uint32"), '
+              "(rank + %d) %% %d)\n" % (rng.randint(0, nthr - 1), nthr, shift, nc))
+        s += '    T.ptx["ld.shared::cluster.u32"](v, ra)\n'
+        s += "    O[rank, tid] = v\n"
+        s += "    T.cuda.cluster_sync()\n"
+        k.script = s
+        k.inputs["A"] = pack([rng.getrandbits(32) for _ in range(nc * nthr)], 32)
+        k.inputs["O"] = pack([0] * (nc * nthr), 32)
+        k.outputs["O"] = (32, "exact")
+        return k
+    nw = rng.choice([2, 3, 4])
+    nthr = 32 * nw
+    s = HEADER + "@T.function\n"
+    s += ('def fz(A: T.Tensor((%d,), "uint32"), O: T.Tensor((2, %d), "uint32")):\n'
+          % (nthr, nthr))
+    s += "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=%d))\n" % nthr
+    s += '    tid = T.cuda.thread_idx("x")\n'
+    s += '    S = T.alloc_shared((2, %d), "uint32", align=16)\n' % nthr
+    if fam == "mbarrier":
+        s += '    mbar = T.alloc_shared((1,), "uint64", align=8)\n'
+        s += '    st = T.alloc_local((1,), "uint64", layout="default")\n'
+        s += "    S[0, tid] = T.uint32(0)\n    S[1, tid] = T.uint32(0)\n"
+        n1 = rng.randint(1, nthr)
+        n2 = rng.randint(1, nthr)
+        k.form = "mbarrier.init/arrive/try_wait.parity, %d then %d arrivals" % (n1, n2)
+        s += "    if tid == 0:\n"
+        s += "        T.ptx.mbarrier.init.shared.b64(mbar.ptr_to([0]), T.uint32(%d))\n" % n1
+        s += "    T.cuda.cta_sync()\n"
+        for ph, n in ((0, n1), (1, n2)):
+            off = rng.randint(0, nthr - 1)
+            s += "    if (tid + %d) %% %d < %d:\n" % (off, nthr, n)
+            s += "        S[%d, tid] = A[tid] + T.uint32(%d)\n" % (ph, ph)
+            if ph == 0:
+                s += "        T.ptx.mbarrier.arrive.shared.b64(st[0], mbar.ptr_to([0]))\n"
+            else:
+                s += '        T.ptx["mbarrier.arrive.release.cta.shared::cta.b64"](st[0], mbar.ptr_to([0]), T.uint32(1))\n'
+            s += "    T.cuda.mbarrier_wait(mbar.ptr_to([0]), %d)\n" % ph
+            s += "    O[%d, tid] = S[%d, (tid + %d) %% %d]\n" % (
+                ph, ph, rng.randint(0, nthr - 1), nthr)
+            if ph == 0:
+                # the second phase expects n2 arrivals: n1 - n2 extra
+                # arrivals by thread 0 make up the difference
+                s += "    T.cuda.cta_sync()\n"
+                if n2 < n1:
+                    s += "    if tid == 0:\n"
+                    s += ('        T.ptx["mbarrier.arrive.release.cta.shared::cta.b64"](st[0], '
+                          "mbar.ptr_to([0]), T.uint32(%d))\n" % (n1 - n2))
+                elif n2 > n1:
+                    return None
+    else:
+        w = rng.randint(1, nw)
+        bid = rng.randint(1, 15)
+        k.form = "bar.sync %d, %d (warps < %d) + bar.arrive / bar.sync" % (bid, 32 * w, w)
+        s += "    S[0, tid] = A[tid]\n"
+        s += "    O[0, tid] = T.uint32(0)\n    O[1, tid] = T.uint32(0)\n"
+        s += "    if tid < %d:\n" % (32 * w)
+        s += '        T.ptx["bar.sync"](T.uint32(%d), T.uint32(%d))\n' % (bid, 32 * w)
+        s += "        O[0, tid] = S[0, (tid + %d) %% %d]\n" % (rng.randint(0, 32 * w - 1), 32 * w)
+        s += "    T.cuda.cta_sync()\n"
+        if nw > 1:
+            # warp 0 consumes what warps 1.. produce through bar.arrive
+            bid2 = (bid % 15) + 1
+            s += "    if tid >= 32:\n"
+            s += "        S[1, tid] = A[tid] ^ T.uint32(0x5a5a5a5a)\n"
+            s += ('        T.ptx["%s"](T.uint32(%d), T.uint32(%d))\n'
+                  % (rng.choice(["bar.arrive", "barrier.arrive"]), bid2, nthr))
+            s += "    else:\n"
+            s += ('        T.ptx["%s"](T.uint32(%d), T.uint32(%d))\n'
+                  % (rng.choice(["bar.sync", "barrier.sync"]), bid2, nthr))
+            s += "        for j in range(%d):\n" % (nw - 1)
+            s += "            O[1, 32 * (j + 1) + tid] = S[1, 32 * (j + 1) + tid]\n"
+    k.script = s
+    k.inputs["A"] = pack([rng.getrandbits(32) for _ in range(nthr)], 32)
+    k.inputs["O"] = pack([0] * (2 * nthr), 32)
+    k.outputs["O"] = (32, "exact")
+    return k
+
+
 GENERATORS = dict({f: gen_registers for f in REG_FAMS},
                   ld=gen_ldst, st=gen_ldst, ldmatrix=gen_matrix,
-                  stmatrix=gen_matrix, mma_sync=gen_mma, shfl=gen_shfl)
+                  stmatrix=gen_matrix, mma_sync=gen_mma, shfl=gen_shfl,
+                  atom_red=gen_atom, cp_async=gen_cp_async,
+                  bulk_copy=gen_bulk, tma=gen_tma, tma_reduce=gen_tma,
+                  wgmma=gen_wgmma, mbarrier=gen_sync, barrier=gen_sync,
+                  cluster=gen_sync, fence=gen_sync)
 FAMILIES = list(GENERATORS)
 
 
@@ -768,6 +1290,8 @@ def main():
             print("emu_fuzz: skipped - no usable GPU (%s)" % det)
             return 77
     failed = 0
+    if "wgmma" in fams:
+        wgmma_kernel_writer()  # loaded once, before the worker threads
     pool = concurrent.futures.ThreadPoolExecutor(max(1, opt.jobs))
 
     def one(fam, sd):

@@ -604,6 +604,34 @@ TEST(emu_atom_red)
 	ptem_free(e);
 }
 
+TEST(emu_bar_arrive)
+{
+	/* bar.arrive counts toward the barrier without waiting (PTX ISA
+	 * "bar, barrier"): warp 1 stores tid * 3 and arrives on barrier 1
+	 * (64 threads); warp 0 waits there with bar.sync 1, 64 and copies
+	 * warp 1's words: out[i] = (32 + i) * 3 */
+	char body[2048];
+	snprintf(body, sizeof(body), "%s"
+		 "\tmov.u32 %%r10, sm;\n\tmul.lo.s32 %%r2, %%r1, 4;\n"
+		 "\tadd.s32 %%r3, %%r10, %%r2;\n"
+		 "\tsetp.lt.u32 %%p1, %%r1, 32;\n\t@%%p1 bra $L_consumer;\n"
+		 "\tmul.lo.s32 %%r4, %%r1, 3;\n\tst.shared.u32 [%%r3], %%r4;\n"
+		 "\tbarrier.arrive.aligned 1, 64;\n\tret;\n"
+		 "$L_consumer:\n\tbar.sync 1, 64;\n"
+		 "\tld.shared.u32 %%r5, [%%r3+128];\n"
+		 "\tcvt.u64.u32 %%rd2, %%r2;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.u32 [%%rd3], %%r5;\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(body, 64, 0, &e, &b), PT_OK);
+	for (int i = 0; b && i < 32; i++) {
+		uint32_t v;
+		memcpy(&v, b + 4 * i, 4);
+		CHECK_INT(v, (uint32_t)(32 + i) * 3);
+	}
+	ptem_free(e);
+}
+
 TEST(emu_divergence_and_loops)
 {
 	/* odd lanes loop tid times, even lanes take the other branch; they
