@@ -14,6 +14,7 @@ families) - comparing every tensor afterwards.
 Prints one line per family:
   PASS emu_fuzz/FAMILY: K kernels (seeds A..B), R rejected, U not modelled
   FAIL emu_fuzz/FAMILY seed=S (FORM): what differed  [replay: --replay F:S]
+--ref-only runs only the reference (GPU) side, for --against later;
 --against DIR compares with the reference outputs of an earlier run kept
 with --keep DIR (a GPU run replayed on a CPU).  --mutate flips a bit of the emulator's first output of every kernel (a
 check that the comparison reports it).
@@ -1214,6 +1215,8 @@ def check_kernel(k, opt, work):
             return "fail", "ptxas rejects the PTX: " + last_line(text)
     hows = [("ref", ["--emulate"] if opt.self_check else ["--gpu"]),
             ("emu", ["--emulate"])]
+    if opt.ref_only:
+        hows = hows[:1]
     if k.late:
         hows.append(("late", ["--emulate", "--late", "--check-races"]))
     dirs = {}
@@ -1235,6 +1238,8 @@ def check_kernel(k, opt, work):
                 return "unmodelled", last_line(text)
             return "fail", "%s run failed: %s" % (how, last_line(text))
         dirs[how] = dd
+    if opt.ref_only:
+        return "pass", ""
     if opt.mutate:
         # a check of the comparison itself: one bit of the emulator's
         # first output flipped must be reported
@@ -1266,6 +1271,7 @@ def main():
     ap.add_argument("--mutate", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--against", default="")
+    ap.add_argument("--ref-only", action="store_true")
     opt = ap.parse_args()
     os.chdir(ROOT)
     forms = read_forms()
@@ -1283,7 +1289,7 @@ def main():
             return 2
     work = opt.keep or tempfile.mkdtemp(prefix="emu_fuzz.")
     os.makedirs(work, exist_ok=True)
-    if not opt.self_check and not opt.against:
+    if not opt.self_check and not opt.against and not opt.ref_only:
         probe = generate("mov", 1, forms)
         st, det = check_kernel(probe, opt, work)
         if st not in ("pass", "fail") or (st == "fail" and "ref run" in det):

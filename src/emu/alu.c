@@ -257,25 +257,27 @@ f64_is_nan(uint64_t v)
 }
 
 /* Which NaN operand an f64 operation returns (quieted), as measured on
- * the H200: fma prefers b, then a, then c; two-operand operations a,
- * then b; min/max without .NaN return the other operand (f_apply) unless
- * both are NaN, then b. */
+ * the H200 by tools/emu_fuzz.py: fma b, then c, then a; add b, then a
+ * (sub and mul taken to be alike); div a, then b; min/max without .NaN
+ * return the other operand (f_apply) unless both are NaN, then b. */
 static bool
 f64_nan_operand(int op, uint64_t a, uint64_t b, uint64_t c, bool nanp,
 		uint64_t *out)
 {
-	uint64_t order[3] = {a, b, c};
+	uint64_t order[3] = {b, a, c};
 	int n = 2;
 	if (op == F_FMA) {
-		order[0] = b;
-		order[1] = a;
+		order[1] = c;
+		order[2] = a;
 		n = 3;
+	} else if (op == F_DIV) {
+		order[0] = a;
+		order[1] = b;
 	} else if (op == F_MIN || op == F_MAX) {
 		if (!nanp && !(f64_is_nan(a) && f64_is_nan(b)))
 			return false;
-		order[0] = b;
-		order[1] = a;
 	} else if (!rounded_op(op) || op == F_RCP || op == F_SQRT) {
+		order[0] = a;
 		n = 1;
 	}
 	for (int i = 0; i < n; i++)
@@ -382,7 +384,7 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 			r = 1.0 / x;
 			if (fpclassify(r) == FP_SUBNORMAL)
 				r = copysign(0, r);
-			return isnan(r) ? F64_CANON_NAN
+			return isnan(r) ? 0x7fffffff00000000ull
 					: f64_bits(r) & ~0xffffffffull;
 		}
 		r = rounded_op(op) ? f64_apply(op, x, y, z, in->rnd)
@@ -829,6 +831,17 @@ emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
 
 /* ---- cvt ---- */
 
+/* NaN to an integer (the ISA leaves it open; H200, tools/emu_fuzz.py):
+ * from f64, or to a 64-bit type, the top bit of the destination's width
+ * (0x80, 0x8000, 0x80000000, 2^63; also with .sat); from f32 or f16 to a
+ * narrower type 0. */
+static uint64_t
+nan_to_int(Ty sty, Ty dty)
+{
+	unsigned bits = 8u * emu_ty[dty].bytes;
+	return sty == TY_F64 || bits == 64 ? 1ull << (bits - 1) : 0;
+}
+
 /* .relu: negative values and -0 become +0 (H200: -0 too); NaN stays */
 static double
 relu(double x)
@@ -854,8 +867,8 @@ nan_convert(uint64_t a, Ty sty, Ty dty, uint64_t canonical)
 static uint64_t
 float_to_int(double v, Ty dty, int rnd)
 {
-	if (isnan(v)) /* 0, but the most negative s64 (H200) */
-		return dty == TY_S64 ? (uint64_t)INT64_MIN : 0;
+	if (isnan(v)) /* see nan_to_int */
+		return 0;
 	switch (rnd) {
 	case RND_RZ: v = trunc(v); break;
 	case RND_RM: v = floor(v); break;
@@ -982,8 +995,10 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 				v = (uint64_t)INT64_MAX;
 		}
 	} else if (scls != TC_F) {
-		v = int_to_float(scls == TC_S ? sx(a, sbits) : zx(a, sbits),
-				 scls == TC_S, dty, rnd);
+		uint64_t iv = scls == TC_S ? sx(a, sbits) : zx(a, sbits);
+		if (in->fl & FL_SAT) /* [0, 1]: an integer is then 0 or 1 */
+			iv = scls == TC_S && (int64_t)iv < 0 ? 0 : iv != 0;
+		v = int_to_float(iv, scls == TC_S, dty, rnd);
 	} else {
 		double x = float_value(a, sty);
 		if (ftz && sty == TY_F32 && fpclassify((float)x) == FP_SUBNORMAL)
@@ -993,7 +1008,8 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 				emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 					 "float to integer needs .rni/.rzi/"
 					 ".rmi/.rpi");
-			v = float_to_int(x, dty, in->rnd);
+			v = isnan(x) ? nan_to_int(sty, dty)
+				     : float_to_int(x, dty, in->rnd);
 		} else {
 			if (in->fl & FL_RINT) {
 				/* round to an integral value in the same
@@ -1012,6 +1028,8 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 			v = to_float(x, dty, rnd, ftz);
 			if (isnan(x))
 				v = nan_convert(a, sty, dty, v);
+			if (sty == TY_BF16 && dty == TY_F32)
+				v = (a & 0xffff) << 16; /* exact, NaNs too */
 		}
 	}
 	reg_set(t, &in->o[0], v, dty);

@@ -415,6 +415,11 @@ TEST(emu_h200_float_specials)
 	CHECK_HEX(run1(t, "fma.rz.f64 %fd4, %fd1, %fd2, %fd3;",
 		       0xfff7d953e0b72983ull, 0x7fffffffffffffffull,
 		       0xd7d2f9f22007636dull, RF64), 0x7fffffffffffffffull);
+	CHECK_HEX(run1(t, "fma.rz.f64 %fd4, %fd1, %fd2, %fd3;",
+		       0x7fffffffffffffffull, 0x3f99c80000000000ull,
+		       0x7ff0000000000001ull, RF64), 0x7ff8000000000001ull);
+	CHECK_HEX(run1(t, "add.f64 %fd4, %fd1, %fd2;", 0x7ff0000000000001ull,
+		       0xfffb18d284ccc249ull, 0, RF64), 0xfffb18d284ccc249ull);
 	CHECK_HEX(run1(t, "min.f64 %fd4, %fd1, %fd2;", 0xffffffffffffffffull,
 		       0x7fffc3424dd764d4ull, 0, RF64), 0x7fffc3424dd764d4ull);
 	/* 16-bit .ftz flushes inputs: 2^-24 * 65504 is 0, not 2^-8 */
@@ -444,6 +449,20 @@ TEST(emu_h200_float_specials)
 		       R16), 0);
 	CHECK_HEX(run1(t, "cvt.rzi.sat.s64.f32 %rd4, %f1;", 0x7ffd0919u, 0, 0,
 		       R64), 0x8000000000000000ull);
+	/* NaN to integers: from f64 the top bit of the width, from f32 0
+	 * unless the destination is 64-bit */
+	CHECK_HEX(run1(t, "cvt.rzi.u16.f64 %rs4, %fd1;", 0x7ff8000000000000ull,
+		       0, 0, R16), 0x8000);
+	CHECK_HEX(run1(t, "cvt.rmi.s32.f64 %r4, %fd1;", 0xfff8000000000001ull,
+		       0, 0, R32), 0x80000000u);
+	CHECK_HEX(run1(t, "cvt.rzi.sat.u8.f32 %rs4, %f1;", 0x7fc00000u, 0, 0,
+		       R16), 0);
+	/* .sat on an integer source clamps to [0, 1]; bf16 -> f32 is exact
+	 * for NaNs too (0xff9d, signalling, stays 0xff9d0000) */
+	CHECK_HEX(run1(t, "cvt.rm.sat.f64.u64 %fd4, %rd1;", 21, 0, 0, RF64),
+		  dbits(1.0));
+	CHECK_HEX(run1(t, "cvt.f32.bf16 %f4, %rs1;", 0xff9d, 0, 0, RF32),
+		  0xff9d0000u);
 	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0x807fffffu, 0, 0, RF64),
 		  0x8000000000000000ull);
 	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0xffce3b85u, 0, 0, RF64),
