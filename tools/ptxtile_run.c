@@ -6,7 +6,7 @@
  *   ptxtile run --emulate FILE.py [--target T] [--kernel NAME]
  *               [--arg NAME=SPEC]... [--fill SPEC] [--size VAR=N]...
  *               [--dump NAME[=PATH]]... [--dump-all DIR]
- *               [--late] [--check-races] [--max-steps N]
+ *               [--late] [--check-races] [--max-steps N] [--lineinfo]
  *   ptxtile run --emulate FILE.ptx --meta FILE.json ...
  *   ptxtile run --gpu FILE ...
  *
@@ -38,7 +38,7 @@ typedef struct RunOpts {
 	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
 	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
 	int nargs, nsizes, ndumps;
-	bool emulate, gpu, late, races;
+	bool emulate, gpu, late, races, lineinfo;
 	uint64_t max_steps;
 } RunOpts;
 
@@ -46,7 +46,7 @@ static const char run_usage[] =
 	"usage: ptxtile run --emulate FILE.py [--target T] [--kernel NAME]\n"
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
-	"                   [--max-steps N]\n"
+	"                   [--max-steps N] [--lineinfo]\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -59,7 +59,9 @@ static const char run_usage[] =
 	"  --dump writes a tensor's bytes to PATH, or prints its values;\n"
 	"  --dump-all DIR writes every tensor to DIR/NAME.bin.  --late\n"
 	"  completes every asynchronous copy only when the kernel must\n"
-	"  observe it.  --check-races reports shared-memory races.\n";
+	"  observe it.  --check-races reports shared-memory races.\n"
+	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
+	"  name the script line too.\n";
 
 static int
 usage_err(const char *msg, const char *arg)
@@ -98,6 +100,8 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			o->late = true;
 		} else if (!strcmp(a, "--check-races")) {
 			o->races = true;
+		} else if (!strcmp(a, "--lineinfo")) {
+			o->lineinfo = true;
 		} else if ((v = cli_option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = cli_option_value(argc, argv, &i, "--kernel"))) {
@@ -141,8 +145,9 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 	if (ptx != (o->meta != NULL))
 		return usage_err(ptx ? "a .ptx input needs --meta"
 				     : "--meta goes with a .ptx input", NULL);
-	if (o->target && ptx)
-		return usage_err("--target is for script inputs", NULL);
+	if ((o->target || o->lineinfo) && ptx)
+		return usage_err("--target and --lineinfo are for script inputs",
+				 NULL);
 	return 0;
 }
 
@@ -670,6 +675,8 @@ ptxtile_run_main(int argc, char **argv)
 	pt_module *m = NULL;
 	const char *ptx, *meta;
 	int st = ctx ? pt_load(ctx, o.input, text, len, &m) : PT_E_NOMEM;
+	if (ctx)
+		pt_set_lineinfo(ctx, o.lineinfo);
 	if (!st)
 		st = pt_compile(ctx, m, o.target, &ptx, &meta);
 	if (st) {

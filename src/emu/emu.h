@@ -107,6 +107,8 @@ typedef struct Insn {
 	Opnd o[MAX_OPND];
 	void *aux;          /* family-specific decoded form */
 	uint8_t aop;        /* atom/red: the operation (AtomOp) */
+	uint32_t sfile;     /* .loc in effect: .file number (0: none) */
+	int sline;          /*   and the script line */
 } Insn;
 
 typedef struct Param {
@@ -133,6 +135,8 @@ typedef struct Kernel {
 
 typedef struct Module {
 	Kernel *kernels;
+	const char **files; /* .file names by number (line info) */
+	uint32_t nfiles;
 } Module;
 
 /* ---- run state ---- */
@@ -251,6 +255,9 @@ uint64_t opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o);
 void reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty);
 Cta *cta_of_rank(Run *r, const Thread *t, const Insn *in, uint32_t rank);
 Cta *cta_of_thread(Run *r, const Thread *t);
+/* "PTX line N (mnemonic)", with " at FILE:LINE" when the PTX has line
+ * info, of the instruction on PTX line `line` of the running kernel. */
+const char *emu_where(const Run *r, int line, char *buf, size_t cap);
 const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */

@@ -82,10 +82,11 @@ race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 				 (unsigned)(off + i), owner->rank);
 		if (other) {
 			const Thread *o = thread_of_key(r, other);
-			char what[64];
+			char what[512], at[400];
 			if (other == s->writer)
-				snprintf(what, sizeof(what), "wrote at PTX line %u",
-					 s->wline);
+				snprintf(what, sizeof(what), "wrote at %s",
+					 emu_where(r, (int)s->wline, at,
+						   sizeof(at)));
 			else
 				snprintf(what, sizeof(what), "read");
 			emu_fail(r, PT_E_EMU_RACE, t, in,

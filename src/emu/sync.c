@@ -377,15 +377,15 @@ async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *ptr,
 	    uint64_t n, bool write)
 {
 	for (Pending *p = r->pend; p; p = p->next) {
+		char at[400];
 		if (overlaps(ptr, n, p->dst, p->dst_n) ||
 		    (write && (overlaps(ptr, n, p->src, p->src_n) ||
 			       overlaps(ptr, n, p->src2, p->src2_n))))
 			emu_fail(r, PT_E_EMU_ASYNC, t, in,
 				 "%s memory of the asynchronous copy issued at "
-				 "PTX line %d (%s) before it completed (no wait "
-				 "observed its completion)",
-				 write ? "writes" : "reads", p->in->line,
-				 p->in->name);
+				 "%s before it completed (no wait observed its "
+				 "completion)", write ? "writes" : "reads",
+				 emu_where(r, p->in->line, at, sizeof(at)));
 	}
 }
 

@@ -651,6 +651,77 @@ TEST(emu_bar_arrive)
 	ptem_free(e);
 }
 
+/* Line info (ptxtile compile --lineinfo): .file/.loc name the script
+ * line of every report that names a PTX line. */
+static int
+run_text(const char *ptx, ptem **pe, uint8_t **buf)
+{
+	ptem *e = ptem_new();
+	*pe = e;
+	*buf = NULL;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	uint64_t out = 0;
+	if (st == PT_OK)
+		st = ptem_alloc(e, 64, &out);
+	ptem_arg args[] = {{&out, 8}};
+	ptem_launch l = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, 0, 0};
+	if (st == PT_OK)
+		st = ptem_run(e, "k", &l, args, 1);
+	*buf = ptem_host(e, out, 64);
+	return st;
+}
+
+TEST(emu_script_lines)
+{
+	static const char head[] =
+		".version 8.0\n.target sm_90a\n.address_size 64\n"
+		".file 1 \"dir/k.py\"\n.file 2 \"lib.py\", 0, 0\n"
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n";
+	char ptx[2048];
+	ptem *e;
+	uint8_t *b;
+	/* the instruction right after a .loc runs (a .loc has no ';'), and
+	 * the store on PTX line 14 past the 64-byte buffer names k.py:9 */
+	snprintf(ptx, sizeof(ptx), "%s"
+		 "\t.loc 1 5 1\n\tmov.u32 %%r1, 42;\n"       /* lines 11-12 */
+		 "\tst.global.u32 [%%rd1], %%r1;\n"          /* 13 */
+		 "\t.loc 1 9 5\n\tst.global.u32 [%%rd1+64], %%r1;\n" /* 14-15 */
+		 "\tret;\n}\n", head);
+	CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_OOB);
+	const char *msg = ptem_errmsg(e);
+	CHECK(strstr(msg, "PTX line 15 (st.global.u32) at dir/k.py:9:") !=
+	      NULL);
+	uint32_t v = 0;
+	if (b)
+		memcpy(&v, b, 4);
+	CHECK_INT(v, 42);
+	ptem_free(e);
+	/* a load error under a .loc of file 2 */
+	snprintf(ptx, sizeof(ptx), "%s\t.loc 2 33 1\n\tfrobnicate.u32 %%r1;\n"
+		 "\tret;\n}\n", head);
+	CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_UNSUPPORTED);
+	CHECK(strstr(ptem_errmsg(e), "PTX line 12 at lib.py:33:") != NULL);
+	ptem_free(e);
+	/* hostile line info: an undeclared file, a bad number, a file
+	 * given twice, an unterminated name */
+	static const char *const bad[] = {
+		"\t.loc 3 1 1\n", "\t.loc 1 x 1\n", "\t.loc 99999999999 1 1\n",
+	};
+	for (size_t i = 0; i < countof(bad); i++) {
+		snprintf(ptx, sizeof(ptx), "%s%s\tret;\n}\n", head, bad[i]);
+		CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_PARSE);
+		ptem_free(e);
+	}
+	CHECK_INT(run_text(".version 8.0\n.file 1 \"a\"\n.file 1 \"b\"\n", &e,
+			   &b), PT_E_EMU_PARSE);
+	ptem_free(e);
+	CHECK_INT(run_text(".version 8.0\n.file 1 \"a\n", &e, &b),
+		  PT_E_EMU_PARSE);
+	ptem_free(e);
+}
+
 TEST(emu_divergence_and_loops)
 {
 	/* odd lanes loop tid times, even lanes take the other branch; they
