@@ -320,6 +320,39 @@ odd_rounded(int op, double x, double y, double z)
 	return r;
 }
 
+/* .sat: the result clamped to [0, 1], NaN and -0 to +0; .relu:
+ * negatives and -0 to +0, NaN kept (then canonical). */
+static double
+clamp_result(uint32_t fl, double r)
+{
+	if (fl & FL_SAT)
+		return isnan(r) || signbit(r) ? 0.0 : r > 1 ? 1.0 : r;
+	if (fl & FL_RELU)
+		return isnan(r) || !signbit(r) ? r : 0.0;
+	return r;
+}
+
+/* min/max .xorsign.abs: the min/max of |x| and |y| with the XOR of
+ * their signs (a NaN result stays the canonical NaN).  Replaces x, y by
+ * their magnitudes; returns -1 when the modifier is absent, else the
+ * sign to give the result. */
+static int
+xorsign_inputs(const Insn *in, int op, double *x, double *y)
+{
+	if (!(in->fl & FL_XORSIGN) || (op != F_MIN && op != F_MAX))
+		return -1;
+	int s = signbit(*x) != signbit(*y);
+	*x = fabs(*x);
+	*y = fabs(*y);
+	return s;
+}
+
+static double
+xorsign_result(int s, double r)
+{
+	return s < 0 || isnan(r) ? r : s ? -fabs(r) : fabs(r);
+}
+
 /* One element of a float operation in type ety. */
 static uint64_t
 float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
@@ -344,6 +377,10 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 			y = ftz32(y);
 			z = ftz32(z);
 		}
+		double dx = x, dy = y;
+		int xs = xorsign_inputs(in, op, &dx, &dy);
+		x = (float)dx;
+		y = (float)dy;
 		float r;
 		if (op == F_DIV && (in->fl & FL_APPROX))
 			/* the ISA's a * (1/b): a reciprocal below 2^-126 is
@@ -357,6 +394,7 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 			r = (float)f_apply(op, x, y, z, nanp, &mm);
 		if (ftz)
 			r = ftz32(r);
+		r = (float)clamp_result(in->fl, xorsign_result(xs, r));
 		if (isnan(r))
 			return 0x7fffffffu;
 		return f32_bits(r);
@@ -409,9 +447,11 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	double x = emu_small_to_double((uint32_t)a & 0xffff, eb, mb);
 	double y = emu_small_to_double((uint32_t)b & 0xffff, eb, mb);
 	double z = emu_small_to_double((uint32_t)c & 0xffff, eb, mb);
+	int xs = xorsign_inputs(in, op, &x, &y);
 	double r = op == F_ADD || op == F_SUB || op == F_MUL || op == F_FMA
 			   ? odd_rounded(op, x, y, z)
 			   : f_apply(op, x, y, z, nanp, &mm);
+	r = clamp_result(in->fl, xorsign_result(xs, r));
 	uint32_t out = emu_round_small(r, in->rnd ? in->rnd : RND_RN, eb, mb);
 	if (ftz && (out & 0x7fff) < (1u << mb))
 		out &= sign;
@@ -776,8 +816,10 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 	if (is_float && in->op != OP_AND && in->op != OP_OR &&
 	    in->op != OP_XOR) {
 		int fop = float_opcode(in->op);
-		if (fop < 0 || (in->fl & FL_XORSIGN) || (in->fl & FL_RELU) ||
-		    (in->fl & FL_SAT))
+		/* .sat/.relu/.xorsign are modelled for f32 and 16-bit types */
+		if (fop < 0 || (elem_type(ty) == TY_F64 &&
+				(in->fl & (FL_XORSIGN | FL_RELU | FL_SAT))) ||
+		    ((in->fl & FL_XORSIGN) && fop != F_MIN && fop != F_MAX))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "not modelled");
 		reg_set(t, &in->o[0], float_op(in, fop, ty, a, b, cc), ty);

@@ -387,6 +387,41 @@ TEST(emu_conversions)
 		       R16), 0xff80);
 }
 
+/* .sat (PTX ISA: clamp to [0.0, 1.0], NaN to +0.0), .relu (negative to
+ * 0, NaN canonical), min/max .xorsign.abs (the min/max of the magnitudes,
+ * the XOR of the signs; a NaN result ignores both) */
+TEST(emu_sat_relu_xorsign)
+{
+	CHECK_HEX(run1(t, "add.sat.f32 %f4, %f1, %f2;", fbits(0.75f),
+		       fbits(0.5f), 0, RF32), fbits(1.0f));
+	CHECK_HEX(run1(t, "add.sat.f32 %f4, %f1, %f2;", fbits(-0.5f),
+		       fbits(0.25f), 0, RF32), 0);
+	CHECK_HEX(run1(t, "sub.sat.f32 %f4, %f1, %f2;", fbits(INFINITY),
+		       fbits(INFINITY), 0, RF32), 0);
+	CHECK_HEX(run1(t, "fma.rn.sat.f32 %f4, %f1, %f2, %f3;", fbits(0.5f),
+		       fbits(0.5f), fbits(0.125f), RF32), fbits(0.375f));
+	/* f16: 1.0 = 0x3c00, 0.5 = 0x3800, 2.0 = 0x4000 */
+	CHECK_HEX(run1(t, "mul.rn.sat.f16 %rs4, %rs1, %rs2;", 0x3c00, 0x3800, 0,
+		       R16), 0x3800);
+	CHECK_HEX(run1(t, "mul.rn.sat.f16 %rs4, %rs1, %rs2;", 0x4000, 0x4000, 0,
+		       R16), 0x3c00);
+	CHECK_HEX(run1(t, "mul.rn.sat.f16x2 %r4, %r1, %r2;", 0x4000bc00u,
+		       0x40003c00u, 0, R32), 0x3c000000u);
+	/* bf16: -1.0 = 0xbf80, 2.0 = 0x4000, 0.5 = 0x3f00 */
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0xbf80,
+		       0x4000, 0x3f00, R16), 0);
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3f80,
+		       0x4000, 0x3f00, R16), 0x4020); /* 2.5 */
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0x7fc1,
+		       0x4000, 0x3f00, R16), 0x7fff);
+	CHECK_HEX(run1(t, "max.xorsign.abs.f32 %f4, %f1, %f2;", fbits(-3.0f),
+		       fbits(2.0f), 0, RF32), fbits(-3.0f));
+	CHECK_HEX(run1(t, "min.xorsign.abs.f32 %f4, %f1, %f2;", fbits(-3.0f),
+		       fbits(-2.0f), 0, RF32), fbits(2.0f));
+	CHECK_HEX(run1(t, "max.NaN.xorsign.abs.bf16 %rs4, %rs1, %rs2;", 0xffc0,
+		       0x3f80, 0, R16), 0x7fff);
+}
+
 /* Results the ISA leaves open (NaN payloads, .ftz and .relu/.sat of -0,
  * the approximations' ranges), as measured on the H200 by the randomised
  * differential (tools/emu_fuzz.py; each input below is one it drew), and
