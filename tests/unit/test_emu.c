@@ -1321,6 +1321,224 @@ from_bf16(uint16_t h)
 	return f;
 }
 
+/* ---- mma.sync of every type: fragments from the PTX ISA's figures ----
+ * One warp; lane l loads its na + nb + nc 32-bit A, B, C registers from
+ * in[l][...] and stores its nd D registers to out[l][...] (64-bit words
+ * for f64).  The host places matrix elements in the registers by the
+ * ISA's fragment tables ("Matrix fragments for mma.m16n8k4/k8/k16/k32",
+ * "mma.m8n8k4 with .f64"), g = l / 4, q = l % 4:
+ *   A (m16n8kK, per = 32 / bits elements a register): register j, element
+ *     e is A[g + 8 (j % 2)][per q + e + 4 per (j / 2)]
+ *   B: register j, element e is B[per q + e + 4 per j][g]
+ *   C/D (f32/s32): register i is C[g + 8 (i / 2)][2 q + i % 2]
+ *   f64 m8n8k4: A[g][q], B[q][g], C/D register i C[g][2 q + i]
+ * and computes D = A B + C itself. */
+static int
+run_mma_warp(const char *mma, int na, int nb, int nc, int nd, int wbytes,
+	     const void *in, size_t in_size, void *out, size_t out_size)
+{
+	char ptx[8192], decl[512], loads[4096], stores[1024];
+	int nin = na + nb + nc, p = 0, q = 0;
+	const char *ty = wbytes == 8 ? "b64" : "b32";
+	const char *rr = wbytes == 8 ? "%rd" : "%r";
+	for (int i = 0; i < nin; i++)
+		p += snprintf(loads + p, sizeof(loads) - (size_t)p,
+			      "\tld.global.%s %s%d, [%%rd3+%d];\n", ty, rr,
+			      10 + i, wbytes * i);
+	for (int i = 0; i < nd; i++)
+		q += snprintf(stores + q, sizeof(stores) - (size_t)q,
+			      "\tst.global.%s [%%rd4+%d], %s%d;\n", ty,
+			      wbytes * i, rr, 40 + i);
+	char grp[4][200];
+	int first[4] = {40, 10, 10 + na, 10 + na + nb}, cnt[4] = {nd, na, nb, nc};
+	for (int g = 0; g < 4; g++) {
+		int o = snprintf(grp[g], sizeof(grp[g]), "{");
+		for (int i = 0; i < cnt[g]; i++)
+			o += snprintf(grp[g] + o, sizeof(grp[g]) - (size_t)o,
+				      "%s%s%d", i ? ", " : "", rr, first[g] + i);
+		snprintf(grp[g] + o, sizeof(grp[g]) - (size_t)o, "}");
+	}
+	snprintf(decl, sizeof(decl), "\t.reg .b32 %%r<60>;\n\t.reg .b64 %%rd<60>;\n");
+	snprintf(ptx, sizeof(ptx),
+		 "%s.visible .entry k(.param .u64 in, .param .u64 out)\n{\n%s"
+		 "\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd2, [out];\n"
+		 "\tmov.u32 %%r1, %%laneid;\n"
+		 "\tmul.wide.u32 %%rd5, %%r1, %d;\n\tadd.s64 %%rd3, %%rd1, %%rd5;\n"
+		 "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.s64 %%rd4, %%rd2, %%rd6;\n"
+		 "%s\t%s %s, %s, %s, %s;\n%s\tret;\n}\n",
+		 kernel_head, decl, nin * wbytes, nd * wbytes, loads, mma,
+		 grp[0], grp[1], grp[2], grp[3], stores);
+	ptem *e = ptem_new();
+	uint64_t ain = 0, aout = 0;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (st == PT_OK)
+		st = ptem_alloc(e, in_size, &ain);
+	if (st == PT_OK)
+		st = ptem_alloc(e, out_size, &aout);
+	if (st == PT_OK) {
+		memcpy(ptem_host(e, ain, in_size), in, in_size);
+		ptem_arg args[] = {{&ain, 8}, {&aout, 8}};
+		ptem_launch l = {{1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		st = ptem_run(e, "k", &l, args, 2);
+	}
+	if (st == PT_OK)
+		memcpy(out, ptem_host(e, aout, out_size), out_size);
+	else
+		fprintf(stderr, "run_mma_warp: %s\n", ptem_errmsg(e));
+	ptem_free(e);
+	return st;
+}
+
+static uint64_t
+rnd_u64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* e4m3 bits of v = m * 2^x (|m| < 8 integer, v a normal e4m3 value) */
+static uint32_t
+e4m3_bits(double v)
+{
+	uint32_t s = v < 0 ? 0x80 : 0;
+	double a = fabs(v);
+	if (a == 0)
+		return s;
+	int e;
+	double fr = frexp(a, &e); /* a = fr 2^e, fr in [0.5, 1) */
+	uint32_t mant = (uint32_t)lround((fr * 2 - 1) * 8);
+	return s | (uint32_t)(e - 1 + 7) << 3 | mant;
+}
+
+TEST(emu_mma_sync_types)
+{
+	enum { M = 16, N = 8 };
+	uint64_t seed = 12345;
+	/* s8 x u8 m16n8k32 .satfinite: A in [-128, 127], B in [0, 255], C
+	 * near the int32 limits so some sums clamp */
+	{
+		int K = 32, na = 4, nb = 2, nc = 4;
+		int32_t A[16][32], B[32][8], C[16][8];
+		uint32_t in[32][10] = {{0}}, out[32][4];
+		for (int m = 0; m < M; m++)
+			for (int k = 0; k < K; k++)
+				A[m][k] = (int)(rnd_u64(&seed) % 256) - 128;
+		for (int k = 0; k < K; k++)
+			for (int n = 0; n < N; n++)
+				B[k][n] = (int)(rnd_u64(&seed) % 256);
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < N; n++)
+				C[m][n] = (m + n) % 3 == 0 ? INT32_MAX - 1000
+					: (m + n) % 3 == 1 ? INT32_MIN + 1000
+							   : (int32_t)(m * 8 + n);
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			for (int j = 0; j < na; j++)
+				for (int e = 0; e < 4; e++)
+					in[l][j] |= (uint32_t)(A[g + 8 * (j % 2)][4 * q + e + 16 * (j / 2)] & 0xff) << (8 * e);
+			for (int j = 0; j < nb; j++)
+				for (int e = 0; e < 4; e++)
+					in[l][na + j] |= (uint32_t)B[4 * q + e + 16 * j][g] << (8 * e);
+			for (int i = 0; i < nc; i++)
+				in[l][na + nb + i] = (uint32_t)C[g + 8 * (i / 2)][2 * q + i % 2];
+		}
+		CHECK_INT(run_mma_warp("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+				       na, nb, nc, 4, 4, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 4; i++) {
+				int g = l / 4, q = l % 4, m = g + 8 * (i / 2), n = 2 * q + i % 2;
+				int64_t d = C[m][n];
+				for (int k = 0; k < K; k++)
+					d += (int64_t)A[m][k] * B[k][n];
+				int32_t want = d > INT32_MAX ? INT32_MAX : d < INT32_MIN ? INT32_MIN : (int32_t)d;
+				bad += (int32_t)out[l][i] != want;
+			}
+		CHECK_INT(bad, 0);
+	}
+	/* tf32 m16n8k8 and e4m3 x e4m3 m16n8k32: A multiples of 1/4 in
+	 * [-1.75, 1.75], B of 1/2 in [-3.5, 3.5] (exact in tf32 and e4m3), every sum exact in f32 */
+	for (int variant = 0; variant < 2; variant++) {
+		bool tf = variant == 0;
+		int K = tf ? 8 : 32, per = tf ? 1 : 4;
+		int na = K / (2 * per), nb = K / (4 * per), nc = 4;
+		double A[16][32], B[32][8], C[16][8];
+		uint32_t in[32][10] = {{0}}, out[32][4]; /* na + nb + nc = 10 */
+		for (int m = 0; m < M; m++)
+			for (int k = 0; k < K; k++)
+				A[m][k] = (double)((int)(rnd_u64(&seed) % 15) - 7) / 4;
+		for (int k = 0; k < K; k++)
+			for (int n = 0; n < N; n++)
+				B[k][n] = (double)((int)(rnd_u64(&seed) % 15) - 7) / 2;
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < N; n++)
+				C[m][n] = (double)((int)(rnd_u64(&seed) % 64) - 32) / 8;
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			for (int j = 0; j < na; j++)
+				for (int e = 0; e < per; e++) {
+					double v = A[g + 8 * (j % 2)][per * q + e + 4 * per * (j / 2)];
+					in[l][j] |= tf ? (uint32_t)fbits((float)v) : e4m3_bits(v) << (8 * e);
+				}
+			for (int j = 0; j < nb; j++)
+				for (int e = 0; e < per; e++) {
+					double v = B[per * q + e + 4 * per * j][g];
+					in[l][na + j] |= tf ? (uint32_t)fbits((float)v) : e4m3_bits(v) << (8 * e);
+				}
+			for (int i = 0; i < nc; i++)
+				in[l][na + nb + i] = (uint32_t)fbits((float)C[g + 8 * (i / 2)][2 * q + i % 2]);
+		}
+		CHECK_INT(run_mma_warp(tf ? "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+					  : "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+				       na, nb, nc, 4, 4, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 4; i++) {
+				int g = l / 4, q = l % 4, m = g + 8 * (i / 2), n = 2 * q + i % 2;
+				double d = C[m][n];
+				for (int k = 0; k < K; k++)
+					d += A[m][k] * B[k][n];
+				bad += out[l][i] != fbits((float)d);
+			}
+		CHECK_INT(bad, 0);
+	}
+	/* f64 m8n8k4 */
+	{
+		double A[8][4], B[4][8], C[8][8];
+		uint64_t in[32][4], out[32][2];
+		for (int m = 0; m < 8; m++)
+			for (int k = 0; k < 4; k++)
+				A[m][k] = (double)((int)(rnd_u64(&seed) % 1000) - 500) / 16;
+		for (int k = 0; k < 4; k++)
+			for (int n = 0; n < 8; n++)
+				B[k][n] = (double)((int)(rnd_u64(&seed) % 1000) - 500) / 8;
+		for (int m = 0; m < 8; m++)
+			for (int n = 0; n < 8; n++)
+				C[m][n] = m - n;
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			in[l][0] = dbits(A[g][q]);
+			in[l][1] = dbits(B[q][g]);
+			in[l][2] = dbits(C[g][2 * q]);
+			in[l][3] = dbits(C[g][2 * q + 1]);
+		}
+		CHECK_INT(run_mma_warp("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64",
+				       1, 1, 2, 2, 8, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 2; i++) {
+				int g = l / 4, q = l % 4;
+				double d = C[g][2 * q + i];
+				for (int k = 0; k < 4; k++)
+					d += A[g][k] * B[k][2 * q + i];
+				bad += out[l][i] != dbits(d);
+			}
+		CHECK_INT(bad, 0);
+	}
+}
+
 TEST(emu_script_tile_mma)
 {
 	/* tests/gpu/kernels/tile_mma.py: D = C + A @ B.T, bf16 inputs with
