@@ -983,6 +983,93 @@ int_to_float(uint64_t v, bool is_signed, Ty dty, int rnd)
 	return to_float(neg ? -d : d, dty, rnd, false);
 }
 
+/* x rounded to e4m3 (bias 7, 3 mantissa bits, no infinities: the
+ * largest finite value 448, NaN S.1111.111) in mode rnd, |x| above 448
+ * saturating to 448 (.satfinite, the only form the ISA has). */
+static uint32_t
+to_e4m3_satfinite(double x, int rnd)
+{
+	uint32_t s = signbit(x) ? 0x80 : 0;
+	if (isnan(x))
+		return 0x7f;
+	double a = fabs(x);
+	if (a == 0)
+		return s;
+	int e;
+	frexp(a, &e);
+	e -= 1; /* a in [2^e, 2^(e+1)) */
+	if (e < -6)
+		e = -6; /* subnormals: quantum 2^-9 */
+	double q = ldexp(1, e - 3), n = a / q, fl = floor(n), rem = n - fl;
+	bool up = rnd == RND_RZ ? false
+		  : rnd == RND_RM ? s && rem > 0
+		  : rnd == RND_RP ? !s && rem > 0
+				  : rem > 0.5 || (rem == 0.5 && fmod(fl, 2) == 1);
+	double v = (fl + up) * q;
+	if (v >= 448)
+		return s | 0x7e;
+	if (v < ldexp(1, -6))
+		return s | (uint32_t)(v / ldexp(1, -9));
+	frexp(v, &e);
+	e -= 1;
+	return s | (uint32_t)(e + 7) << 3 | (uint32_t)(v / ldexp(1, e - 3) - 8);
+}
+
+/* .satfinite to f16, bf16 or e5m2: out of range becomes the largest
+ * finite value of the sign, NaN the type's NaN; e4m3 above. */
+static uint32_t
+to_small_satfinite(double x, Ty dty, int rnd)
+{
+	if (dty == TY_E4M3X2)
+		return to_e4m3_satfinite(x, rnd);
+	int eb = dty == TY_F16 ? 5 : dty == TY_BF16 ? 8 : 5;
+	int mb = dty == TY_F16 ? 10 : dty == TY_BF16 ? 7 : 2;
+	uint32_t v = emu_round_small(x, rnd, eb, mb);
+	uint32_t sign = 1u << (eb + mb), inf = ((1u << eb) - 1) << mb;
+	if ((v & (sign - 1)) == inf) /* infinity: the largest finite */
+		v = (v & sign) | (inf - 1);
+	return v;
+}
+
+/* cvt to a pair: .f16x2/.bf16x2/.e4m3x2/.e5m2x2 from two f32 (the first
+ * source in the upper half), .e4m3x2/.e5m2x2 from .f16x2, and .f16x2 from
+ * .e4m3x2/.e5m2x2 (exact); .relu and .satfinite as stated. */
+static uint64_t
+cvt_pair(Run *r, Cta *c, Thread *t, const Insn *in, Ty dty, Ty sty,
+	 uint64_t a, int rnd)
+{
+	bool fp8 = dty == TY_E4M3X2 || dty == TY_E5M2X2;
+	unsigned w = fp8 ? 8 : 16;
+	double hi, lo;
+	if (sty == TY_F32 && in->nop == 3) {
+		hi = as_f32(a);
+		lo = as_f32(opnd_get(r, c, t, &in->o[2]));
+	} else if (fp8 && sty == TY_F16X2 && in->nop == 2) {
+		hi = emu_small_to_double((uint32_t)(a >> 16) & 0xffff, 5, 10);
+		lo = emu_small_to_double((uint32_t)a & 0xffff, 5, 10);
+	} else if (dty == TY_F16X2 && in->nop == 2 &&
+		   (sty == TY_E4M3X2 || sty == TY_E5M2X2)) {
+		bool e4 = sty == TY_E4M3X2;
+		hi = e4 ? emu_e4m3_to_double((uint32_t)(a >> 8) & 0xff)
+			: emu_small_to_double((uint32_t)(a >> 8) & 0xff, 5, 2);
+		lo = e4 ? emu_e4m3_to_double((uint32_t)a & 0xff)
+			: emu_small_to_double((uint32_t)a & 0xff, 5, 2);
+	} else {
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+	}
+	if (in->fl & FL_RELU) {
+		hi = relu(hi);
+		lo = relu(lo);
+	}
+	if (fp8 || (in->fl & FL_SATFINITE)) {
+		Ty et = fp8 ? dty : elem_type(dty);
+		return to_small_satfinite(lo, et, rnd) |
+		       (uint64_t)to_small_satfinite(hi, et, rnd) << w;
+	}
+	Ty et = elem_type(dty);
+	return to_float(lo, et, rnd, false) | to_float(hi, et, rnd, false) << 16;
+}
+
 void
 exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -994,18 +1081,19 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 	bool ftz = in->fl & FL_FTZ;
 	uint64_t a = opnd_get(r, c, t, &in->o[1]);
 	if (dcls == TC_PAIR) {
-		/* cvt.rn{.relu}.f16x2.f32 d, a, b: a in the upper half */
-		if (sty != TY_F32 || in->nop != 3)
+		reg_set(t, &in->o[0], cvt_pair(r, c, t, in, dty, sty, a, rnd),
+			TY_B32);
+		return;
+	}
+	if (in->fl & FL_SATFINITE) {
+		/* cvt.{rn,rz}{.relu}.satfinite.bf16.f32 */
+		if (sty != TY_F32 || dty != TY_BF16)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
-		Ty et = elem_type(dty);
-		double hi = as_f32(a), lo = as_f32(opnd_get(r, c, t, &in->o[2]));
-		if (in->fl & FL_RELU) {
-			hi = relu(hi);
-			lo = relu(lo);
-		}
-		uint64_t v = to_float(lo, et, rnd, false) |
-			     to_float(hi, et, rnd, false) << 16;
-		reg_set(t, &in->o[0], v, TY_B32);
+		double x = as_f32(a);
+		reg_set(t, &in->o[0],
+			to_small_satfinite(in->fl & FL_RELU ? relu(x) : x, dty,
+					   rnd),
+			dty);
 		return;
 	}
 	unsigned sbits = 8u * emu_ty[sty].bytes;

@@ -67,6 +67,7 @@ enum {
 	FL_TO = 1u << 8, FL_RELU = 1u << 9, FL_FULL = 1u << 10,
 	FL_BOP_AND = 1u << 11, FL_BOP_OR = 1u << 12, FL_BOP_XOR = 1u << 13,
 	FL_ABS = 1u << 14, FL_XORSIGN = 1u << 15,
+	FL_SATFINITE = 1u << 16,
 };
 
 /* atom/red operations (mem.c) */

@@ -696,6 +696,7 @@ static const struct {
 	{"lo", FL_LO}, {"hi", FL_HI}, {"wide", FL_WIDE}, {"NaN", FL_NAN},
 	{"to", FL_TO}, {"relu", FL_RELU}, {"full", FL_FULL},
 	{"abs", FL_ABS}, {"xorsign", FL_XORSIGN},
+	{"satfinite", FL_SATFINITE},
 };
 
 /* Modifiers that change nothing the emulator models (cache and eviction

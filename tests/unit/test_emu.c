@@ -515,6 +515,42 @@ TEST(emu_h200_float_specials)
 		       RF64) & 0xffffffffull, 0);
 }
 
+/* fp8 and .satfinite conversions, from the formats: e4m3 has bias 7,
+ * 3 mantissa bits, no infinities (largest finite 448 = 0x7e, NaN 0x7f),
+ * subnormals in steps of 2^-9; e5m2 is IEEE-like (largest finite 57344 =
+ * 0x7b); .satfinite takes out-of-range values to the largest finite one.
+ * The first f32 source lands in the upper byte/half. */
+TEST(emu_fp8_satfinite)
+{
+	/* 1000 -> 448; -0.3 = -9.6 quanta of 2^-5 -> -10 quanta = -1.25 *
+	 * 2^-2: S.0101.010 = 0xaa */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(1000.0f), fbits(-0.3f), 0, R16), 0x7eaa);
+	/* 2^-9 is the least subnormal; 2^-10 a tie to 0; 3 * 2^-10 a tie
+	 * to 2 quanta */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(ldexpf(1, -9)), fbits(ldexpf(1, -10)), 0, R16),
+		  0x0100);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(3 * ldexpf(1, -10)), fbits(NAN), 0, R16), 0x027f);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e5m2x2.f32 %rs4, %f1, %f2;",
+		       fbits(INFINITY), fbits(-1.5f), 0, R16), 0x7bbe);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.relu.e5m2x2.f32 %rs4, %f1, %f2;",
+		       fbits(-2.0f), fbits(0.75f), 0, R16), 0x003a);
+	/* back to f16x2: 448 = 1.75 * 2^8 (0x5f00), -0.3125 = -1.25 * 2^-2
+	 * (0xb500) */
+	CHECK_HEX(run1(t, "cvt.rn.f16x2.e4m3x2 %r4, %rs1;", 0x7eaa, 0, 0, R32),
+		  0x5f00b500u);
+	/* f16x2 -> e4m3x2: 1.0 (0x3c00) -> 0x38, 2^-16 -> 0 */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f16x2 %rs4, %r1;",
+		       0x3c000001u, 0, 0, R16), 0x3800);
+	/* bf16 .satfinite: infinity -> 0x7f7f; with .relu -inf -> 0 */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.bf16.f32 %rs4, %f1;",
+		       fbits(INFINITY), 0, 0, R16), 0x7f7f);
+	CHECK_HEX(run1(t, "cvt.rn.relu.satfinite.bf16x2.f32 %r4, %f1, %f2;",
+		       fbits(-INFINITY), fbits(INFINITY), 0, R32), 0x00007f7fu);
+}
+
 /* ---- memory, sizes and statuses ---- */
 
 static const char *const kernel_head =
