@@ -671,7 +671,8 @@ def gen_tma(k, rng, forms):
     e, vty = DTYPES[dt]
     bits = 8 * e
     rank = rng.choice([1, 2, 2, 3])
-    sw = rng.choice([0, 0, 1, 2, 3]) if rank > 1 and not store else 0
+    # swizzled images: 2d boxes (the shared layout is a 2d ComposeLayout)
+    sw = rng.choice([0, 0, 1, 2, 3]) if rank == 2 and not store else 0
     if sw and store:
         sw = 0
     inner = (16 << sw) // e if sw else 16 * rng.randint(1, 4) // e
