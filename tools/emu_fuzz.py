@@ -1184,13 +1184,20 @@ def compare(k, da, db):
     return errs
 
 
-def run(cmd, log):
+def run(cmd, log, limit=120):
+    """Exit status and output of cmd; a run past `limit` seconds (a
+    kernel that never completes) is killed and reported as failed."""
     with open(log, "w") as f:
-        r = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
-                           timeout=300)
+        try:
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT,
+                                timeout=limit).returncode
+        except subprocess.TimeoutExpired:
+            rc = None
     with open(log) as f:
         text = f.read()
-    return r.returncode, text
+    if rc is None:
+        return 124, text + "\ntimed out after %d s" % limit
+    return rc, text
 
 
 def last_line(text):

@@ -80,8 +80,8 @@ fi
 # the randomised differential per instruction family (tools/emu_fuzz.py):
 # EMU_FUZZ_SEEDS kernels per family, GPU against emulator
 if command -v python3 >/dev/null 2>&1; then
-	python3 tools/emu_fuzz.py --build "$BUILD" --seeds "${EMU_FUZZ_SEEDS:-40}" \
-		--jobs "${EMU_FUZZ_JOBS:-8}" >"$out/emu_fuzz.out" 2>&1
+	python3 tools/emu_fuzz.py --build "$BUILD" --seeds "${EMU_FUZZ_SEEDS:-25}" \
+		--jobs "${EMU_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 8)}" >"$out/emu_fuzz.out" 2>&1
 	rc=$?
 	cat "$out/emu_fuzz.out"
 	if [ $rc -eq 77 ]; then
