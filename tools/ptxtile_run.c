@@ -472,19 +472,6 @@ bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 	return 0;
 }
 
-static int
-param_size(const RtParam *q)
-{
-	switch (q->kind) {
-	case RP_TENSOR: return 8;
-	case RP_TMA: case RP_TENSORMAP: return 128;
-	default: {
-		int s = dtype_size(q->dtype);
-		return s > 0 ? s : 4;
-	}
-	}
-}
-
 static void
 set_tensor_args(const Tensor *ts, size_t nt, ptrt_arg *args)
 {
@@ -503,15 +490,17 @@ emu_error(const char *what, int st, const char *msg)
 	return EXIT_INPUT;
 }
 
+/* The launch as the runtime plans it (ptrt_plan_launch: the same checks,
+ * parameters and tensor maps as a GPU launch), run in the emulator. */
 static int
-run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
-	     Arena *a, ptrt_arg *args, Tensor *ts, size_t nt)
+run_emulated(const RunOpts *o, const char *ptx, const char *meta,
+	     const RtKernelMeta *k, Arena *a, ptrt_arg *args, Tensor *ts,
+	     size_t nt)
 {
 	ptem *e = ptem_new();
 	if (!e)
 		return EXIT_USAGE;
 	int rc = EXIT_USAGE;
-	RtStatus st;
 	int lst = ptem_load(e, ptx, strlen(ptx));
 	if (lst) {
 		rc = emu_error("", lst, ptem_errmsg(e));
@@ -524,19 +513,21 @@ run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
 		memcpy(ptem_host(e, ts[i].addr, bytes), ts[i].host, bytes);
 	}
 	set_tensor_args(ts, nt, args);
-	LaunchPlan plan;
-	if (launch_plan(a, k, args, k->nargs, &plan, &st) != PT_OK) {
-		fprintf(stderr, "ptxtile run: %s\n", st.msg);
+	ptrt_plan plan = {.nparams = (uint32_t)k->nparams,
+			  .params = NEWN(a, ptrt_plan_param, k->nparams + 1)};
+	char msg[512];
+	if (ptrt_plan_launch(meta, strlen(meta), k->name, args, k->nargs, &plan,
+			     msg, sizeof(msg)) != PT_OK) {
+		fprintf(stderr, "ptxtile run: %s\n", msg);
 		goto out;
 	}
 	ptem_arg *pa = NEWN(a, ptem_arg, k->nparams + 1);
 	for (size_t i = 0; i < k->nparams; i++) {
-		const RtParam *q = &k->params[i];
-		pa[i].size = (size_t)param_size(q);
-		pa[i].data = plan.params[i];
-		if (q->kind == RP_TMA) {
+		pa[i].size = plan.params[i].size;
+		pa[i].data = plan.params[i].bytes;
+		if (plan.params[i].is_tma) {
 			uint8_t *map = NEWN(a, uint8_t, 128);
-			emu_tensormap_from_plan(&plan.tma[i], map);
+			emu_tensormap_from_ptrt_plan(&plan.params[i].tma, map);
 			pa[i].data = map;
 		}
 	}
@@ -639,7 +630,7 @@ run_kernel(const RunOpts *o, const char *ptx, const char *meta)
 	if ((rc = bind_args(k, o, &a, args, ts, &nt)))
 		goto out;
 	rc = o->gpu ? run_gpu(ptx, meta, k, args, ts, nt)
-		    : run_emulated(o, ptx, k, &a, args, ts, nt);
+		    : run_emulated(o, ptx, meta, k, &a, args, ts, nt);
 	if (!rc)
 		rc = dump_tensors(o, ts, nt);
 out:

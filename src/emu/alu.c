@@ -302,20 +302,9 @@ flush16(uint64_t v, int mb)
 static double
 odd_rounded(int op, double x, double y, double z)
 {
-	int old = fegetround();
 	feclearexcept(FE_INEXACT);
-	fesetround(FE_TOWARDZERO);
-	volatile double vx = x, vy = y, vz = z;
-	double r;
-	switch (op) {
-	case F_ADD: r = vx + vy; break;
-	case F_SUB: r = vx - vy; break;
-	case F_MUL: r = vx * vy; break;
-	default: r = fma(vx, vy, vz); break;
-	}
-	bool inexact = fetestexcept(FE_INEXACT);
-	fesetround(old);
-	if (inexact && isfinite(r))
+	double r = f64_apply(op, x, y, z, RND_RZ);
+	if (fetestexcept(FE_INEXACT) && isfinite(r))
 		r = as_f64(f64_bits(r) | 1);
 	return r;
 }
