@@ -293,8 +293,10 @@ def ldst_row(rng, forms, fam):
         if not got:
             continue
         q, var = got
+        # tile ld/st takes global, shared and shared::cta (not
+        # shared::cluster; local needs a local-memory tensor)
         if ".L2::cache_hint" in q or ".local" in row["ops"] or \
-           ".local" in q:
+           ".local" in q or "shared::cluster" in q:
             continue
         return row, q, var
     return None
