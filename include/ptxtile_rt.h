@@ -180,6 +180,37 @@ PT_API int ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 PT_API int ptrt_check_launch(const char *meta_json, size_t meta_len,
 			     const char *name, const ptrt_arg *args,
 			     size_t nargs, char *msg, size_t msg_size);
+/* A launch as ptrt_check_launch plans it, for running it elsewhere (the
+ * PTX emulator: the Python package's device="emulator"): the dimensions,
+ * the dynamic shared memory and, per PTX parameter, its bytes - tensor
+ * pointers as the args give them - or, for a tensor map the runtime
+ * encodes from a tensor argument, cuTensorMapEncodeTiled's arguments
+ * (is_tma, tma; bytes then zero). */
+typedef struct ptrt_plan_tma {
+	int format, rank;   /* CUtensorMapDataType, 1..5 */
+	uint64_t addr;
+	uint64_t dims[5];   /* elements, innermost first */
+	uint64_t strides[4]; /* bytes, dims 1..rank-1 */
+	uint32_t box[5], elem_strides[5];
+	int interleave, swizzle, oob_fill;
+} ptrt_plan_tma;
+typedef struct ptrt_plan_param {
+	uint32_t size;      /* bytes of the PTX parameter */
+	int is_tma;
+	uint8_t bytes[128];
+	ptrt_plan_tma tma;
+} ptrt_plan_param;
+typedef struct ptrt_plan {
+	uint32_t grid[3], block[3], cluster[3], smem;
+	uint32_t nparams;   /* in: capacity of params; out: count */
+	ptrt_plan_param *params;
+} ptrt_plan;
+/* ptrt_check_launch, then the plan into *out; PT_E_RT_BAD_CALL when
+ * out->params holds fewer than the kernel's PTX parameters. */
+PT_API int ptrt_plan_launch(const char *meta_json, size_t meta_len,
+			    const char *name, const ptrt_arg *args,
+			    size_t nargs, ptrt_plan *out, char *msg,
+			    size_t msg_size);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,

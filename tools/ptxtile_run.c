@@ -6,7 +6,7 @@
  *   ptxtile run --emulate FILE.py [--target T] [--kernel NAME]
  *               [--arg NAME=SPEC]... [--fill SPEC] [--size VAR=N]...
  *               [--dump NAME[=PATH]]... [--dump-all DIR]
- *               [--late] [--check-races] [--max-steps N]
+ *               [--late] [--check-races] [--max-steps N] [--lineinfo]
  *   ptxtile run --emulate FILE.ptx --meta FILE.json ...
  *   ptxtile run --gpu FILE ...
  *
@@ -38,7 +38,7 @@ typedef struct RunOpts {
 	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
 	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
 	int nargs, nsizes, ndumps;
-	bool emulate, gpu, late, races;
+	bool emulate, gpu, late, races, lineinfo;
 	uint64_t max_steps;
 } RunOpts;
 
@@ -46,7 +46,7 @@ static const char run_usage[] =
 	"usage: ptxtile run --emulate FILE.py [--target T] [--kernel NAME]\n"
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
-	"                   [--max-steps N]\n"
+	"                   [--max-steps N] [--lineinfo]\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -59,7 +59,9 @@ static const char run_usage[] =
 	"  --dump writes a tensor's bytes to PATH, or prints its values;\n"
 	"  --dump-all DIR writes every tensor to DIR/NAME.bin.  --late\n"
 	"  completes every asynchronous copy only when the kernel must\n"
-	"  observe it.  --check-races reports shared-memory races.\n";
+	"  observe it.  --check-races reports shared-memory races.\n"
+	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
+	"  name the script line too.\n";
 
 static int
 usage_err(const char *msg, const char *arg)
@@ -98,6 +100,8 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			o->late = true;
 		} else if (!strcmp(a, "--check-races")) {
 			o->races = true;
+		} else if (!strcmp(a, "--lineinfo")) {
+			o->lineinfo = true;
 		} else if ((v = cli_option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = cli_option_value(argc, argv, &i, "--kernel"))) {
@@ -141,8 +145,9 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 	if (ptx != (o->meta != NULL))
 		return usage_err(ptx ? "a .ptx input needs --meta"
 				     : "--meta goes with a .ptx input", NULL);
-	if (o->target && ptx)
-		return usage_err("--target is for script inputs", NULL);
+	if ((o->target || o->lineinfo) && ptx)
+		return usage_err("--target and --lineinfo are for script inputs",
+				 NULL);
 	return 0;
 }
 
@@ -467,19 +472,6 @@ bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 	return 0;
 }
 
-static int
-param_size(const RtParam *q)
-{
-	switch (q->kind) {
-	case RP_TENSOR: return 8;
-	case RP_TMA: case RP_TENSORMAP: return 128;
-	default: {
-		int s = dtype_size(q->dtype);
-		return s > 0 ? s : 4;
-	}
-	}
-}
-
 static void
 set_tensor_args(const Tensor *ts, size_t nt, ptrt_arg *args)
 {
@@ -498,15 +490,17 @@ emu_error(const char *what, int st, const char *msg)
 	return EXIT_INPUT;
 }
 
+/* The launch as the runtime plans it (ptrt_plan_launch: the same checks,
+ * parameters and tensor maps as a GPU launch), run in the emulator. */
 static int
-run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
-	     Arena *a, ptrt_arg *args, Tensor *ts, size_t nt)
+run_emulated(const RunOpts *o, const char *ptx, const char *meta,
+	     const RtKernelMeta *k, Arena *a, ptrt_arg *args, Tensor *ts,
+	     size_t nt)
 {
 	ptem *e = ptem_new();
 	if (!e)
 		return EXIT_USAGE;
 	int rc = EXIT_USAGE;
-	RtStatus st;
 	int lst = ptem_load(e, ptx, strlen(ptx));
 	if (lst) {
 		rc = emu_error("", lst, ptem_errmsg(e));
@@ -519,19 +513,21 @@ run_emulated(const RunOpts *o, const char *ptx, const RtKernelMeta *k,
 		memcpy(ptem_host(e, ts[i].addr, bytes), ts[i].host, bytes);
 	}
 	set_tensor_args(ts, nt, args);
-	LaunchPlan plan;
-	if (launch_plan(a, k, args, k->nargs, &plan, &st) != PT_OK) {
-		fprintf(stderr, "ptxtile run: %s\n", st.msg);
+	ptrt_plan plan = {.nparams = (uint32_t)k->nparams,
+			  .params = NEWN(a, ptrt_plan_param, k->nparams + 1)};
+	char msg[512];
+	if (ptrt_plan_launch(meta, strlen(meta), k->name, args, k->nargs, &plan,
+			     msg, sizeof(msg)) != PT_OK) {
+		fprintf(stderr, "ptxtile run: %s\n", msg);
 		goto out;
 	}
 	ptem_arg *pa = NEWN(a, ptem_arg, k->nparams + 1);
 	for (size_t i = 0; i < k->nparams; i++) {
-		const RtParam *q = &k->params[i];
-		pa[i].size = (size_t)param_size(q);
-		pa[i].data = plan.params[i];
-		if (q->kind == RP_TMA) {
+		pa[i].size = plan.params[i].size;
+		pa[i].data = plan.params[i].bytes;
+		if (plan.params[i].is_tma) {
 			uint8_t *map = NEWN(a, uint8_t, 128);
-			emu_tensormap_from_plan(&plan.tma[i], map);
+			emu_tensormap_from_ptrt_plan(&plan.params[i].tma, map);
 			pa[i].data = map;
 		}
 	}
@@ -634,7 +630,7 @@ run_kernel(const RunOpts *o, const char *ptx, const char *meta)
 	if ((rc = bind_args(k, o, &a, args, ts, &nt)))
 		goto out;
 	rc = o->gpu ? run_gpu(ptx, meta, k, args, ts, nt)
-		    : run_emulated(o, ptx, k, &a, args, ts, nt);
+		    : run_emulated(o, ptx, meta, k, &a, args, ts, nt);
 	if (!rc)
 		rc = dump_tensors(o, ts, nt);
 out:
@@ -670,6 +666,8 @@ ptxtile_run_main(int argc, char **argv)
 	pt_module *m = NULL;
 	const char *ptx, *meta;
 	int st = ctx ? pt_load(ctx, o.input, text, len, &m) : PT_E_NOMEM;
+	if (ctx)
+		pt_set_lineinfo(ctx, o.lineinfo);
 	if (!st)
 		st = pt_compile(ctx, m, o.target, &ptx, &meta);
 	if (st) {

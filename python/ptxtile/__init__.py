@@ -6,6 +6,7 @@ torch tensors.
     x = torch.randn(1000, device="cuda")               # or a @T.function
     y = torch.randn(1000, device="cuda")
     k(x, y, 2.0)                                       # torch's stream
+    k(xs, ys, 2.0, device="emulator")  # numpy arrays, no GPU (PTX emulator)
 
 A pure-Python package over libptxtile (the compiler) and libptxtile_rt
 (the runtime) through ctypes; it imports only the standard library, and
@@ -14,11 +15,12 @@ torch only when the caller passes torch tensors.
 from ._version import __version__
 from ._errors import CompileError, Diagnostic, LaunchError
 from ._compile import Kernel, compile, find_ptxas
+from ._emulate import EmulatorError
 from ._target import default_target, target_for_capability
 from ._cache import cache_dir, clear as clear_cache
 from . import axis, layout, tirx
 
 __all__ = ["compile", "Kernel", "CompileError", "LaunchError", "Diagnostic",
            "default_target", "target_for_capability", "cache_dir",
-           "clear_cache", "find_ptxas", "tirx", "axis", "layout",
+           "clear_cache", "find_ptxas", "EmulatorError", "tirx", "axis", "layout",
            "__version__"]

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import threading
 
-from . import _args, _cache, _lib, _runtime, _source, _target
+from . import _args, _cache, _emulate, _lib, _runtime, _source, _target
 from ._errors import CompileError, Diagnostic, LaunchError
 from .tirx import Function
 
@@ -333,11 +333,28 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
-    def __call__(self, *args, stream=None):
+    def __call__(self, *args, stream=None, device=None, **emulator):
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that
-        device's primary context (torch's)."""
+        device's primary context (torch's).
+        device="emulator" runs it in the PTX emulator instead, on numpy
+        arrays (updated in place), with no GPU; options late=True (late
+        completion of asynchronous copies), check_races=True, max_steps=N
+        (docs/emulator.md); returns the instructions executed."""
+        if device == "emulator":
+            self._need_entry()
+            bad = sorted(set(emulator) - {"late", "check_races",
+                                          "max_steps"})
+            if bad or stream is not None:
+                raise TypeError("device=\"emulator\" takes late=, "
+                                "check_races=, max_steps=; not %s"
+                                % ", ".join(bad or ["stream="]))
+            return _emulate.launch(self, args, **emulator)
+        if device is not None or emulator:
+            raise TypeError("device= is \"emulator\" or left out (a GPU "
+                            "launch goes to the tensors' device); late=, "
+                            "check_races=, max_steps= are emulator options")
         s = _stream_handle(stream)
         if self._buf is None:
             self._buf = self._new_buffer()

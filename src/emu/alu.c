@@ -246,6 +246,102 @@ rounded_op(int op)
 	return op <= F_DIV || op == F_RCP || op == F_SQRT;
 }
 
+enum { F64_QUIET_BIT = 51 };
+#define F64_QUIET (1ull << F64_QUIET_BIT)
+#define F64_CANON_NAN 0x7fffffffffffffffull
+
+static bool
+f64_is_nan(uint64_t v)
+{
+	return (v & ~(1ull << 63)) > 0x7ff0000000000000ull;
+}
+
+/* Which NaN operand an f64 operation returns (quieted), as measured on
+ * the H200 by tools/emu_fuzz.py: fma b, then c, then a; add b, then a
+ * (sub and mul taken to be alike); div a, then b; min/max without .NaN
+ * return the other operand (f_apply) unless both are NaN, then b. */
+static bool
+f64_nan_operand(int op, uint64_t a, uint64_t b, uint64_t c, bool nanp,
+		uint64_t *out)
+{
+	uint64_t order[3] = {b, a, c};
+	int n = 2;
+	if (op == F_FMA) {
+		order[1] = c;
+		order[2] = a;
+		n = 3;
+	} else if (op == F_DIV) {
+		order[0] = a;
+		order[1] = b;
+	} else if (op == F_MIN || op == F_MAX) {
+		if (!nanp && !(f64_is_nan(a) && f64_is_nan(b)))
+			return false;
+	} else if (!rounded_op(op) || op == F_RCP || op == F_SQRT) {
+		order[0] = a;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (f64_is_nan(order[i])) {
+			*out = order[i] | F64_QUIET;
+			return true;
+		}
+	return false;
+}
+
+/* A 16-bit float's bits with a subnormal flushed to a signed zero. */
+static uint64_t
+flush16(uint64_t v, int mb)
+{
+	return (v & 0x7fff) < (1u << mb) ? v & 0x8000 : v;
+}
+
+/* add/sub/mul/fma of 16-bit values in double, rounded to odd: toward
+ * zero, with the last bit set when inexact.  Rounding that to an 8- or
+ * 11-bit mantissa is the same as rounding the exact result once (a bf16
+ * sum can span more than double's 53 bits). */
+static double
+odd_rounded(int op, double x, double y, double z)
+{
+	feclearexcept(FE_INEXACT);
+	double r = f64_apply(op, x, y, z, RND_RZ);
+	if (fetestexcept(FE_INEXACT) && isfinite(r))
+		r = as_f64(f64_bits(r) | 1);
+	return r;
+}
+
+/* .sat: the result clamped to [0, 1], NaN and -0 to +0; .relu:
+ * negatives and -0 to +0, NaN kept (then canonical). */
+static double
+clamp_result(uint32_t fl, double r)
+{
+	if (fl & FL_SAT)
+		return isnan(r) || signbit(r) ? 0.0 : r > 1 ? 1.0 : r;
+	if (fl & FL_RELU)
+		return isnan(r) || !signbit(r) ? r : 0.0;
+	return r;
+}
+
+/* min/max .xorsign.abs: the min/max of |x| and |y| with the XOR of
+ * their signs (a NaN result stays the canonical NaN).  Replaces x, y by
+ * their magnitudes; returns -1 when the modifier is absent, else the
+ * sign to give the result. */
+static int
+xorsign_inputs(const Insn *in, int op, double *x, double *y)
+{
+	if (!(in->fl & FL_XORSIGN) || (op != F_MIN && op != F_MAX))
+		return -1;
+	int s = signbit(*x) != signbit(*y);
+	*x = fabs(*x);
+	*y = fabs(*y);
+	return s;
+}
+
+static double
+xorsign_result(int s, double r)
+{
+	return s < 0 || isnan(r) ? r : s ? -fabs(r) : fabs(r);
+}
+
 /* One element of a float operation in type ety. */
 static uint64_t
 float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
@@ -254,33 +350,70 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	bool ftz = in->fl & FL_FTZ;
 	if (ety == TY_F32) {
 		float x = as_f32(a), y = as_f32(b), z = as_f32(c);
-		if (op == F_ABS || op == F_NEG) /* sign bit only */
-			return ftz && fpclassify(x) == FP_SUBNORMAL
-				       ? f32_bits(op == F_NEG ? -0.0f : 0.0f)
-				       : (op == F_ABS ? a & 0x7fffffffu
-						      : (a ^ 0x80000000u) & 0xffffffffu);
+		if (op == F_ABS || op == F_NEG) {
+			/* sign bit only; but a NaN becomes the canonical NaN
+			 * and .ftz flushes first, keeping the sign (measured
+			 * on the H200 by tools/emu_fuzz.py) */
+			if (isnan(x))
+				return 0x7fffffffu;
+			if (ftz && fpclassify(x) == FP_SUBNORMAL)
+				a &= 0x80000000u;
+			return op == F_ABS ? a & 0x7fffffffu
+					   : (a ^ 0x80000000u) & 0xffffffffu;
+		}
 		if (ftz) {
 			x = ftz32(x);
 			y = ftz32(y);
 			z = ftz32(z);
 		}
+		double dx = x, dy = y;
+		int xs = xorsign_inputs(in, op, &dx, &dy);
+		x = (float)dx;
+		y = (float)dy;
 		float r;
-		if (rounded_op(op))
+		if (op == F_DIV && (in->fl & FL_APPROX))
+			/* the ISA's a * (1/b): a reciprocal below 2^-126 is
+			 * flushed, so |b| >= 2^126 gives 0 (or inf * 0 NaN) */
+			r = fabsf(y) >= 0x1p126f && isfinite(y)
+				    ? x * 0.0f
+				    : (float)((double)x * (1.0 / (double)y));
+		else if (rounded_op(op))
 			r = f32_apply(op, x, y, z, in->rnd);
 		else
 			r = (float)f_apply(op, x, y, z, nanp, &mm);
 		if (ftz)
 			r = ftz32(r);
+		r = (float)clamp_result(in->fl, xorsign_result(xs, r));
 		if (isnan(r))
 			return 0x7fffffffu;
 		return f32_bits(r);
 	}
 	if (ety == TY_F64) {
 		double x = as_f64(a), y = as_f64(b), z = as_f64(c), r;
+		uint64_t nan;
+		if ((op == F_ABS || op == F_NEG) && isnan(x))
+			return a | F64_QUIET; /* sign kept (H200) */
 		if (op == F_ABS)
 			return a & ~(1ull << 63);
 		if (op == F_NEG)
 			return a ^ (1ull << 63);
+		if (!(op == F_RCP && (in->fl & FL_APPROX)) &&
+		    f64_nan_operand(op, a, b, c, nanp, &nan))
+			return nan;
+		if (op == F_RCP && (in->fl & FL_APPROX)) {
+			/* rcp.approx.ftz.f64 reads only the upper 32 bits of
+			 * its input and writes only the upper 32 bits of its
+			 * result (so 0x7ff0000000000001 is infinity, 1/x 0),
+			 * subnormals flushed (H200) */
+			x = as_f64(a & ~0xffffffffull);
+			if (fpclassify(x) == FP_SUBNORMAL)
+				x = copysign(0, x);
+			r = 1.0 / x;
+			if (fpclassify(r) == FP_SUBNORMAL)
+				r = copysign(0, r);
+			return isnan(r) ? 0x7fffffff00000000ull
+					: f64_bits(r) & ~0xffffffffull;
+		}
 		r = rounded_op(op) ? f64_apply(op, x, y, z, in->rnd)
 				   : f_apply(op, x, y, z, nanp, &mm);
 		return f64_bits(r);
@@ -288,6 +421,14 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	/* f16 / bf16: exact in double for one add/sub/mul, then one rounding */
 	int eb = ety == TY_BF16 ? 8 : 5, mb = ety == TY_BF16 ? 7 : 10;
 	uint32_t sign = 1u << 15;
+	if (ftz) { /* .ftz flushes subnormal inputs too, keeping the sign */
+		a = flush16(a, mb);
+		b = flush16(b, mb);
+		c = flush16(c, mb);
+	}
+	bool is_nan = ((uint32_t)a & 0x7fff) > ((1u << eb) - 1) << mb;
+	if ((op == F_ABS || op == F_NEG) && is_nan)
+		return 0x7fff;
 	if (op == F_ABS)
 		return a & (sign - 1);
 	if (op == F_NEG)
@@ -295,7 +436,11 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 	double x = emu_small_to_double((uint32_t)a & 0xffff, eb, mb);
 	double y = emu_small_to_double((uint32_t)b & 0xffff, eb, mb);
 	double z = emu_small_to_double((uint32_t)c & 0xffff, eb, mb);
-	double r = f_apply(op, x, y, z, nanp, &mm);
+	int xs = xorsign_inputs(in, op, &x, &y);
+	double r = op == F_ADD || op == F_SUB || op == F_MUL || op == F_FMA
+			   ? odd_rounded(op, x, y, z)
+			   : f_apply(op, x, y, z, nanp, &mm);
+	r = clamp_result(in->fl, xorsign_result(xs, r));
 	uint32_t out = emu_round_small(r, in->rnd ? in->rnd : RND_RN, eb, mb);
 	if (ftz && (out & 0x7fff) < (1u << mb))
 		out &= sign;
@@ -660,8 +805,10 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 	if (is_float && in->op != OP_AND && in->op != OP_OR &&
 	    in->op != OP_XOR) {
 		int fop = float_opcode(in->op);
-		if (fop < 0 || (in->fl & FL_XORSIGN) || (in->fl & FL_RELU) ||
-		    (in->fl & FL_SAT))
+		/* .sat/.relu/.xorsign are modelled for f32 and 16-bit types */
+		if (fop < 0 || (elem_type(ty) == TY_F64 &&
+				(in->fl & (FL_XORSIGN | FL_RELU | FL_SAT))) ||
+		    ((in->fl & FL_XORSIGN) && fop != F_MIN && fop != F_MAX))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "not modelled");
 		reg_set(t, &in->o[0], float_op(in, fop, ty, a, b, cc), ty);
@@ -672,12 +819,86 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 	reg_set(t, &in->o[0], v, dty);
 }
 
+/* The new value of an atomic operation on old with operands b, c (the
+ * PTX ISA's atom table); threads run one at a time here, so every
+ * atomic is indivisible. */
+uint64_t
+emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
+{
+	unsigned bits = 8u * emu_ty[ty].bytes;
+	bool s = emu_ty[ty].cls == TC_S;
+	old = zx(old, bits);
+	b = zx(b, bits);
+	switch (aop) {
+	case AOP_AND: return old & b;
+	case AOP_OR: return old | b;
+	case AOP_XOR: return old ^ b;
+	case AOP_EXCH: return b;
+	case AOP_CAS: return old == b ? c : old;
+	case AOP_INC: return old >= b ? 0 : old + 1;
+	case AOP_DEC: return old == 0 || old > b ? b : old - 1;
+	case AOP_MIN:
+	case AOP_MAX: {
+		bool less = s ? (int64_t)sx(old, bits) < (int64_t)sx(b, bits)
+			      : old < b;
+		return (aop == AOP_MIN) == less ? old : b;
+	}
+	default: /* AOP_ADD */
+		if (ty == TY_F32) {
+			/* atom.add.f32: round to nearest even, subnormal
+			 * inputs and results flushed to a signed zero */
+			float x = ftz32(as_f32(old)),
+			      y = ftz32(as_f32(b));
+			float v = ftz32(x + y);
+			return isnan(v) ? 0x7fffffffu : f32_bits(v);
+		}
+		if (ty == TY_F64) {
+			double v = as_f64(old) + as_f64(b);
+			return isnan(v) ? F64_CANON_NAN : f64_bits(v);
+		}
+		return old + b;
+	}
+}
+
 /* ---- cvt ---- */
+
+/* NaN to an integer (the ISA leaves it open; H200, tools/emu_fuzz.py):
+ * from f64, or to a 64-bit type, the top bit of the destination's width
+ * (0x80, 0x8000, 0x80000000, 2^63; also with .sat); from f32 or f16 to a
+ * narrower type 0. */
+static uint64_t
+nan_to_int(Ty sty, Ty dty)
+{
+	unsigned bits = 8u * emu_ty[dty].bytes;
+	return sty == TY_F64 || bits == 64 ? 1ull << (bits - 1) : 0;
+}
+
+/* .relu: negative values and -0 become +0 (H200: -0 too); NaN stays */
+static double
+relu(double x)
+{
+	return isnan(x) || !signbit(x) ? x : 0.0;
+}
+
+/* A NaN converted from f64 to f32 keeps its sign and the top of its
+ * payload, quieted; from f32 to f64 it is 0x7fffffffe0000000 (H200);
+ * other targets get to_float's canonical NaN. */
+static uint64_t
+nan_convert(uint64_t a, Ty sty, Ty dty, uint64_t canonical)
+{
+	if (sty == TY_F32 && dty == TY_F64) /* the f32 canonical NaN, widened */
+		return 0x7fffffffe0000000ull;
+	if (sty == TY_F64 && dty == TY_F32)
+		return (a >> 63) << 31 | 0x7fc00000u | (a >> 29 & 0x7fffff);
+	if (dty == TY_F64)
+		return 0x7fffffffffffffffull;
+	return canonical;
+}
 
 static uint64_t
 float_to_int(double v, Ty dty, int rnd)
 {
-	if (isnan(v))
+	if (isnan(v)) /* see nan_to_int */
 		return 0;
 	switch (rnd) {
 	case RND_RZ: v = trunc(v); break;
@@ -751,6 +972,93 @@ int_to_float(uint64_t v, bool is_signed, Ty dty, int rnd)
 	return to_float(neg ? -d : d, dty, rnd, false);
 }
 
+/* x rounded to e4m3 (bias 7, 3 mantissa bits, no infinities: the
+ * largest finite value 448, NaN S.1111.111) in mode rnd, |x| above 448
+ * saturating to 448 (.satfinite, the only form the ISA has). */
+static uint32_t
+to_e4m3_satfinite(double x, int rnd)
+{
+	uint32_t s = signbit(x) ? 0x80 : 0;
+	if (isnan(x))
+		return 0x7f;
+	double a = fabs(x);
+	if (a == 0)
+		return s;
+	int e;
+	frexp(a, &e);
+	e -= 1; /* a in [2^e, 2^(e+1)) */
+	if (e < -6)
+		e = -6; /* subnormals: quantum 2^-9 */
+	double q = ldexp(1, e - 3), n = a / q, fl = floor(n), rem = n - fl;
+	bool up = rnd == RND_RZ ? false
+		  : rnd == RND_RM ? s && rem > 0
+		  : rnd == RND_RP ? !s && rem > 0
+				  : rem > 0.5 || (rem == 0.5 && fmod(fl, 2) == 1);
+	double v = (fl + up) * q;
+	if (v >= 448)
+		return s | 0x7e;
+	if (v < ldexp(1, -6))
+		return s | (uint32_t)(v / ldexp(1, -9));
+	frexp(v, &e);
+	e -= 1;
+	return s | (uint32_t)(e + 7) << 3 | (uint32_t)(v / ldexp(1, e - 3) - 8);
+}
+
+/* .satfinite to f16, bf16 or e5m2: out of range becomes the largest
+ * finite value of the sign, NaN the type's NaN; e4m3 above. */
+static uint32_t
+to_small_satfinite(double x, Ty dty, int rnd)
+{
+	if (dty == TY_E4M3X2)
+		return to_e4m3_satfinite(x, rnd);
+	int eb = dty == TY_F16 ? 5 : dty == TY_BF16 ? 8 : 5;
+	int mb = dty == TY_F16 ? 10 : dty == TY_BF16 ? 7 : 2;
+	uint32_t v = emu_round_small(x, rnd, eb, mb);
+	uint32_t sign = 1u << (eb + mb), inf = ((1u << eb) - 1) << mb;
+	if ((v & (sign - 1)) == inf) /* infinity: the largest finite */
+		v = (v & sign) | (inf - 1);
+	return v;
+}
+
+/* cvt to a pair: .f16x2/.bf16x2/.e4m3x2/.e5m2x2 from two f32 (the first
+ * source in the upper half), .e4m3x2/.e5m2x2 from .f16x2, and .f16x2 from
+ * .e4m3x2/.e5m2x2 (exact); .relu and .satfinite as stated. */
+static uint64_t
+cvt_pair(Run *r, Cta *c, Thread *t, const Insn *in, Ty dty, Ty sty,
+	 uint64_t a, int rnd)
+{
+	bool fp8 = dty == TY_E4M3X2 || dty == TY_E5M2X2;
+	unsigned w = fp8 ? 8 : 16;
+	double hi, lo;
+	if (sty == TY_F32 && in->nop == 3) {
+		hi = as_f32(a);
+		lo = as_f32(opnd_get(r, c, t, &in->o[2]));
+	} else if (fp8 && sty == TY_F16X2 && in->nop == 2) {
+		hi = emu_small_to_double((uint32_t)(a >> 16) & 0xffff, 5, 10);
+		lo = emu_small_to_double((uint32_t)a & 0xffff, 5, 10);
+	} else if (dty == TY_F16X2 && in->nop == 2 &&
+		   (sty == TY_E4M3X2 || sty == TY_E5M2X2)) {
+		bool e4 = sty == TY_E4M3X2;
+		hi = e4 ? emu_e4m3_to_double((uint32_t)(a >> 8) & 0xff)
+			: emu_small_to_double((uint32_t)(a >> 8) & 0xff, 5, 2);
+		lo = e4 ? emu_e4m3_to_double((uint32_t)a & 0xff)
+			: emu_small_to_double((uint32_t)a & 0xff, 5, 2);
+	} else {
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+	}
+	if (in->fl & FL_RELU) {
+		hi = relu(hi);
+		lo = relu(lo);
+	}
+	if (fp8 || (in->fl & FL_SATFINITE)) {
+		Ty et = fp8 ? dty : elem_type(dty);
+		return to_small_satfinite(lo, et, rnd) |
+		       (uint64_t)to_small_satfinite(hi, et, rnd) << w;
+	}
+	Ty et = elem_type(dty);
+	return to_float(lo, et, rnd, false) | to_float(hi, et, rnd, false) << 16;
+}
+
 void
 exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -762,18 +1070,19 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 	bool ftz = in->fl & FL_FTZ;
 	uint64_t a = opnd_get(r, c, t, &in->o[1]);
 	if (dcls == TC_PAIR) {
-		/* cvt.rn{.relu}.f16x2.f32 d, a, b: a in the upper half */
-		if (sty != TY_F32 || in->nop != 3)
+		reg_set(t, &in->o[0], cvt_pair(r, c, t, in, dty, sty, a, rnd),
+			TY_B32);
+		return;
+	}
+	if (in->fl & FL_SATFINITE) {
+		/* cvt.{rn,rz}{.relu}.satfinite.bf16.f32 */
+		if (sty != TY_F32 || dty != TY_BF16)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
-		Ty et = elem_type(dty);
-		double hi = as_f32(a), lo = as_f32(opnd_get(r, c, t, &in->o[2]));
-		if (in->fl & FL_RELU) {
-			hi = isnan(hi) ? hi : hi < 0 ? 0 : hi;
-			lo = isnan(lo) ? lo : lo < 0 ? 0 : lo;
-		}
-		uint64_t v = to_float(lo, et, rnd, false) |
-			     to_float(hi, et, rnd, false) << 16;
-		reg_set(t, &in->o[0], v, TY_B32);
+		double x = as_f32(a);
+		reg_set(t, &in->o[0],
+			to_small_satfinite(in->fl & FL_RELU ? relu(x) : x, dty,
+					   rnd),
+			dty);
 		return;
 	}
 	unsigned sbits = 8u * emu_ty[sty].bytes;
@@ -800,20 +1109,26 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 			else if (dcls != TC_S && db < 64 && scls == TC_S &&
 				 (uint64_t)x >= (1ull << db))
 				v = (1ull << db) - 1;
+			else if (dcls == TC_S && db == 64 && scls != TC_S &&
+				 ux > (uint64_t)INT64_MAX)
+				v = (uint64_t)INT64_MAX;
 		}
 	} else if (scls != TC_F) {
-		v = int_to_float(scls == TC_S ? sx(a, sbits) : zx(a, sbits),
-				 scls == TC_S, dty, rnd);
+		uint64_t iv = scls == TC_S ? sx(a, sbits) : zx(a, sbits);
+		if (in->fl & FL_SAT) /* [0, 1]: an integer is then 0 or 1 */
+			iv = scls == TC_S && (int64_t)iv < 0 ? 0 : iv != 0;
+		v = int_to_float(iv, scls == TC_S, dty, rnd);
 	} else {
 		double x = float_value(a, sty);
-		if (ftz && sty == TY_F32 && fpclassify(x) == FP_SUBNORMAL)
+		if (ftz && sty == TY_F32 && fpclassify((float)x) == FP_SUBNORMAL)
 			x = copysign(0, x);
 		if (dcls != TC_F) {
 			if (!(in->fl & FL_RINT))
 				emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 					 "float to integer needs .rni/.rzi/"
 					 ".rmi/.rpi");
-			v = float_to_int(x, dty, in->rnd);
+			v = isnan(x) ? nan_to_int(sty, dty)
+				     : float_to_int(x, dty, in->rnd);
 		} else {
 			if (in->fl & FL_RINT) {
 				/* round to an integral value in the same
@@ -826,10 +1141,14 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 				rnd = RND_RN;
 			}
 			if (in->fl & FL_SAT)
-				x = isnan(x) ? 0 : x < 0 ? 0 : x > 1 ? 1 : x;
+				x = isnan(x) ? 0 : signbit(x) ? 0 : x > 1 ? 1 : x;
+			if (in->fl & FL_RELU)
+				x = relu(x);
 			v = to_float(x, dty, rnd, ftz);
-			if (isnan(x) && dty == TY_F64)
-				v = 0x7fffffffffffffffull;
+			if (isnan(x))
+				v = nan_convert(a, sty, dty, v);
+			if (sty == TY_BF16 && dty == TY_F32)
+				v = (a & 0xffff) << 16; /* exact, NaNs too */
 		}
 	}
 	reg_set(t, &in->o[0], v, dty);

@@ -67,7 +67,14 @@ enum {
 	FL_TO = 1u << 8, FL_RELU = 1u << 9, FL_FULL = 1u << 10,
 	FL_BOP_AND = 1u << 11, FL_BOP_OR = 1u << 12, FL_BOP_XOR = 1u << 13,
 	FL_ABS = 1u << 14, FL_XORSIGN = 1u << 15,
+	FL_SATFINITE = 1u << 16,
 };
+
+/* atom/red operations (mem.c) */
+typedef enum AtomOp {
+	AOP_NONE, AOP_AND, AOP_OR, AOP_XOR, AOP_EXCH, AOP_CAS, AOP_ADD,
+	AOP_INC, AOP_DEC, AOP_MIN, AOP_MAX
+} AtomOp;
 
 /* ---- operands ---- */
 typedef enum OpndKind {
@@ -100,6 +107,9 @@ typedef struct Insn {
 	const char *name;   /* the mnemonic as written */
 	Opnd o[MAX_OPND];
 	void *aux;          /* family-specific decoded form */
+	uint8_t aop;        /* atom/red: the operation (AtomOp) */
+	uint32_t sfile;     /* .loc in effect: .file number (0: none) */
+	int sline;          /*   and the script line */
 } Insn;
 
 typedef struct Param {
@@ -126,6 +136,8 @@ typedef struct Kernel {
 
 typedef struct Module {
 	Kernel *kernels;
+	const char **files; /* .file names by number (line info) */
+	uint32_t nfiles;
 } Module;
 
 /* ---- run state ---- */
@@ -244,10 +256,15 @@ uint64_t opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o);
 void reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty);
 Cta *cta_of_rank(Run *r, const Thread *t, const Insn *in, uint32_t rank);
 Cta *cta_of_thread(Run *r, const Thread *t);
+/* "PTX line N (mnemonic)", with " at FILE:LINE" when the PTX has line
+ * info, of the instruction on PTX line `line` of the running kernel. */
+const char *emu_where(const Run *r, int line, char *buf, size_t cap);
 const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */
 void exec_alu(Run *r, Cta *c, Thread *t, const Insn *in);
+uint64_t emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b,
+			uint64_t c);
 void exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in);
 uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
 double emu_small_to_double(uint32_t bits, int ebits, int mbits);

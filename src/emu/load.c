@@ -77,14 +77,22 @@ typedef struct Reader {
 	const char *dyn_name;
 	uint32_t dyn_align;
 	bool dyn_used;
+	/* line info: the .file table and the .loc in effect */
+	Module *m;
+	uint32_t loc_file;
+	int loc_line;
 } Reader;
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void
 fail(Reader *rd, int code, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(rd->e->err, sizeof(rd->e->err), "PTX line %d: ",
-			 rd->line);
+	int n = rd->loc_file
+			? snprintf(rd->e->err, sizeof(rd->e->err),
+				   "PTX line %d at %s:%d: ", rd->line,
+				   rd->m->files[rd->loc_file], rd->loc_line)
+			: snprintf(rd->e->err, sizeof(rd->e->err),
+				   "PTX line %d: ", rd->line);
 	va_start(ap, fmt);
 	if (n > 0 && (size_t)n < sizeof(rd->e->err))
 		vsnprintf(rd->e->err + n, sizeof(rd->e->err) - (size_t)n, fmt,
@@ -183,6 +191,81 @@ number(Reader *rd)
 	if (rd->p < rd->end && (*rd->p == 'U' || *rd->p == 'u'))
 		rd->p++;
 	return v;
+}
+
+/* ---- line info (ptxtile compile --lineinfo) ---- */
+
+enum { MAX_FILES = 4096, MAX_FILE_NAME = 1024 };
+
+/* A decimal number on the current line, in [lo, hi]. */
+static long
+line_number(Reader *rd, long lo, long hi, const char *what)
+{
+	while (rd->p < rd->end && (*rd->p == ' ' || *rd->p == '\t'))
+		rd->p++;
+	long v = 0;
+	const char *s = rd->p;
+	while (rd->p < rd->end && isdigit((unsigned char)*rd->p) &&
+	       rd->p - s < 10)
+		v = v * 10 + (*rd->p++ - '0');
+	if (rd->p == s || v < lo || v > hi ||
+	    (rd->p < rd->end && isdigit((unsigned char)*rd->p)))
+		fail(rd, PT_E_EMU_PARSE, "bad %s", what);
+	return v;
+}
+
+static void
+skip_line(Reader *rd)
+{
+	while (rd->p < rd->end && *rd->p != '\n')
+		rd->p++;
+}
+
+/* .file N "name" [, timestamp, size]: entry N of the file table. */
+static void
+read_file_directive(Reader *rd)
+{
+	uint32_t n = (uint32_t)line_number(rd, 1, MAX_FILES - 1,
+					   ".file number");
+	while (rd->p < rd->end && (*rd->p == ' ' || *rd->p == '\t'))
+		rd->p++;
+	if (rd->p >= rd->end || *rd->p != '"')
+		fail(rd, PT_E_EMU_PARSE, ".file needs a quoted name");
+	const char *s = ++rd->p;
+	while (rd->p < rd->end && *rd->p != '"' && *rd->p != '\n' &&
+	       rd->p - s < MAX_FILE_NAME)
+		rd->p++;
+	if (rd->p >= rd->end || *rd->p != '"')
+		fail(rd, PT_E_EMU_PARSE, ".file name unterminated or too long");
+	const char *name = arena_strndup(rd->a, s, (size_t)(rd->p - s));
+	rd->p++;
+	skip_line(rd);
+	Module *m = rd->m;
+	if (n >= m->nfiles) {
+		const char **f = NEWN(rd->a, const char *, n + 1);
+		for (uint32_t i = 0; i < m->nfiles; i++)
+			f[i] = m->files[i];
+		m->files = f;
+		m->nfiles = n + 1;
+	}
+	if (m->files[n])
+		fail(rd, PT_E_EMU_PARSE, ".file %u given twice", n);
+	m->files[n] = name;
+}
+
+/* .loc F L C [, function_name ..., inlined_at ...]: the script location
+ * of the instructions that follow (to the next .loc). */
+static void
+read_loc(Reader *rd)
+{
+	uint32_t f = (uint32_t)line_number(rd, 1, MAX_FILES - 1, ".loc file");
+	long l = line_number(rd, 0, 1L << 30, ".loc line");
+	if (f >= rd->m->nfiles || !rd->m->files[f])
+		fail(rd, PT_E_EMU_PARSE, ".loc names file %u, not declared "
+		     "by .file", f);
+	skip_line(rd);
+	rd->loc_file = f;
+	rd->loc_line = (int)l;
 }
 
 /* Skips to just after the next ';' of the current statement. */
@@ -613,6 +696,7 @@ static const struct {
 	{"lo", FL_LO}, {"hi", FL_HI}, {"wide", FL_WIDE}, {"NaN", FL_NAN},
 	{"to", FL_TO}, {"relu", FL_RELU}, {"full", FL_FULL},
 	{"abs", FL_ABS}, {"xorsign", FL_XORSIGN},
+	{"satfinite", FL_SATFINITE},
 };
 
 /* Modifiers that change nothing the emulator models (cache and eviction
@@ -628,7 +712,7 @@ harmless(const char *tok)
 		"L2::256B", "L2::cache_hint", "L1::no_allocate",
 		"L1::evict_last", "L1::evict_first", "L1::evict_normal",
 		"L1::evict_unchanged", "L2::evict_last", "L2::evict_first",
-		"L2::evict_normal", "mmio",
+		"L2::evict_normal", "mmio", "acq_rel",
 	};
 	for (size_t i = 0; i < countof(names); i++)
 		if (!strcmp(tok, names[i]))
@@ -683,6 +767,16 @@ decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
 				in->fl |= FL_BOP_OR, done = true;
 			else if (!strcmp(tok, "xor"))
 				in->fl |= FL_BOP_XOR, done = true;
+		}
+		if ((in->op == OP_ATOM || in->op == OP_RED) && !in->aop) {
+			static const char *const aops[] = {
+				"", "and", "or", "xor", "exch", "cas", "add",
+				"inc", "dec", "min", "max"};
+			for (size_t i = 1; i < countof(aops) && !done; i++)
+				if (!strcmp(tok, aops[i])) {
+					in->aop = (uint8_t)i;
+					done = true;
+				}
 		}
 		for (size_t i = 0; i < countof(flag_names) && !done; i++)
 			if (!strcmp(tok, flag_names[i].tok)) {
@@ -759,6 +853,8 @@ read_instruction(Reader *rd, const char *first)
 	Insn in = {0};
 	in.guard = NOREG;
 	in.line = rd->line;
+	in.sfile = rd->loc_file;
+	in.sline = rd->loc_line;
 	const char *mn = first;
 	if (first[0] == '@') {
 		const char *g = first + 1;
@@ -934,7 +1030,9 @@ read_body(Reader *rd)
 			read_var_decl(rd, 1, true);
 		} else if (!strcmp(w, ".local")) {
 			read_var_decl(rd, 2, false);
-		} else if (!strcmp(w, ".pragma") || !strcmp(w, ".loc")) {
+		} else if (!strcmp(w, ".loc")) {
+			read_loc(rd);
+		} else if (!strcmp(w, ".pragma")) {
 			skip_statement(rd);
 		} else if (w[0] == '.') {
 			fail(rd, PT_E_EMU_UNSUPPORTED, "directive %s", w);
@@ -1017,6 +1115,8 @@ read_module(Reader *rd, Module *m)
 				rd->p++;
 		} else if (!strcmp(w, ".visible") || !strcmp(w, ".weak")) {
 			continue;
+		} else if (!strcmp(w, ".file")) {
+			read_file_directive(rd);
 		} else if (!strcmp(w, ".entry")) {
 			read_entry(rd, m, ext_dyn, ext_align);
 		} else if (!strcmp(w, ".extern")) {
@@ -1055,6 +1155,7 @@ emu_load(ptem *e, const char *text, size_t len)
 	if (memchr(text, 0, len))
 		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
 	Module *m = NEW(rd.a, Module);
+	rd.m = m;
 	read_module(&rd, m);
 	if (!m->kernels)
 		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");

@@ -82,10 +82,11 @@ race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 				 (unsigned)(off + i), owner->rank);
 		if (other) {
 			const Thread *o = thread_of_key(r, other);
-			char what[64];
+			char what[512], at[400];
 			if (other == s->writer)
-				snprintf(what, sizeof(what), "wrote at PTX line %u",
-					 s->wline);
+				snprintf(what, sizeof(what), "wrote at %s",
+					 emu_where(r, (int)s->wline, at,
+						   sizeof(at)));
 			else
 				snprintf(what, sizeof(what), "read");
 			emu_fail(r, PT_E_EMU_RACE, t, in,
@@ -237,6 +238,37 @@ exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 }
 
+static void
+exec_atom(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	bool red = in->op == OP_RED;
+	unsigned want = red ? 2u : in->aop == AOP_CAS ? 4u : 3u;
+	if (!in->aop || !in->nty || in->nop != want ||
+	    in->o[red ? 0 : 1].kind != K_ADDR || in->vec)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+	Ty ty = (Ty)in->ty[in->nty - 1];
+	unsigned eb = emu_ty[ty].bytes;
+	int cls = emu_ty[ty].cls;
+	bool ok = (eb == 4 || eb == 8) && cls != TC_PAIR &&
+		  (cls != TC_F || in->aop == AOP_ADD) &&
+		  (in->aop != AOP_INC && in->aop != AOP_DEC ? true : eb == 4) &&
+		  !(in->fl & ~0u);
+	if (!ok)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
+	uint64_t addr = emu_addr(r, c, t, &in->o[red ? 0 : 1]);
+	if (addr % eb)
+		emu_fail(r, PT_E_EMU_OOB, t, in,
+			 "address 0x%llx is not aligned to the %u-byte access",
+			 (unsigned long long)addr, eb);
+	uint8_t *p = emu_mem(r, c, t, in, in->space, addr, eb, true);
+	uint64_t old = emu_load_le(p, eb);
+	uint64_t b = opnd_get(r, c, t, &in->o[red ? 1 : 2]);
+	uint64_t cv = want == 4 ? opnd_get(r, c, t, &in->o[3]) : 0;
+	emu_store_le(p, emu_atom_apply(in->aop, ty, old, b, cv), eb);
+	if (!red)
+		reg_set(t, &in->o[0], old, ty);
+}
+
 void
 exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -246,6 +278,10 @@ exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 	if (in->op == OP_PREFETCH)
 		return;
+	if (in->op == OP_ATOM || in->op == OP_RED) {
+		exec_atom(r, c, t, in);
+		return;
+	}
 	if (in->nop < 2 || !in->nty)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 	Ty ty = (Ty)in->ty[in->nty - 1];

@@ -51,6 +51,9 @@ emu_fail(Run *r, int code, const Thread *t, const Insn *in, const char *fmt,
 	if (in && n >= 0 && (size_t)n < cap)
 		n += snprintf(b + n, cap - (size_t)n, "%sPTX line %d (%s)",
 			      n ? ", " : "", in->line, in->name);
+	if (in && in->sfile && n >= 0 && (size_t)n < cap)
+		n += snprintf(b + n, cap - (size_t)n, " at %s:%d",
+			      r->e->m->files[in->sfile], in->sline);
 	if (n >= 0 && (size_t)n < cap)
 		n += snprintf(b + n, cap - (size_t)n, "%s", n ? ": " : "");
 	va_list ap;
@@ -60,6 +63,22 @@ emu_fail(Run *r, int code, const Thread *t, const Insn *in, const char *fmt,
 	va_end(ap);
 	r->status = code;
 	longjmp(r->fail, 1);
+}
+
+const char *
+emu_where(const Run *r, int line, char *buf, size_t cap)
+{
+	const Insn *in = NULL;
+	for (uint32_t i = 0; i < r->k->ncode && !in; i++)
+		if (r->k->code[i].line == line)
+			in = &r->k->code[i];
+	if (in && in->sfile)
+		snprintf(buf, cap, "PTX line %d (%s) at %s:%d", line, in->name,
+			 r->e->m->files[in->sfile], in->sline);
+	else
+		snprintf(buf, cap, "PTX line %d%s%s%s", line, in ? " (" : "",
+			 in ? in->name : "", in ? ")" : "");
+	return buf;
 }
 
 Cta *
@@ -232,7 +251,7 @@ run_thread(Run *r, Cta *c, Thread *t)
 		switch (in->op) {
 		case OP_CVT: exec_cvt(r, c, t, in); break;
 		case OP_LD: case OP_ST: case OP_CVTA: case OP_MAPA:
-		case OP_PREFETCH:
+		case OP_PREFETCH: case OP_ATOM: case OP_RED:
 			exec_mem(r, c, t, in);
 			break;
 		case OP_BRA: case OP_RET: case OP_EXIT: case OP_TRAP:

@@ -31,8 +31,13 @@ exec_bar(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_DEADLOCK, t, in,
 			 "barrier %llu used with two thread counts",
 			 (unsigned long long)id);
+	if (in->op == OP_BAR_ARRIVE && !n)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "bar.arrive needs a thread count");
 	c->bar_arrived[id]++;
 	c->bar_count[id] = (uint32_t)n;
+	if (in->op == OP_BAR_ARRIVE) /* counts, does not wait */
+		return;
 	t->bar_id = (uint8_t)id;
 	t->st = TS_BAR;
 }
@@ -239,6 +244,7 @@ exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
 	case OP_BAR:
+	case OP_BAR_ARRIVE:
 		exec_bar(r, c, t, in);
 		return;
 	case OP_CBAR_ARRIVE:
@@ -371,15 +377,15 @@ async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *ptr,
 	    uint64_t n, bool write)
 {
 	for (Pending *p = r->pend; p; p = p->next) {
+		char at[400];
 		if (overlaps(ptr, n, p->dst, p->dst_n) ||
 		    (write && (overlaps(ptr, n, p->src, p->src_n) ||
 			       overlaps(ptr, n, p->src2, p->src2_n))))
 			emu_fail(r, PT_E_EMU_ASYNC, t, in,
 				 "%s memory of the asynchronous copy issued at "
-				 "PTX line %d (%s) before it completed (no wait "
-				 "observed its completion)",
-				 write ? "writes" : "reads", p->in->line,
-				 p->in->name);
+				 "%s before it completed (no wait observed its "
+				 "completion)", write ? "writes" : "reads",
+				 emu_where(r, p->in->line, at, sizeof(at)));
 	}
 }
 

@@ -18,7 +18,9 @@
  * precision are unspecified, so results agree with it within the MMA
  * tolerance docs/emulator.md states, not bit for bit.
  */
+#include <fenv.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emu/emu.h"
@@ -235,89 +237,254 @@ exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 
 /* ---- mma.sync ---- */
 
-static double
-elem16(uint32_t reg, int half, Ty ty)
+/* ---- mma.sync (PTX ISA "Matrix fragments for mma.m16n8k*" and
+ * "mma.m8n8k4 .f64") ---- */
+
+enum { MF_F16, MF_BF16, MF_TF32, MF_E4M3, MF_E5M2, MF_S8, MF_U8, MF_F32,
+       MF_S32, MF_F64, MF_N };
+static const char *const mma_fmt_names[MF_N] = {
+	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32", "f64"};
+static const int mma_fmt_bits[MF_N] = {16, 16, 32, 8, 8, 8, 8, 32, 32, 64};
+
+/* The D, A, B, C formats and M, N, K of the spelling; false when they
+ * are not four formats and an .mMnNkK shape. */
+static bool
+mma_spelling(const Insn *in, int f[4], int *m, int *n, int *k)
 {
-	uint32_t b = half ? reg >> 16 : reg & 0xffff;
-	return ty == TY_BF16 ? emu_small_to_double(b, 8, 7)
-			     : emu_small_to_double(b, 5, 10);
+	int nf = 0;
+	*m = *n = *k = 0;
+	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
+		s++;
+		size_t len = strcspn(s, ".");
+		if (s[0] == 'm' && sscanf(s, "m%dn%dk%d", m, n, k) == 3)
+			continue;
+		for (int i = 0; i < MF_N; i++)
+			if (strlen(mma_fmt_names[i]) == len &&
+			    !strncmp(s, mma_fmt_names[i], len)) {
+				if (nf == 4)
+					return false;
+				f[nf++] = i;
+			}
+	}
+	return nf == 4 && *k > 0;
 }
 
-static uint32_t
-reg_of(Run *r, Cta *c, Thread *t, const Opnd *v, int i)
+/* Element e of a register holding 32 / bits elements of format f. */
+static double
+mma_elem(int f, uint32_t reg, int e)
 {
-	return (uint32_t)lane_get(r, c, t, vec_elem(r, v, (unsigned)i));
+	uint32_t v = mma_fmt_bits[f] == 32 ? reg
+		     : (reg >> (e * mma_fmt_bits[f])) &
+			       ((1u << mma_fmt_bits[f]) - 1);
+	switch (f) {
+	case MF_F16: return emu_small_to_double(v, 5, 10);
+	case MF_BF16: return emu_small_to_double(v, 8, 7);
+	case MF_TF32: {
+		float x; /* an f32 image whose low 13 mantissa bits are ignored */
+		v &= ~0x1fffu;
+		memcpy(&x, &v, 4);
+		return x;
+	}
+	case MF_E4M3: return emu_e4m3_to_double(v);
+	case MF_E5M2: return emu_small_to_double(v, 5, 2);
+	case MF_F32: {
+		float x;
+		memcpy(&x, &v, 4);
+		return x;
+	}
+	case MF_S8: return (double)(int8_t)v;
+	default: return (double)v; /* MF_U8 */
+	}
+}
+
+/* Whether a m16n8kK form is one of the ISA's: A and B of one family, K
+ * of that family's shapes, D/C of its accumulator types. */
+static bool
+mma_m16n8_ok(const int f[4], int k)
+{
+	int a = f[1], b = f[2], d = f[0], c = f[3];
+	bool f16 = a == MF_F16 && b == a, bf16 = a == MF_BF16 && b == a;
+	bool i8 = (a == MF_S8 || a == MF_U8) && (b == MF_S8 || b == MF_U8);
+	bool f8 = (a == MF_E4M3 || a == MF_E5M2) &&
+		  (b == MF_E4M3 || b == MF_E5M2);
+	if (f16)
+		return (k == 8 || k == 16) && (d == MF_F32 || d == MF_F16) &&
+		       (c == MF_F32 || c == MF_F16);
+	if (bf16)
+		return (k == 8 || k == 16) && d == MF_F32 && c == MF_F32;
+	if (a == MF_TF32 && b == a)
+		return (k == 4 || k == 8) && d == MF_F32 && c == MF_F32;
+	if (i8)
+		return (k == 16 || k == 32) && d == MF_S32 && c == MF_S32;
+	return f8 && k == 32 && d == MF_F32 && c == MF_F32;
+}
+
+static void
+mma_check_regs(Run *r, Thread *t0, const Insn *in, const int want[4])
+{
+	for (int i = 0; i < 4; i++) {
+		const Opnd *o = &in->o[i];
+		int n = o->kind == K_VEC ? o->n : 1;
+		if (n != want[i] || (want[i] > 1 && o->kind != K_VEC))
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+				 "fragment register counts do not match the "
+				 "shape");
+	}
+}
+
+static uint64_t
+mma_reg(Run *r, Cta *c, Thread *t, const Opnd *o, int i)
+{
+	return lane_get(r, c, t, o->kind == K_VEC ? vec_elem(r, o, (unsigned)i)
+						  : o);
+}
+
+static void
+mma_set(Run *r, Thread *t, const Opnd *o, int i, uint64_t v, Ty ty)
+{
+	reg_set(t, o->kind == K_VEC ? vec_elem(r, o, (unsigned)i) : o, v, ty);
+}
+
+/* m16n8kK: register j of lane l holds per = 32 / bits elements e of A
+ * at (g + 8 (j % 2), per q + e + 4 per (j / 2)) and of B at (per q + e +
+ * 4 per j, g), g = l / 4, q = l % 4; C/D register i (0..3) is
+ * (g + 8 (i / 2), 2 q + i % 2), two f16 per register for f16 C/D.  Each
+ * D element is one exact sum (double for floats, integers exactly),
+ * rounded once; s32 wraps, or clamps with .satfinite. */
+static void
+exec_mma_m16n8(Run *r, Cta *c, Thread **lanes, const Insn *in,
+	       const int f[4], int k)
+{
+	Thread *t0 = lanes[0];
+	int per = 32 / mma_fmt_bits[f[1]];
+	int na = k / (2 * per), nb = k / (4 * per);
+	int nd = f[0] == MF_F16 ? 2 : 4, nc = f[3] == MF_F16 ? 2 : 4;
+	int want[4] = {nd, na, nb, nc};
+	mma_check_regs(r, t0, in, want);
+	double a[16][32], b[32][8], acc[16][8];
+	int64_t iacc[16][8];
+	bool ints = f[0] == MF_S32;
+	for (int l = 0; l < 32; l++) {
+		Thread *t = lanes[l];
+		int g = l / 4, q = l % 4;
+		for (int j = 0; j < na; j++) {
+			uint32_t v = (uint32_t)mma_reg(r, c, t, &in->o[1], j);
+			for (int e = 0; e < per; e++)
+				a[g + 8 * (j % 2)][per * q + e + 4 * per * (j / 2)] =
+					mma_elem(f[1], v, e);
+		}
+		for (int j = 0; j < nb; j++) {
+			uint32_t v = (uint32_t)mma_reg(r, c, t, &in->o[2], j);
+			for (int e = 0; e < per; e++)
+				b[per * q + e + 4 * per * j][g] =
+					mma_elem(f[2], v, e);
+		}
+		for (int i = 0; i < 4; i++) {
+			int row = g + 8 * (i / 2), col = 2 * q + i % 2;
+			uint32_t v = (uint32_t)mma_reg(r, c, t, &in->o[3],
+						       nc == 4 ? i : i / 2);
+			iacc[row][col] = (int32_t)v;
+			acc[row][col] = f[3] == MF_F16 ? mma_elem(MF_F16, v, i % 2)
+				      : mma_elem(MF_F32, v, 0);
+		}
+	}
+	for (int m = 0; m < 16; m++)
+		for (int n = 0; n < 8; n++)
+			for (int kk = 0; kk < k; kk++) {
+				acc[m][n] += a[m][kk] * b[kk][n];
+				iacc[m][n] += (int64_t)a[m][kk] * (int64_t)b[kk][n];
+			}
+	bool satf = insn_has(in, "satfinite");
+	for (int l = 0; l < 32; l++) {
+		Thread *t = lanes[l];
+		int g = l / 4, q = l % 4;
+		uint32_t out[4] = {0};
+		for (int i = 0; i < 4; i++) {
+			int row = g + 8 * (i / 2), col = 2 * q + i % 2;
+			double v = acc[row][col];
+			int64_t iv = iacc[row][col];
+			if (ints)
+				out[i] = satf ? (uint32_t)(iv > INT32_MAX ? INT32_MAX
+							   : iv < INT32_MIN ? INT32_MIN
+									    : iv)
+					      : (uint32_t)iv;
+			else if (f[0] == MF_F32)
+				out[i] = isnan(v) ? 0x7fffffffu
+						  : emu_round_small(v, RND_RN, 8, 23);
+			else
+				out[i / 2] |= emu_round_small(v, RND_RN, 5, 10)
+					      << (16 * (i % 2));
+		}
+		for (int i = 0; i < nd; i++)
+			mma_set(r, t, &in->o[0], i, out[i], TY_B32);
+	}
+}
+
+/* m8n8k4 .f64: A (g, q), B (q, g), C/D register i (g, 2 q + i); each D
+ * element accumulates C + a0 b0 + ... + a3 b3 as a chain of fused
+ * multiply-adds in the stated rounding mode (the ISA does not give the
+ * order; exact whenever the partial sums are, as in the tests). */
+static void
+exec_mma_f64(Run *r, Cta *c, Thread **lanes, const Insn *in)
+{
+	static const int want[4] = {2, 1, 1, 2};
+	mma_check_regs(r, lanes[0], in, want);
+	double a[8][4], b[4][8], acc[8][8];
+	for (int l = 0; l < 32; l++) {
+		Thread *t = lanes[l];
+		int g = l / 4, q = l % 4;
+		uint64_t v = mma_reg(r, c, t, &in->o[1], 0);
+		memcpy(&a[g][q], &v, 8);
+		v = mma_reg(r, c, t, &in->o[2], 0);
+		memcpy(&b[q][g], &v, 8);
+		for (int i = 0; i < 2; i++) {
+			v = mma_reg(r, c, t, &in->o[3], i);
+			memcpy(&acc[g][2 * q + i], &v, 8);
+		}
+	}
+	int old = fegetround();
+	static const int modes[] = {FE_TONEAREST, FE_TONEAREST, FE_TOWARDZERO,
+				    FE_DOWNWARD, FE_UPWARD};
+	fesetround(modes[in->rnd <= RND_RP ? in->rnd : 0]);
+	for (int m = 0; m < 8; m++)
+		for (int n = 0; n < 8; n++)
+			for (int kk = 0; kk < 4; kk++) {
+				volatile double x = a[m][kk], y = b[kk][n];
+				acc[m][n] = fma(x, y, acc[m][n]);
+			}
+	fesetround(old);
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, q = l % 4;
+		for (int i = 0; i < 2; i++) {
+			double v = acc[g][2 * q + i];
+			uint64_t u;
+			memcpy(&u, &v, 8);
+			if (isnan(v))
+				u = 0x7fffffffffffffffull;
+			mma_set(r, lanes[l], &in->o[0], i, u, TY_B64);
+		}
+	}
 }
 
 static void
 exec_mma(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = full_warp(r, lanes, mask, in);
-	int k = insn_has(in, "m16n8k16") ? 16 : insn_has(in, "m16n8k8") ? 8 : 0;
-	Ty dty = (Ty)in->ty[0], aty = (Ty)in->ty[1], cty = (Ty)in->ty[3];
-	if (!k || in->nty != 4 || !insn_has(in, "row") || !insn_has(in, "col") ||
-	    (aty != TY_F16 && aty != TY_BF16) || in->ty[2] != aty ||
-	    (dty != TY_F32 && dty != TY_F16) || (cty != TY_F32 && cty != TY_F16) ||
-	    (aty == TY_BF16 && (dty != TY_F32 || cty != TY_F32)))
+	int f[4], m, n, k;
+	if (!mma_spelling(in, f, &m, &n, &k) || !insn_has(in, "row") ||
+	    !insn_has(in, "col") || in->nop != 4)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
-			 "only m16n8k16/m16n8k8 .row.col with f16/bf16 inputs "
-			 "is modelled");
-	const Opnd *D = &in->o[0], *A = &in->o[1], *B = &in->o[2], *C = &in->o[3];
-	int na = k / 4, nb = k / 8, nc = cty == TY_F32 ? 4 : 2;
-	int nd = dty == TY_F32 ? 4 : 2;
-	if (A->kind != K_VEC || A->n != na || B->kind != K_VEC || B->n != nb ||
-	    C->kind != K_VEC || C->n != nc || D->kind != K_VEC || D->n != nd)
+			 "not an mma.sync form the emulator models");
+	if (m == 8 && n == 8 && k == 4 && f[0] == MF_F64 && f[1] == MF_F64 &&
+	    f[2] == MF_F64 && f[3] == MF_F64) {
+		exec_mma_f64(r, c, lanes, in);
+		return;
+	}
+	if (m != 16 || n != 8 || !mma_m16n8_ok(f, k) ||
+	    (insn_has(in, "satfinite") && f[0] != MF_S32))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
-			 "fragment register counts do not match the shape");
-	double a[16][16], b[16][8], acc[16][8];
-	for (int l = 0; l < 32; l++) {
-		Thread *t = lanes[l];
-		int g = l / 4, q = l % 4;
-		for (int i = 0; i < na; i++) {
-			uint32_t v = reg_of(r, c, t, A, i);
-			int row = g + 8 * (i % 2), col = 2 * q + 8 * (i / 2);
-			a[row][col] = elem16(v, 0, aty);
-			a[row][col + 1] = elem16(v, 1, aty);
-		}
-		for (int i = 0; i < nb; i++) {
-			uint32_t v = reg_of(r, c, t, B, i);
-			b[2 * q + 8 * i][g] = elem16(v, 0, aty);
-			b[2 * q + 8 * i + 1][g] = elem16(v, 1, aty);
-		}
-		for (int i = 0; i < 4; i++) {
-			int row = g + 8 * (i / 2), col = 2 * q + i % 2;
-			uint32_t v = reg_of(r, c, t, C, cty == TY_F32 ? i : i / 2);
-			if (cty == TY_F32) {
-				float f;
-				memcpy(&f, &v, 4);
-				acc[row][col] = f;
-			} else {
-				acc[row][col] = elem16(v, i % 2, TY_F16);
-			}
-		}
-	}
-	for (int m = 0; m < 16; m++)
-		for (int n = 0; n < 8; n++)
-			for (int kk = 0; kk < k; kk++)
-				acc[m][n] += a[m][kk] * b[kk][n];
-	for (int l = 0; l < 32; l++) {
-		Thread *t = lanes[l];
-		int g = l / 4, q = l % 4;
-		uint32_t out[4] = {0};
-		for (int i = 0; i < 4; i++) {
-			double v = acc[g + 8 * (i / 2)][2 * q + i % 2];
-			if (dty == TY_F32) {
-				out[i] = emu_round_small(v, RND_RN, 8, 23);
-				if (isnan(v))
-					out[i] = 0x7fffffffu;
-			} else {
-				out[i / 2] |= emu_round_small(v, RND_RN, 5, 10)
-					      << (16 * (i % 2));
-			}
-		}
-		for (int i = 0; i < nd; i++)
-			reg_set(t, vec_elem(r, D, (unsigned)i), out[i], TY_B32);
-	}
+			 "not an mma.sync form the emulator models");
+	exec_mma_m16n8(r, c, lanes, in, f, k);
 }
 
 void

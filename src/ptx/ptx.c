@@ -686,6 +686,15 @@ ptx_inst_has(const PtxInst *in, const char *qual)
 }
 
 int
+ptx_addr_space(const PtxInst *in)
+{
+	for (int i = 0; i < in->nops; i++)
+		if (in->ops[i].kind == PTXOP_ADDR)
+			return (int)in->ops[i].space;
+	return (int)in->space;
+}
+
+int
 ptx_operand_words(const PtxOperand *op)
 {
 	switch (op->kind) {

@@ -222,6 +222,11 @@ int ptx_version_for(Target t, const PtxInst *const *insts, int n);
 const char *ptx_chain_to_spelling(Arena *a, const char *chain);
 /* True when the spelling holds the qualifier (e.g. ".trans"). */
 bool ptx_inst_has(const PtxInst *inst, const char *qual);
+/* The state space of the selected form's address operand: a form row
+ * may spell it as a tagged group (s{.shared}?) or a literal
+ * (.shared::cta, then only the operand records it).  The instruction's
+ * space when it has no address operand. */
+int ptx_addr_space(const PtxInst *inst);
 /* True when v is allowed for an IMM operand. */
 bool ptx_imm_ok(const PtxOperand *op, long long v);
 /* Number of text words operand op consumes in ptx_emit. */

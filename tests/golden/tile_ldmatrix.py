@@ -43,3 +43,15 @@ def ldm_trans_f32():
     R = T.alloc_local((4, 8, 4), "float32", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))
     T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], R, S, scope="warp")
     T.cuda.tile.apply(T.ptx["stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"], S, R, scope="warp")
+
+
+@T.function
+def ldm_shared_cta():
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    # forms whose row spells .shared::cta literally (not a tagged space
+    # group): the state space is the address operand's (emu_fuzz found
+    # these rejected as "generic addressing")
+    S = T.alloc_shared((1, 8, 4), "uint32", align=16)
+    R = T.alloc_local((1, 8, 4), "uint32", layout=T.TileLayout(T.S[(1, 8, 4):(1, 4@laneid, 1@laneid)]))
+    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x1.trans.shared::cta.b16"], R, S, scope="warp")
+    T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16"], R, S, scope="warp")

@@ -77,6 +77,22 @@ else
 	[ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/emu_diff.out" &&
 		echo "FAIL gpu/emu_diff: exited with status $rc" | tee -a "$log"
 fi
+# the randomised differential per instruction family (tools/emu_fuzz.py):
+# EMU_FUZZ_SEEDS kernels per family, GPU against emulator
+if command -v python3 >/dev/null 2>&1; then
+	python3 tools/emu_fuzz.py --build "$BUILD" --seeds "${EMU_FUZZ_SEEDS:-25}" \
+		--jobs "${EMU_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 8)}" >"$out/emu_fuzz.out" 2>&1
+	rc=$?
+	cat "$out/emu_fuzz.out"
+	if [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1))
+	else
+		ran=$((ran + 1))
+		grep '^PASS \|^FAIL ' "$out/emu_fuzz.out" >>"$log"
+		[ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/emu_fuzz.out" &&
+			echo "FAIL gpu/emu_fuzz: exited with status $rc" | tee -a "$log"
+	fi
+fi
 # the C host example (examples/host/vcopy_host.c) on a ragged size
 host="$BUILD/vcopy_host"
 if [ -x "$host" ]; then

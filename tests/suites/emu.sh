@@ -91,3 +91,13 @@ expect_rc wgmma_golden_late 0 "$P" run --emulate "$t/w2.ptx" --meta "$t/w.json" 
 expect_rc wgmma_golden_mbar 1 "$P" run --emulate "$t/w.ptx" --meta "$t/w.json" --arg flag=1
 grep -q "error\[E9508\]" "$t/err" && ok wgmma_golden_mbar_code ||
 	bad wgmma_golden_mbar_code "$(cat "$t/err")"
+
+# --lineinfo: the script is compiled with .file/.loc, and an emulator
+# report names the script line as well as the PTX line.  Stopped by the
+# step limit inside saxpy_relu's grid-stride loop (script lines 19-25:
+# while, the body, the increment), the instruction is one of those lines
+"$P" run --emulate examples/saxpy_relu.py --size n=100000 --arg a=2 \
+	--max-steps 1000 --lineinfo >"$t/out" 2>"$t/err"
+if grep -q "error\[E9507\]: .*PTX line [0-9]* ([a-z0-9.]*) at examples/saxpy_relu.py:\(19\|2[0-5]\): " "$t/err"; then
+	ok lineinfo_step_limit; else bad lineinfo_step_limit "$(cat "$t/err")"; fi
+expect_rc lineinfo_needs_script 2 "$P" run --emulate "$t/w.ptx" --meta "$t/w.json" --lineinfo

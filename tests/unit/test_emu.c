@@ -387,6 +387,170 @@ TEST(emu_conversions)
 		       R16), 0xff80);
 }
 
+/* .sat (PTX ISA: clamp to [0.0, 1.0], NaN to +0.0), .relu (negative to
+ * 0, NaN canonical), min/max .xorsign.abs (the min/max of the magnitudes,
+ * the XOR of the signs; a NaN result ignores both) */
+TEST(emu_sat_relu_xorsign)
+{
+	CHECK_HEX(run1(t, "add.sat.f32 %f4, %f1, %f2;", fbits(0.75f),
+		       fbits(0.5f), 0, RF32), fbits(1.0f));
+	CHECK_HEX(run1(t, "add.sat.f32 %f4, %f1, %f2;", fbits(-0.5f),
+		       fbits(0.25f), 0, RF32), 0);
+	CHECK_HEX(run1(t, "sub.sat.f32 %f4, %f1, %f2;", fbits(INFINITY),
+		       fbits(INFINITY), 0, RF32), 0);
+	CHECK_HEX(run1(t, "fma.rn.sat.f32 %f4, %f1, %f2, %f3;", fbits(0.5f),
+		       fbits(0.5f), fbits(0.125f), RF32), fbits(0.375f));
+	/* f16: 1.0 = 0x3c00, 0.5 = 0x3800, 2.0 = 0x4000 */
+	CHECK_HEX(run1(t, "mul.rn.sat.f16 %rs4, %rs1, %rs2;", 0x3c00, 0x3800, 0,
+		       R16), 0x3800);
+	CHECK_HEX(run1(t, "mul.rn.sat.f16 %rs4, %rs1, %rs2;", 0x4000, 0x4000, 0,
+		       R16), 0x3c00);
+	CHECK_HEX(run1(t, "mul.rn.sat.f16x2 %r4, %r1, %r2;", 0x4000bc00u,
+		       0x40003c00u, 0, R32), 0x3c000000u);
+	/* bf16: -1.0 = 0xbf80, 2.0 = 0x4000, 0.5 = 0x3f00 */
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0xbf80,
+		       0x4000, 0x3f00, R16), 0);
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3f80,
+		       0x4000, 0x3f00, R16), 0x4020); /* 2.5 */
+	CHECK_HEX(run1(t, "fma.rn.relu.bf16 %rs4, %rs1, %rs2, %rs3;", 0x7fc1,
+		       0x4000, 0x3f00, R16), 0x7fff);
+	CHECK_HEX(run1(t, "max.xorsign.abs.f32 %f4, %f1, %f2;", fbits(-3.0f),
+		       fbits(2.0f), 0, RF32), fbits(-3.0f));
+	CHECK_HEX(run1(t, "min.xorsign.abs.f32 %f4, %f1, %f2;", fbits(-3.0f),
+		       fbits(-2.0f), 0, RF32), fbits(2.0f));
+	CHECK_HEX(run1(t, "max.NaN.xorsign.abs.bf16 %rs4, %rs1, %rs2;", 0xffc0,
+		       0x3f80, 0, R16), 0x7fff);
+}
+
+/* Results the ISA leaves open (NaN payloads, .ftz and .relu/.sat of -0,
+ * the approximations' ranges), as measured on the H200 by the randomised
+ * differential (tools/emu_fuzz.py; each input below is one it drew), and
+ * one exact rounding the ISA does define: fma.rn.bf16 rounds the exact
+ * a * b + c once. */
+TEST(emu_h200_float_specials)
+{
+	/* abs/neg: f32 and 16-bit NaNs become canonical, f64 NaNs are
+	 * quieted with their sign kept; .ftz flushes before the sign op */
+	CHECK_HEX(run1(t, "abs.f32 %f4, %f1;", 0xff800001u, 0, 0, RF32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "neg.f32 %f4, %f1;", 0x7fc6b63fu, 0, 0, RF32),
+		  0x7fffffffu);
+	CHECK_HEX(run1(t, "neg.ftz.f32 %f4, %f1;", 0x80000001u, 0, 0, RF32), 0);
+	CHECK_HEX(run1(t, "neg.ftz.f32 %f4, %f1;", 0x00000001u, 0, 0, RF32),
+		  0x80000000u);
+	CHECK_HEX(run1(t, "abs.ftz.f16 %rs4, %rs1;", 0x8001, 0, 0, R16), 0);
+	CHECK_HEX(run1(t, "abs.f16 %rs4, %rs1;", 0x7e3a, 0, 0, R16), 0x7fff);
+	CHECK_HEX(run1(t, "neg.bf16 %rs4, %rs1;", 0x7f81, 0, 0, R16), 0x7fff);
+	CHECK_HEX(run1(t, "abs.f64 %fd4, %fd1;", 0xfff0000000000001ull, 0, 0,
+		       RF64), 0xfff8000000000001ull);
+	CHECK_HEX(run1(t, "neg.f64 %fd4, %fd1;", 0x7ff0000000000001ull, 0, 0,
+		       RF64), 0x7ff8000000000001ull);
+	/* f64 NaN operands: fma returns b before a or c, quieted; min
+	 * of two NaNs returns b */
+	CHECK_HEX(run1(t, "fma.rz.f64 %fd4, %fd1, %fd2, %fd3;",
+		       0xfff7d953e0b72983ull, 0x7fffffffffffffffull,
+		       0xd7d2f9f22007636dull, RF64), 0x7fffffffffffffffull);
+	CHECK_HEX(run1(t, "fma.rz.f64 %fd4, %fd1, %fd2, %fd3;",
+		       0x7fffffffffffffffull, 0x3f99c80000000000ull,
+		       0x7ff0000000000001ull, RF64), 0x7ff8000000000001ull);
+	CHECK_HEX(run1(t, "add.f64 %fd4, %fd1, %fd2;", 0x7ff0000000000001ull,
+		       0xfffb18d284ccc249ull, 0, RF64), 0xfffb18d284ccc249ull);
+	CHECK_HEX(run1(t, "min.f64 %fd4, %fd1, %fd2;", 0xffffffffffffffffull,
+		       0x7fffc3424dd764d4ull, 0, RF64), 0x7fffc3424dd764d4ull);
+	/* 16-bit .ftz flushes inputs: 2^-24 * 65504 is 0, not 2^-8 */
+	CHECK_HEX(run1(t, "mul.rn.ftz.f16 %rs4, %rs1, %rs2;", 0x0001, 0x7bff, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "mul.rn.f16 %rs4, %rs1, %rs2;", 0x0001, 0x7bff, 0,
+		       R16), 0x1bff);
+	/* 1.5 * (1 + 2^-7) = 1.51171875, the midpoint of the bf16 values
+	 * 193/128 and 194/128; minus 2^-100 it rounds down to 193/128
+	 * (0x3fc1).  Rounded first to double it would be the tie itself,
+	 * then even (0x3fc2). */
+	CHECK_HEX(run1(t, "fma.rn.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3fc0, 0x3f81,
+		       0x8d80, R16), 0x3fc1);
+	CHECK_HEX(run1(t, "fma.rn.bf16 %rs4, %rs1, %rs2, %rs3;", 0x3fc0, 0x3f81,
+		       0x0d80, R16), 0x3fc2);
+	/* cvt: .sat and .relu of -0 (or of a value rounding to -0) are +0;
+	 * u64 -> s64 saturates; NaN to s64 is the most negative value; f32
+	 * subnormals flush under .ftz also when widening; NaNs between f32
+	 * and f64 */
+	CHECK_HEX(run1(t, "cvt.sat.s64.u64 %rd4, %rd1;", 0xfffffffffffffffeull,
+		       0, 0, R64), 0x7fffffffffffffffull);
+	CHECK_HEX(run1(t, "cvt.rz.relu.bf16.f32 %rs4, %f1;", 0xbd3ad000u, 0, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "cvt.rn.relu.f16x2.f32 %r4, %f1, %f2;", 0x80000000u,
+		       0x9063abefu, 0, R32), 0);
+	CHECK_HEX(run1(t, "cvt.rz.sat.f16.f32 %rs4, %f1;", 0x80000000u, 0, 0,
+		       R16), 0);
+	CHECK_HEX(run1(t, "cvt.rzi.sat.s64.f32 %rd4, %f1;", 0x7ffd0919u, 0, 0,
+		       R64), 0x8000000000000000ull);
+	/* NaN to integers: from f64 the top bit of the width, from f32 0
+	 * unless the destination is 64-bit */
+	CHECK_HEX(run1(t, "cvt.rzi.u16.f64 %rs4, %fd1;", 0x7ff8000000000000ull,
+		       0, 0, R16), 0x8000);
+	CHECK_HEX(run1(t, "cvt.rmi.s32.f64 %r4, %fd1;", 0xfff8000000000001ull,
+		       0, 0, R32), 0x80000000u);
+	CHECK_HEX(run1(t, "cvt.rzi.sat.u8.f32 %rs4, %f1;", 0x7fc00000u, 0, 0,
+		       R16), 0);
+	/* .sat on an integer source clamps to [0, 1]; bf16 -> f32 is exact
+	 * for NaNs too (0xff9d, signalling, stays 0xff9d0000) */
+	CHECK_HEX(run1(t, "cvt.rm.sat.f64.u64 %fd4, %rd1;", 21, 0, 0, RF64),
+		  dbits(1.0));
+	CHECK_HEX(run1(t, "cvt.f32.bf16 %f4, %rs1;", 0xff9d, 0, 0, RF32),
+		  0xff9d0000u);
+	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0x807fffffu, 0, 0, RF64),
+		  0x8000000000000000ull);
+	CHECK_HEX(run1(t, "cvt.ftz.f64.f32 %fd4, %f1;", 0xffce3b85u, 0, 0, RF64),
+		  0x7fffffffe0000000ull);
+	CHECK_HEX(run1(t, "cvt.rz.f32.f64 %f4, %fd1;", 0xfff0000000000001ull, 0,
+		       0, RF32), 0xffc00000u);
+	/* div.approx is a * (1/b): |b| = 2^127 makes 1/b a flushed 0 */
+	CHECK_HEX(run1(t, "div.approx.ftz.f32 %f4, %f1, %f2;", 0xc0383d13u,
+		       0x7f000000u, 0, RF32), 0x80000000u);
+	/* rcp.approx.ftz.f64 reads and writes only the upper 32 bits: an
+	 * input 0x7ff00000_00000001 is infinity, its reciprocal 0 */
+	CHECK_HEX(run1(t, "rcp.approx.ftz.f64 %fd4, %fd1;",
+		       0x7ff0000000000001ull, 0, 0, RF64), 0);
+	CHECK_HEX(run1(t, "rcp.approx.ftz.f64 %fd4, %fd1;", dbits(3.0), 0, 0,
+		       RF64) & 0xffffffffull, 0);
+}
+
+/* fp8 and .satfinite conversions, from the formats: e4m3 has bias 7,
+ * 3 mantissa bits, no infinities (largest finite 448 = 0x7e, NaN 0x7f),
+ * subnormals in steps of 2^-9; e5m2 is IEEE-like (largest finite 57344 =
+ * 0x7b); .satfinite takes out-of-range values to the largest finite one.
+ * The first f32 source lands in the upper byte/half. */
+TEST(emu_fp8_satfinite)
+{
+	/* 1000 -> 448; -0.3 = -9.6 quanta of 2^-5 -> -10 quanta = -1.25 *
+	 * 2^-2: S.0101.010 = 0xaa */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(1000.0f), fbits(-0.3f), 0, R16), 0x7eaa);
+	/* 2^-9 is the least subnormal; 2^-10 a tie to 0; 3 * 2^-10 a tie
+	 * to 2 quanta */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(ldexpf(1, -9)), fbits(ldexpf(1, -10)), 0, R16),
+		  0x0100);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f32 %rs4, %f1, %f2;",
+		       fbits(3 * ldexpf(1, -10)), fbits(NAN), 0, R16), 0x027f);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e5m2x2.f32 %rs4, %f1, %f2;",
+		       fbits(INFINITY), fbits(-1.5f), 0, R16), 0x7bbe);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.relu.e5m2x2.f32 %rs4, %f1, %f2;",
+		       fbits(-2.0f), fbits(0.75f), 0, R16), 0x003a);
+	/* back to f16x2: 448 = 1.75 * 2^8 (0x5f00), -0.3125 = -1.25 * 2^-2
+	 * (0xb500) */
+	CHECK_HEX(run1(t, "cvt.rn.f16x2.e4m3x2 %r4, %rs1;", 0x7eaa, 0, 0, R32),
+		  0x5f00b500u);
+	/* f16x2 -> e4m3x2: 1.0 (0x3c00) -> 0x38, 2^-16 -> 0 */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.e4m3x2.f16x2 %rs4, %r1;",
+		       0x3c000001u, 0, 0, R16), 0x3800);
+	/* bf16 .satfinite: infinity -> 0x7f7f; with .relu -inf -> 0 */
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.bf16.f32 %rs4, %f1;",
+		       fbits(INFINITY), 0, 0, R16), 0x7f7f);
+	CHECK_HEX(run1(t, "cvt.rn.relu.satfinite.bf16x2.f32 %r4, %f1, %f2;",
+		       fbits(-INFINITY), fbits(INFINITY), 0, R32), 0x00007f7fu);
+}
+
 /* ---- memory, sizes and statuses ---- */
 
 static const char *const kernel_head =
@@ -457,6 +621,175 @@ TEST(emu_memory_spaces)
 		CHECK_INT(w[35], 1);
 		CHECK_INT(w[51], 0xffffffffu); /* ld.s8 of 0xff */
 	}
+	ptem_free(e);
+}
+
+TEST(emu_atom_red)
+{
+	/* 32 threads, thread i with operand i + 1, on words the ISA's table
+	 * defines: word 0 add (sum 528), 1 max.s32 of -(i+1) from 0 (0), 2
+	 * min.s32 (-32), 3 or (63), 4 and from ~0 (0), 5 xor (33^...: the xor
+	 * of 1..32 = 32), 6 inc with bound 40 from 0 (32 increments: 32),
+	 * 7 dec with bound 40 from 3 (3,2,1,0 -> 40 -> 39...: 3 - 32 wraps at
+	 * 0 to 40, so 40 - 28 = 12), 8 red.add.f32 of 0.5 (16.0); 9 exch by
+	 * thread 0 only (old 0 returned, then 7); 10 cas by thread 0 of 9 ->
+	 * 5 (equal: 5) and 11 of 8 -> 6 (word 11 holds 0: unchanged);
+	 * atom.shared.add.u64 per thread returns its old value (thread 0 of
+	 * the words read 0) - the values are order-free. */
+	char body[4096];
+	snprintf(body, sizeof(body), "%s"
+		 "\tadd.s32 %%r2, %%r1, 1;\n\tneg.s32 %%r3, %%r2;\n"
+		 "\tmov.u32 %%r4, -1;\n\tmov.u32 %%r5, 3;\n"
+		 "\tsetp.eq.s32 %%p1, %%r1, 0;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+16], %%r4;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+28], %%r5;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+40], 9;\n"
+		 "\tbar.sync 0;\n"
+		 "\tatom.global.add.u32 %%r6, [%%rd1], %%r2;\n"
+		 "\tatom.global.max.s32 %%r6, [%%rd1+4], %%r3;\n"
+		 "\tatom.min.s32 %%r6, [%%rd1+8], %%r3;\n"
+		 "\tred.global.or.b32 [%%rd1+12], %%r2;\n"
+		 "\tred.global.and.b32 [%%rd1+16], %%r1;\n"
+		 "\tatom.relaxed.gpu.global.xor.b32 %%r6, [%%rd1+20], %%r2;\n"
+		 "\tatom.global.inc.u32 %%r6, [%%rd1+24], 40;\n"
+		 "\tred.global.dec.u32 [%%rd1+28], 40;\n"
+		 "\tmov.f32 %%f1, 0f3F000000;\n"
+		 "\tred.global.add.f32 [%%rd1+32], %%f1;\n"
+		 "\t@%%p1 atom.global.exch.b32 %%r7, [%%rd1+36], 7;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+48], %%r7;\n"
+		 "\t@%%p1 atom.global.cas.b32 %%r8, [%%rd1+40], 9, 5;\n"
+		 "\t@%%p1 atom.global.cas.b32 %%r9, [%%rd1+44], 8, 6;\n"
+		 "\t@%%p1 st.global.u32 [%%rd1+52], %%r8;\n"
+		 "\tmov.u32 %%r10, sm;\n\tcvt.u64.u32 %%rd2, %%r2;\n"
+		 "\t@%%p1 st.shared.u64 [%%r10], 0;\n\tbar.sync 0;\n"
+		 "\tatom.acq_rel.shared::cta.add.u64 %%rd3, [%%r10], %%rd2;\n"
+		 "\tbar.sync 0;\n\tld.shared.u64 %%rd4, [%%r10];\n"
+		 "\t@%%p1 st.global.u64 [%%rd1+56], %%rd4;\n"
+		 "\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	int st = run_small(body, 32, 0, &e, &b);
+	CHECK_INT(st, PT_OK);
+	if (st == PT_OK) {
+		uint32_t w[16];
+		memcpy(w, b, sizeof(w));
+		CHECK_INT(w[0], 528);
+		CHECK_INT(w[1], 0);
+		CHECK_INT((int32_t)w[2], -32);
+		CHECK_INT(w[3], 63);
+		CHECK_INT(w[4], 0);
+		CHECK_INT(w[5], 32);
+		CHECK_INT(w[6], 32);
+		CHECK_INT(w[7], 12);
+		CHECK_HEX(w[8], fbits(16.0f));
+		CHECK_INT(w[9], 7);
+		CHECK_INT(w[10], 5);
+		CHECK_INT(w[11], 0);
+		CHECK_INT(w[12], 0);
+		CHECK_INT(w[13], 9);
+		uint64_t sum;
+		memcpy(&sum, b + 56, 8);
+		CHECK_INT(sum, 528);
+	}
+	ptem_free(e);
+}
+
+TEST(emu_bar_arrive)
+{
+	/* bar.arrive counts toward the barrier without waiting (PTX ISA
+	 * "bar, barrier"): warp 1 stores tid * 3 and arrives on barrier 1
+	 * (64 threads); warp 0 waits there with bar.sync 1, 64 and copies
+	 * warp 1's words: out[i] = (32 + i) * 3 */
+	char body[2048];
+	snprintf(body, sizeof(body), "%s"
+		 "\tmov.u32 %%r10, sm;\n\tmul.lo.s32 %%r2, %%r1, 4;\n"
+		 "\tadd.s32 %%r3, %%r10, %%r2;\n"
+		 "\tsetp.lt.u32 %%p1, %%r1, 32;\n\t@%%p1 bra $L_consumer;\n"
+		 "\tmul.lo.s32 %%r4, %%r1, 3;\n\tst.shared.u32 [%%r3], %%r4;\n"
+		 "\tbarrier.arrive.aligned 1, 64;\n\tret;\n"
+		 "$L_consumer:\n\tbar.sync 1, 64;\n"
+		 "\tld.shared.u32 %%r5, [%%r3+128];\n"
+		 "\tcvt.u64.u32 %%rd2, %%r2;\n\tadd.s64 %%rd3, %%rd1, %%rd2;\n"
+		 "\tst.global.u32 [%%rd3], %%r5;\n\tret;\n", regs);
+	ptem *e;
+	uint8_t *b;
+	CHECK_INT(run_small(body, 64, 0, &e, &b), PT_OK);
+	for (int i = 0; b && i < 32; i++) {
+		uint32_t v;
+		memcpy(&v, b + 4 * i, 4);
+		CHECK_INT(v, (uint32_t)(32 + i) * 3);
+	}
+	ptem_free(e);
+}
+
+/* Line info (ptxtile compile --lineinfo): .file/.loc name the script
+ * line of every report that names a PTX line. */
+static int
+run_text(const char *ptx, ptem **pe, uint8_t **buf)
+{
+	ptem *e = ptem_new();
+	*pe = e;
+	*buf = NULL;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	uint64_t out = 0;
+	if (st == PT_OK)
+		st = ptem_alloc(e, 64, &out);
+	ptem_arg args[] = {{&out, 8}};
+	ptem_launch l = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, 0, 0};
+	if (st == PT_OK)
+		st = ptem_run(e, "k", &l, args, 1);
+	*buf = ptem_host(e, out, 64);
+	return st;
+}
+
+TEST(emu_script_lines)
+{
+	static const char head[] =
+		".version 8.0\n.target sm_90a\n.address_size 64\n"
+		".file 1 \"dir/k.py\"\n.file 2 \"lib.py\", 0, 0\n"
+		".visible .entry k(.param .u64 out)\n{\n"
+		"\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [out];\n";
+	char ptx[2048];
+	ptem *e;
+	uint8_t *b;
+	/* the instruction right after a .loc runs (a .loc has no ';'), and
+	 * the store on PTX line 14 past the 64-byte buffer names k.py:9 */
+	snprintf(ptx, sizeof(ptx), "%s"
+		 "\t.loc 1 5 1\n\tmov.u32 %%r1, 42;\n"       /* lines 11-12 */
+		 "\tst.global.u32 [%%rd1], %%r1;\n"          /* 13 */
+		 "\t.loc 1 9 5\n\tst.global.u32 [%%rd1+64], %%r1;\n" /* 14-15 */
+		 "\tret;\n}\n", head);
+	CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_OOB);
+	const char *msg = ptem_errmsg(e);
+	CHECK(strstr(msg, "PTX line 15 (st.global.u32) at dir/k.py:9:") !=
+	      NULL);
+	uint32_t v = 0;
+	if (b)
+		memcpy(&v, b, 4);
+	CHECK_INT(v, 42);
+	ptem_free(e);
+	/* a load error under a .loc of file 2 */
+	snprintf(ptx, sizeof(ptx), "%s\t.loc 2 33 1\n\tfrobnicate.u32 %%r1;\n"
+		 "\tret;\n}\n", head);
+	CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_UNSUPPORTED);
+	CHECK(strstr(ptem_errmsg(e), "PTX line 12 at lib.py:33:") != NULL);
+	ptem_free(e);
+	/* hostile line info: an undeclared file, a bad number, a file
+	 * given twice, an unterminated name */
+	static const char *const bad[] = {
+		"\t.loc 3 1 1\n", "\t.loc 1 x 1\n", "\t.loc 99999999999 1 1\n",
+	};
+	for (size_t i = 0; i < countof(bad); i++) {
+		snprintf(ptx, sizeof(ptx), "%s%s\tret;\n}\n", head, bad[i]);
+		CHECK_INT(run_text(ptx, &e, &b), PT_E_EMU_PARSE);
+		ptem_free(e);
+	}
+	CHECK_INT(run_text(".version 8.0\n.file 1 \"a\"\n.file 1 \"b\"\n", &e,
+			   &b), PT_E_EMU_PARSE);
+	ptem_free(e);
+	CHECK_INT(run_text(".version 8.0\n.file 1 \"a\n", &e, &b),
+		  PT_E_EMU_PARSE);
 	ptem_free(e);
 }
 
@@ -1022,6 +1355,224 @@ from_bf16(uint16_t h)
 	float f;
 	memcpy(&f, &u, 4);
 	return f;
+}
+
+/* ---- mma.sync of every type: fragments from the PTX ISA's figures ----
+ * One warp; lane l loads its na + nb + nc 32-bit A, B, C registers from
+ * in[l][...] and stores its nd D registers to out[l][...] (64-bit words
+ * for f64).  The host places matrix elements in the registers by the
+ * ISA's fragment tables ("Matrix fragments for mma.m16n8k4/k8/k16/k32",
+ * "mma.m8n8k4 with .f64"), g = l / 4, q = l % 4:
+ *   A (m16n8kK, per = 32 / bits elements a register): register j, element
+ *     e is A[g + 8 (j % 2)][per q + e + 4 per (j / 2)]
+ *   B: register j, element e is B[per q + e + 4 per j][g]
+ *   C/D (f32/s32): register i is C[g + 8 (i / 2)][2 q + i % 2]
+ *   f64 m8n8k4: A[g][q], B[q][g], C/D register i C[g][2 q + i]
+ * and computes D = A B + C itself. */
+static int
+run_mma_warp(const char *mma, int na, int nb, int nc, int nd, int wbytes,
+	     const void *in, size_t in_size, void *out, size_t out_size)
+{
+	char ptx[8192], decl[512], loads[4096], stores[1024];
+	int nin = na + nb + nc, p = 0, q = 0;
+	const char *ty = wbytes == 8 ? "b64" : "b32";
+	const char *rr = wbytes == 8 ? "%rd" : "%r";
+	for (int i = 0; i < nin; i++)
+		p += snprintf(loads + p, sizeof(loads) - (size_t)p,
+			      "\tld.global.%s %s%d, [%%rd3+%d];\n", ty, rr,
+			      10 + i, wbytes * i);
+	for (int i = 0; i < nd; i++)
+		q += snprintf(stores + q, sizeof(stores) - (size_t)q,
+			      "\tst.global.%s [%%rd4+%d], %s%d;\n", ty,
+			      wbytes * i, rr, 40 + i);
+	char grp[4][200];
+	int first[4] = {40, 10, 10 + na, 10 + na + nb}, cnt[4] = {nd, na, nb, nc};
+	for (int g = 0; g < 4; g++) {
+		int o = snprintf(grp[g], sizeof(grp[g]), "{");
+		for (int i = 0; i < cnt[g]; i++)
+			o += snprintf(grp[g] + o, sizeof(grp[g]) - (size_t)o,
+				      "%s%s%d", i ? ", " : "", rr, first[g] + i);
+		snprintf(grp[g] + o, sizeof(grp[g]) - (size_t)o, "}");
+	}
+	snprintf(decl, sizeof(decl), "\t.reg .b32 %%r<60>;\n\t.reg .b64 %%rd<60>;\n");
+	snprintf(ptx, sizeof(ptx),
+		 "%s.visible .entry k(.param .u64 in, .param .u64 out)\n{\n%s"
+		 "\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd2, [out];\n"
+		 "\tmov.u32 %%r1, %%laneid;\n"
+		 "\tmul.wide.u32 %%rd5, %%r1, %d;\n\tadd.s64 %%rd3, %%rd1, %%rd5;\n"
+		 "\tmul.wide.u32 %%rd6, %%r1, %d;\n\tadd.s64 %%rd4, %%rd2, %%rd6;\n"
+		 "%s\t%s %s, %s, %s, %s;\n%s\tret;\n}\n",
+		 kernel_head, decl, nin * wbytes, nd * wbytes, loads, mma,
+		 grp[0], grp[1], grp[2], grp[3], stores);
+	ptem *e = ptem_new();
+	uint64_t ain = 0, aout = 0;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (st == PT_OK)
+		st = ptem_alloc(e, in_size, &ain);
+	if (st == PT_OK)
+		st = ptem_alloc(e, out_size, &aout);
+	if (st == PT_OK) {
+		memcpy(ptem_host(e, ain, in_size), in, in_size);
+		ptem_arg args[] = {{&ain, 8}, {&aout, 8}};
+		ptem_launch l = {{1, 1, 1}, {32, 1, 1}, {1, 1, 1}, 0, 0, 0};
+		st = ptem_run(e, "k", &l, args, 2);
+	}
+	if (st == PT_OK)
+		memcpy(out, ptem_host(e, aout, out_size), out_size);
+	else
+		fprintf(stderr, "run_mma_warp: %s\n", ptem_errmsg(e));
+	ptem_free(e);
+	return st;
+}
+
+static uint64_t
+rnd_u64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* e4m3 bits of v = m * 2^x (|m| < 8 integer, v a normal e4m3 value) */
+static uint32_t
+e4m3_bits(double v)
+{
+	uint32_t s = v < 0 ? 0x80 : 0;
+	double a = fabs(v);
+	if (a == 0)
+		return s;
+	int e;
+	double fr = frexp(a, &e); /* a = fr 2^e, fr in [0.5, 1) */
+	uint32_t mant = (uint32_t)lround((fr * 2 - 1) * 8);
+	return s | (uint32_t)(e - 1 + 7) << 3 | mant;
+}
+
+TEST(emu_mma_sync_types)
+{
+	enum { M = 16, N = 8 };
+	uint64_t seed = 12345;
+	/* s8 x u8 m16n8k32 .satfinite: A in [-128, 127], B in [0, 255], C
+	 * near the int32 limits so some sums clamp */
+	{
+		int K = 32, na = 4, nb = 2, nc = 4;
+		int32_t A[16][32], B[32][8], C[16][8];
+		uint32_t in[32][10] = {{0}}, out[32][4];
+		for (int m = 0; m < M; m++)
+			for (int k = 0; k < K; k++)
+				A[m][k] = (int)(rnd_u64(&seed) % 256) - 128;
+		for (int k = 0; k < K; k++)
+			for (int n = 0; n < N; n++)
+				B[k][n] = (int)(rnd_u64(&seed) % 256);
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < N; n++)
+				C[m][n] = (m + n) % 3 == 0 ? INT32_MAX - 1000
+					: (m + n) % 3 == 1 ? INT32_MIN + 1000
+							   : (int32_t)(m * 8 + n);
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			for (int j = 0; j < na; j++)
+				for (int e = 0; e < 4; e++)
+					in[l][j] |= (uint32_t)(A[g + 8 * (j % 2)][4 * q + e + 16 * (j / 2)] & 0xff) << (8 * e);
+			for (int j = 0; j < nb; j++)
+				for (int e = 0; e < 4; e++)
+					in[l][na + j] |= (uint32_t)B[4 * q + e + 16 * j][g] << (8 * e);
+			for (int i = 0; i < nc; i++)
+				in[l][na + nb + i] = (uint32_t)C[g + 8 * (i / 2)][2 * q + i % 2];
+		}
+		CHECK_INT(run_mma_warp("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32",
+				       na, nb, nc, 4, 4, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 4; i++) {
+				int g = l / 4, q = l % 4, m = g + 8 * (i / 2), n = 2 * q + i % 2;
+				int64_t d = C[m][n];
+				for (int k = 0; k < K; k++)
+					d += (int64_t)A[m][k] * B[k][n];
+				int32_t want = d > INT32_MAX ? INT32_MAX : d < INT32_MIN ? INT32_MIN : (int32_t)d;
+				bad += (int32_t)out[l][i] != want;
+			}
+		CHECK_INT(bad, 0);
+	}
+	/* tf32 m16n8k8 and e4m3 x e4m3 m16n8k32: A multiples of 1/4 in
+	 * [-1.75, 1.75], B of 1/2 in [-3.5, 3.5] (exact in tf32 and e4m3), every sum exact in f32 */
+	for (int variant = 0; variant < 2; variant++) {
+		bool tf = variant == 0;
+		int K = tf ? 8 : 32, per = tf ? 1 : 4;
+		int na = K / (2 * per), nb = K / (4 * per), nc = 4;
+		double A[16][32], B[32][8], C[16][8];
+		uint32_t in[32][10] = {{0}}, out[32][4]; /* na + nb + nc = 10 */
+		for (int m = 0; m < M; m++)
+			for (int k = 0; k < K; k++)
+				A[m][k] = (double)((int)(rnd_u64(&seed) % 15) - 7) / 4;
+		for (int k = 0; k < K; k++)
+			for (int n = 0; n < N; n++)
+				B[k][n] = (double)((int)(rnd_u64(&seed) % 15) - 7) / 2;
+		for (int m = 0; m < M; m++)
+			for (int n = 0; n < N; n++)
+				C[m][n] = (double)((int)(rnd_u64(&seed) % 64) - 32) / 8;
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			for (int j = 0; j < na; j++)
+				for (int e = 0; e < per; e++) {
+					double v = A[g + 8 * (j % 2)][per * q + e + 4 * per * (j / 2)];
+					in[l][j] |= tf ? (uint32_t)fbits((float)v) : e4m3_bits(v) << (8 * e);
+				}
+			for (int j = 0; j < nb; j++)
+				for (int e = 0; e < per; e++) {
+					double v = B[per * q + e + 4 * per * j][g];
+					in[l][na + j] |= tf ? (uint32_t)fbits((float)v) : e4m3_bits(v) << (8 * e);
+				}
+			for (int i = 0; i < nc; i++)
+				in[l][na + nb + i] = (uint32_t)fbits((float)C[g + 8 * (i / 2)][2 * q + i % 2]);
+		}
+		CHECK_INT(run_mma_warp(tf ? "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+					  : "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+				       na, nb, nc, 4, 4, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 4; i++) {
+				int g = l / 4, q = l % 4, m = g + 8 * (i / 2), n = 2 * q + i % 2;
+				double d = C[m][n];
+				for (int k = 0; k < K; k++)
+					d += A[m][k] * B[k][n];
+				bad += out[l][i] != fbits((float)d);
+			}
+		CHECK_INT(bad, 0);
+	}
+	/* f64 m8n8k4 */
+	{
+		double A[8][4], B[4][8], C[8][8];
+		uint64_t in[32][4], out[32][2];
+		for (int m = 0; m < 8; m++)
+			for (int k = 0; k < 4; k++)
+				A[m][k] = (double)((int)(rnd_u64(&seed) % 1000) - 500) / 16;
+		for (int k = 0; k < 4; k++)
+			for (int n = 0; n < 8; n++)
+				B[k][n] = (double)((int)(rnd_u64(&seed) % 1000) - 500) / 8;
+		for (int m = 0; m < 8; m++)
+			for (int n = 0; n < 8; n++)
+				C[m][n] = m - n;
+		for (int l = 0; l < 32; l++) {
+			int g = l / 4, q = l % 4;
+			in[l][0] = dbits(A[g][q]);
+			in[l][1] = dbits(B[q][g]);
+			in[l][2] = dbits(C[g][2 * q]);
+			in[l][3] = dbits(C[g][2 * q + 1]);
+		}
+		CHECK_INT(run_mma_warp("mma.sync.aligned.m8n8k4.row.col.rn.f64.f64.f64.f64",
+				       1, 1, 2, 2, 8, in, sizeof(in), out, sizeof(out)), PT_OK);
+		int bad = 0;
+		for (int l = 0; l < 32; l++)
+			for (int i = 0; i < 2; i++) {
+				int g = l / 4, q = l % 4;
+				double d = C[g][2 * q + i];
+				for (int k = 0; k < 4; k++)
+					d += A[g][k] * B[k][2 * q + i];
+				bad += out[l][i] != dbits(d);
+			}
+		CHECK_INT(bad, 0);
+	}
 }
 
 TEST(emu_script_tile_mma)

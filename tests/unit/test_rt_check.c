@@ -2,7 +2,8 @@
  * test_rt_check.c - ptrt_check_launch: the launch checks without a
  * driver report what ptrt_launch would (status and message), for a good
  * call, each kind of bad argument, a kernel the metadata lacks, invalid
- * metadata, and a message buffer too small for the message.
+ * metadata, and a message buffer too small for the message; and
+ * ptrt_plan_launch, the same checks handing out the planned launch.
  */
 #include <string.h>
 
@@ -86,4 +87,49 @@ TEST(rt_check_launch_meta_and_name)
 	CHECK(strncmp(msg, "kernel metadata: ", 17) == 0);
 	CHECK_INT(ptrt_check_launch(NULL, 0, "add", &x, 1, msg, sizeof(msg)),
 		  PT_E_RT_BAD_CALL);
+}
+
+/* ptrt_plan_launch: the same checks, then the launch as planned - grid
+ * ceil(1000 / 256) = 4, block 256, and per PTX parameter its bytes: the
+ * two pointers as given, alpha's f32 bits, n = 1000 as int32 */
+TEST(rt_plan_launch)
+{
+	char msg[512];
+	int64_t n = 1000, yshape[2] = {1000, 4};
+	ptrt_arg ok[] = {ptrt_arg_tensor(0x1000, PTRT_FLOAT32, 1, &n, NULL),
+			 ptrt_arg_tensor(0x2000, PTRT_FLOAT32, 2, yshape, NULL),
+			 ptrt_arg_f32(2.0f)};
+	ptrt_plan_param params[4];
+	ptrt_plan plan = {.nparams = 4, .params = params};
+	CHECK_INT(ptrt_plan_launch(chk_meta, strlen(chk_meta), "add", ok, 3,
+				   &plan, msg, sizeof(msg)), PT_OK);
+	CHECK_INT(plan.nparams, 4);
+	CHECK_INT(plan.grid[0], 4);
+	CHECK_INT(plan.block[0], 256);
+	CHECK_INT(plan.smem, 0);
+	uint64_t p0 = 0, p1 = 0;
+	float alpha = 0;
+	int32_t dim = 0;
+	memcpy(&p0, params[0].bytes, 8);
+	memcpy(&p1, params[1].bytes, 8);
+	memcpy(&alpha, params[2].bytes, 4);
+	memcpy(&dim, params[3].bytes, 4);
+	CHECK_INT(params[0].size, 8);
+	CHECK_INT(params[2].size, 4);
+	CHECK_INT(params[3].size, 4);
+	CHECK_INT(p0, 0x1000);
+	CHECK_INT(p1, 0x2000);
+	CHECK(alpha == 2.0f);
+	CHECK_INT(dim, 1000);
+	CHECK_INT(params[0].is_tma, 0);
+	/* a bad argument is the check's status; no room, or no plan, a bad
+	 * call */
+	CHECK_INT(ptrt_plan_launch(chk_meta, strlen(chk_meta), "add", ok, 2,
+				   &plan, msg, sizeof(msg)), PT_E_RT_ARG_COUNT);
+	plan.nparams = 3;
+	CHECK_INT(ptrt_plan_launch(chk_meta, strlen(chk_meta), "add", ok, 3,
+				   &plan, msg, sizeof(msg)), PT_E_RT_BAD_CALL);
+	CHECK(strstr(msg, "room for 3 parameters") != NULL);
+	CHECK_INT(ptrt_plan_launch(chk_meta, strlen(chk_meta), "add", ok, 3,
+				   NULL, msg, sizeof(msg)), PT_E_RT_BAD_CALL);
 }

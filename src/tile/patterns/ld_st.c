@@ -31,12 +31,6 @@ is_memory(const TileOperand *op)
 	return !op->scalar && op->root && op->root->scope != MS_LOCAL;
 }
 
-static int
-addr_space(const PtxInst *in)
-{
-	int a = addr_op(in);
-	return a >= 0 ? (int)in->ops[a].space : (int)in->space;
-}
 
 static bool
 check_order(TileEnv *e, TileCall *tc, bool is_ld)
@@ -45,7 +39,7 @@ check_order(TileEnv *e, TileCall *tc, bool is_ld)
 	TileOperand *mem = &tc->ops[is_ld ? 1 : 0];
 	if (is_memory(reg) || (!mem->scalar && mem->root &&
 			       mem->root->scope == MS_LOCAL &&
-			       addr_space(&tc->inst) != PSP_LOCAL))
+			       ptx_addr_space(&tc->inst) != PSP_LOCAL))
 		return diag_error(e->c, PT_E_LDST_ORDER, reg->span,
 				  "%s takes %s; operand %d (%s) is %s memory "
 				  "and operand %d is %s", tc->inst.mnemonic,
@@ -97,7 +91,7 @@ tile_check_ld_st(TileEnv *e, TileCall *tc)
 	    !ptx_check_target(c, &tc->inst, tc->span))
 		return false;
 	int a = addr_op(&tc->inst);
-	int space = addr_space(&tc->inst);
+	int space = ptx_addr_space(&tc->inst);
 	if (space != PSP_GLOBAL && space != PSP_SHARED &&
 	    space != PSP_SHARED_CTA && space != PSP_LOCAL)
 		return diag_error(c, PT_E_TILE_SPACE, tc->span,

@@ -41,7 +41,8 @@ check_form(TileEnv *e, TileCall *tc)
 				  "{.x1,.x2,.x4}{.trans}.b16 only, found %s; "
 				  "call other shapes as raw T.ptx",
 				  tc->inst.mnemonic, tc->inst.spelling);
-	if (tc->inst.space != PSP_SHARED && tc->inst.space != PSP_SHARED_CTA)
+	int space = ptx_addr_space(&tc->inst);
+	if (space != PSP_SHARED && space != PSP_SHARED_CTA)
 		return diag_error(e->c, PT_E_LDM_FORM, tc->span,
 				  "%s: the tile pattern needs a .shared or "
 				  ".shared::cta state space in the opcode "
@@ -280,7 +281,7 @@ check_rows(TileEnv *e, TileCall *tc, TileOperand *mem, int count)
 	mem->natom = 4;
 	mem->atom_axes = 1;
 	mem->own_ptr = true;
-	if (!tile_memory_atoms(e, &rows, mem, tc->inst.space))
+	if (!tile_memory_atoms(e, &rows, mem, ptx_addr_space(&tc->inst)))
 		return false;
 	mem->atom_axes = 3;
 	int64_t nrep = tile_repeat_count(tc);
