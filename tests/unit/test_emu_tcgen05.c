@@ -1,0 +1,406 @@
+/*
+ * test_emu_tcgen05.c - the emulator's tcgen05.mma forms beyond kind::f16
+ * K-major (the block-scaled kinds with FP4/FP6/FP8 data and UE8M0/UE4M3
+ * scales, f8f6f4 and i8, MN-major operands and negation, A in TMEM, the
+ * .ws collector and zero-column mask) and tcgen05.cp decompression.
+ *
+ * One harness kernel (128 threads, 512 TMEM columns): the test's shared
+ * image is copied to shared memory, its 128 x 64-word TMEM image to
+ * columns 256..319 (scale factors, A, preloaded D), thread 0 runs the
+ * case's instructions and commits, and every thread dumps its lane's
+ * columns 0..319.  Images are built here from the ISA's canonical
+ * layouts, packing formats and scale-factor layout; expected values are
+ * exact host sums of elements decoded here from the format definitions.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "ptxtile.h"
+#include "ptxtile_emu.h"
+
+enum { SM_BYTES = 16384, TCOLS = 64, RCOLS = 320 };
+
+typedef struct Tc {
+	uint8_t sm[SM_BYTES];
+	uint32_t tm[128][TCOLS];   /* TMEM columns 256..319 */
+	uint32_t idesc;
+	uint64_t da, db;           /* descriptors, start relative to sm */
+	uint32_t out[128 * RCOLS]; /* lane x columns 0..319 */
+	char err[512];
+} Tc;
+
+static const char tc_head[] =
+	".version 8.7\n.target sm_100a\n.address_size 64\n"
+	".visible .entry k(.param .u64 gs, .param .u64 gt, .param .u64 out,\n"
+	"  .param .u32 idesc, .param .u64 da, .param .u64 db)\n{\n"
+	"\t.reg .pred %p<8>;\n\t.reg .b32 %r<64>;\n\t.reg .b64 %rd<32>;\n"
+	"\t.reg .b32 %q<64>;\n"
+	"\t.shared .align 1024 .b8 sm[16384];\n"
+	"\t.shared .align 8 .b8 bar[8];\n\t.shared .align 4 .b8 ta[4];\n"
+	"\tld.param.u64 %rd1, [gs];\n\tld.param.u64 %rd2, [gt];\n"
+	"\tld.param.u64 %rd3, [out];\n\tld.param.u32 %r30, [idesc];\n"
+	"\tld.param.u64 %rd6, [da];\n\tld.param.u64 %rd7, [db];\n"
+	"\tmov.u32 %r1, %tid.x;\n\tshr.u32 %r2, %r1, 5;\n"
+	"\tsetp.eq.u32 %p1, %r2, 0;\n\t@!%p1 bra $L_na;\n"
+	"\ttcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [ta], 512;\n"
+	"$L_na:\n\tsetp.eq.u32 %p2, %r1, 0;\n"
+	"\t@%p2 mbarrier.init.shared.b64 [bar], 1;\n"
+	"\tshl.b32 %r3, %r1, 4;\n"
+	"$L_c:\n\tcvt.u64.u32 %rd4, %r3;\n\tadd.s64 %rd5, %rd1, %rd4;\n"
+	"\tld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd5];\n"
+	"\tmov.u32 %r4, sm;\n\tadd.s32 %r4, %r4, %r3;\n"
+	"\tst.shared.v4.u32 [%r4], {%r10, %r11, %r12, %r13};\n"
+	"\tadd.s32 %r3, %r3, 2048;\n\tsetp.lt.u32 %p3, %r3, 16384;\n"
+	"\t@%p3 bra $L_c;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\ttcgen05.fence::after_thread_sync;\n\tld.shared.u32 %r6, [ta];\n"
+	"\tmul.wide.u32 %rd8, %r1, 256;\n\tadd.s64 %rd8, %rd2, %rd8;\n";
+static const char tc_mid[] =
+	"\tshl.b32 %r5, %r2, 21;\n\tadd.s32 %r5, %r5, %r6;\n"
+	"\tadd.s32 %r5, %r5, 256;\n"
+	"\ttcgen05.st.sync.aligned.32x32b.x64.b32 [%r5], {%q0, %q1, %q2, %q3, "
+	"%q4, %q5, %q6, %q7, %q8, %q9, %q10, %q11, %q12, %q13, %q14, %q15, "
+	"%q16, %q17, %q18, %q19, %q20, %q21, %q22, %q23, %q24, %q25, %q26, "
+	"%q27, %q28, %q29, %q30, %q31, %q32, %q33, %q34, %q35, %q36, %q37, "
+	"%q38, %q39, %q40, %q41, %q42, %q43, %q44, %q45, %q46, %q47, %q48, "
+	"%q49, %q50, %q51, %q52, %q53, %q54, %q55, %q56, %q57, %q58, %q59, "
+	"%q60, %q61, %q62, %q63};\n"
+	"\ttcgen05.wait::st.sync.aligned;\n\tfence.proxy.async.shared::cta;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\ttcgen05.fence::after_thread_sync;\n\t@!%p2 bra $L_w;\n"
+	"\tmov.u32 %r7, sm;\n\tshr.u32 %r7, %r7, 4;\n\tcvt.u64.u32 %rd9, %r7;\n"
+	"\tadd.s64 %rd6, %rd6, %rd9;\n\tadd.s64 %rd7, %rd7, %rd9;\n"
+	"\tadd.s32 %r40, %r6, 256;\n\tadd.s32 %r41, %r6, 260;\n"
+	"\tadd.s32 %r42, %r6, 264;\n\tadd.s32 %r43, %r6, 272;\n"
+	"\tsetp.ne.u32 %p3, %r1, 0;\n\tsetp.eq.u32 %p4, %r1, 0;\n";
+static const char tc_tail[] =
+	"\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];\n"
+	"$L_w:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p5, [bar], 0;\n"
+	"\t@!%p5 bra $L_w;\n\ttcgen05.fence::after_thread_sync;\n"
+	"\tshl.b32 %r9, %r2, 21;\n\tadd.s32 %r9, %r9, %r6;\n\tmov.u32 %r20, 0;\n"
+	"$L_rd:\n\tadd.s32 %r21, %r9, %r20;\n"
+	"\ttcgen05.ld.sync.aligned.32x32b.x1.b32 {%r22}, [%r21];\n"
+	"\ttcgen05.wait::ld.sync.aligned;\n"
+	"\tmul.lo.s32 %r23, %r1, 320;\n\tadd.s32 %r23, %r23, %r20;\n"
+	"\tmul.wide.u32 %rd10, %r23, 4;\n\tadd.s64 %rd11, %rd3, %rd10;\n"
+	"\tst.global.u32 [%rd11], %r22;\n\tadd.s32 %r20, %r20, 1;\n"
+	"\tsetp.lt.u32 %p6, %r20, 320;\n\t@%p6 bra $L_rd;\n"
+	"\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n"
+	"\t@!%p1 bra $L_end;\n"
+	"\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\n"
+	"$L_end:\n\tret;\n}\n";
+
+/* Runs the harness with `body` issued by thread 0; the status. */
+static int
+tc_run(Tc *x, const char *body)
+{
+	static char ptx[32768];
+	size_t n = 0;
+	n += (size_t)snprintf(ptx + n, sizeof(ptx) - n, "%s", tc_head);
+	for (int i = 0; i < 16; i++)
+		n += (size_t)snprintf(ptx + n, sizeof(ptx) - n,
+				      "\tld.global.v4.u32 {%%q%d, %%q%d, %%q%d, "
+				      "%%q%d}, [%%rd8+%d];\n", 4 * i, 4 * i + 1,
+				      4 * i + 2, 4 * i + 3, 16 * i);
+	snprintf(ptx + n, sizeof(ptx) - n, "%s%s%s", tc_mid, body, tc_tail);
+	ptem *e = ptem_new();
+	uint64_t gs = 0, gt = 0, go = 0;
+	int st = ptem_load(e, ptx, strlen(ptx));
+	if (!st)
+		st = ptem_alloc(e, SM_BYTES, &gs);
+	if (!st)
+		st = ptem_alloc(e, sizeof(x->tm), &gt);
+	if (!st)
+		st = ptem_alloc(e, sizeof(x->out), &go);
+	if (!st) {
+		memcpy(ptem_host(e, gs, SM_BYTES), x->sm, SM_BYTES);
+		memcpy(ptem_host(e, gt, sizeof(x->tm)), x->tm, sizeof(x->tm));
+		ptem_arg args[] = {{&gs, 8}, {&gt, 8}, {&go, 8},
+				   {&x->idesc, 4}, {&x->da, 8}, {&x->db, 8}};
+		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0,
+				 PTEM_LATE_COMPLETION, 0};
+		st = ptem_run(e, "k", &l, args, 6);
+	}
+	snprintf(x->err, sizeof(x->err), "%s", st ? ptem_errmsg(e) : "");
+	if (!st)
+		memcpy(x->out, ptem_host(e, go, sizeof(x->out)), sizeof(x->out));
+	ptem_free(e);
+	return st;
+}
+
+/* ---- element formats, decoded from their definitions ---- */
+
+static uint32_t rng_state;
+
+static uint32_t
+rnd(void)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return rng_state >> 8;
+}
+
+/* A binary float with e exponent bits (bias 2^(e-1) - 1), m mantissa
+ * bits, no infinities or NaN (the caller avoids those codes). */
+static double
+fp_decode(uint32_t v, int e, int m)
+{
+	uint32_t ex = v >> m & ((1u << e) - 1), mant = v & ((1u << m) - 1);
+	int bias = (1 << (e - 1)) - 1;
+	double x = ex == 0 ? mant / (double)(1 << m) * pow(2, 1 - bias)
+			   : (1 + mant / (double)(1 << m)) * pow(2, (int)ex - bias);
+	return v >> (e + m) & 1 ? -x : x;
+}
+
+typedef enum F { F_E4M3, F_E5M2, F_E2M3, F_E3M2, F_E2M1, F_S8, F_U8 } F;
+static const int f_bits[] = {8, 8, 6, 6, 4, 8, 8};
+
+static double
+f_value(F f, uint32_t v)
+{
+	switch (f) {
+	case F_E4M3: return fp_decode(v, 4, 3);
+	case F_E5M2: return fp_decode(v, 5, 2);
+	case F_E2M3: return fp_decode(v, 2, 3);
+	case F_E3M2: return fp_decode(v, 3, 2);
+	case F_E2M1: return fp_decode(v, 2, 1);
+	case F_S8: return (int8_t)v;
+	default: return v;
+	}
+}
+
+/* A random code of format f: finite (e4m3 0x7f/0xff and e5m2 exponent 31
+ * avoided) and small enough for exact sums. */
+static uint32_t
+f_code(F f)
+{
+	uint32_t v = rnd() & ((1u << f_bits[f]) - 1);
+	if (f == F_E4M3)
+		v &= 0xbf; /* exponent <= 7 */
+	if (f == F_E5M2)
+		v &= 0xbf; /* exponent <= 15 */
+	return v;
+}
+
+/* Row of K codes packed as the MMA reads it from shared memory: 8-bit
+ * one per byte; FP4/FP6 of f8f6f4/mxf8f6f4 sixteen to a 16-byte block
+ * (bits [w e, w e + w), then padding, here filled with junk); FP4 of
+ * mxf4/mxf4nvf4 two per byte, low nibble first. */
+static void
+pack_row(uint8_t *row, const uint32_t *code, int k, int bits, bool dense4)
+{
+	memset(row, 0, 32);
+	for (int i = 0; i < k; i++) {
+		int bit = bits == 8 || dense4 ? bits * i
+			  : 128 * (i / 16) + bits * (i % 16);
+		for (int b = 0; b < bits; b++)
+			if (code[i] >> b & 1)
+				row[(bit + b) / 8] |= (uint8_t)(1u << ((bit + b) % 8));
+	}
+	if (bits < 8 && !dense4)
+		for (int blk = 0; blk < 2; blk++)
+			for (int p = bits * 2; p < 16; p++)
+				row[16 * blk + p] = (uint8_t)(0xa5 ^ p);
+}
+
+/* K-major, no swizzle (the canonical ((8,m),(T,2)):((1T,SBO),(1,LBO))):
+ * 16-byte chunk c of row r at (r % 8) 16 + (r / 8) SBO + c LBO with
+ * LBO 128, SBO 256; the descriptor for an image at byte `at`. */
+static uint64_t
+place_kmajor(uint8_t *sm, uint32_t at, int rows, const uint8_t (*row)[32])
+{
+	for (int r = 0; r < rows; r++)
+		for (int c = 0; c < 2; c++)
+			memcpy(sm + at + (r % 8) * 16 + (r / 8) * 256 + c * 128,
+			       row[r] + 16 * c, 16);
+	return 1ull << 46 | 16ull << 32 | 8ull << 16 | at >> 4;
+}
+
+/* Byte `byte` of TMEM column 256 + col at lane. */
+static void
+tm_byte(Tc *x, int lane, int col, int byte, uint32_t v)
+{
+	x->tm[lane][col] &= ~(0xffu << 8 * byte);
+	x->tm[lane][col] |= v << 8 * byte;
+}
+
+static float
+out_f(const Tc *x, int lane, int col)
+{
+	float f;
+	memcpy(&f, &x->out[lane * RCOLS + col], 4);
+	return f;
+}
+
+/* ---- block-scaled kinds ---- */
+
+typedef struct Scaled {
+	const char *insn;  /* the tcgen05.mma text (operands included) */
+	int kind;          /* 0 mxf8f6f4, 1 mxf4, 2 mxf4nvf4 */
+	F fa, fb;
+	int nsf;           /* scales per row */
+	bool ue4m3, nega, negb;
+	int sfa, sfb;      /* scale-factor IDs */
+} Scaled;
+
+enum { SM_ = 128, SN = 64 };
+
+/* Scale codes: UE8M0 2^(e - 127) with e in 122..133; UE4M3 positive
+ * normal (exponent 4..9, any mantissa), value (1 + m/8) 2^(e - 7). */
+static double
+scale_decode(uint32_t v, bool ue4m3)
+{
+	return ue4m3 ? (1 + (v & 7) / 8.0) * pow(2, (int)(v >> 3) - 7)
+		     : pow(2, (int)v - 127);
+}
+
+static uint32_t
+scale_code(bool ue4m3)
+{
+	return ue4m3 ? (4 + rnd() % 6) << 3 | (rnd() & 7) : 122 + rnd() % 12;
+}
+
+static void
+scaled_case(TestCtx *t, const Scaled *s)
+{
+	static Tc x;
+	static uint32_t ca[SM_][64], cb[SN][64], sa[SM_][4], sb[SN][4];
+	static uint8_t ra[SM_][32], rb[SN][32];
+	memset(&x, 0, sizeof(x));
+	int k = s->kind ? 64 : 32;
+	bool dense4 = s->kind != 0;
+	for (int i = 0; i < SM_; i++) {
+		for (int q = 0; q < k; q++)
+			ca[i][q] = f_code(s->fa);
+		pack_row(ra[i], ca[i], k, f_bits[s->fa], dense4);
+	}
+	for (int j = 0; j < SN; j++) {
+		for (int q = 0; q < k; q++)
+			cb[j][q] = f_code(s->fb);
+		pack_row(rb[j], cb[j], k, f_bits[s->fb], dense4);
+	}
+	x.da = place_kmajor(x.sm, 0, SM_, ra);
+	x.db = place_kmajor(x.sm, 8192, SN, rb);
+	/* junk everywhere in the scale columns, then the scales: row r at
+	 * lane r % 32 of every sub-partition, column r / 32, byte id + b
+	 * (SFA from column 256, SFB from 260) */
+	for (int l = 0; l < 128; l++)
+		for (int c = 0; c < 8; c++)
+			x.tm[l][c] = rnd() | 0x80808080u;
+	for (int i = 0; i < SM_; i++)
+		for (int b = 0; b < s->nsf; b++)
+			sa[i][b] = scale_code(s->ue4m3);
+	for (int j = 0; j < SN; j++)
+		for (int b = 0; b < s->nsf; b++)
+			sb[j][b] = scale_code(s->ue4m3);
+	for (int rep = 0; rep < 4; rep++) {
+		for (int i = 0; i < SM_; i++)
+			for (int b = 0; b < s->nsf; b++)
+				tm_byte(&x, 32 * rep + i % 32, i / 32, s->sfa + b,
+					sa[i][b]);
+		for (int j = 0; j < SN; j++)
+			for (int b = 0; b < s->nsf; b++)
+				tm_byte(&x, 32 * rep + j % 32, 4 + j / 32,
+					s->sfb + b, sb[j][b]);
+	}
+	/* PTX Tables 43/44: B SF ID [4,6), A/B format [7,10)/[10,13),
+	 * negate 13/14, N >> 3 at 17, scale type 23 (UE8M0 1), M >> 7 at
+	 * 27, A SF ID [29,31) */
+	static const uint32_t code[] = {0, 1, 3, 4, 5};
+	uint32_t fa = s->kind ? 1 : code[s->fa], fb = s->kind ? 1 : code[s->fb];
+	x.idesc = (uint32_t)s->sfb << 4 | fa << 7 | fb << 10 |
+		  (uint32_t)s->nega << 13 | (uint32_t)s->negb << 14 |
+		  (SN >> 3) << 17 | (uint32_t)!s->ue4m3 << 23 |
+		  (SM_ >> 7) << 27 | (uint32_t)s->sfa << 29;
+	int st = tc_run(&x, s->insn);
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad = 0, blk = k / s->nsf;
+	double sign = (s->nega ? -1 : 1) * (s->negb ? -1 : 1);
+	for (int i = 0; i < SM_; i++)
+		for (int j = 0; j < SN; j++) {
+			double d = 0;
+			for (int b = 0; b < s->nsf; b++) {
+				double p = 0;
+				for (int q = b * blk; q < (b + 1) * blk; q++)
+					p += f_value(s->fa, ca[i][q]) *
+					     f_value(s->fb, cb[j][q]);
+				d += p * scale_decode(sa[i][b], s->ue4m3) *
+				     scale_decode(sb[j][b], s->ue4m3);
+			}
+			/* two MMAs: D = s, then D + s */
+			float once = (float)(sign * d);
+			float want = (float)((double)once + sign * d);
+			bad += out_f(&x, i, j) != want;
+		}
+	CHECK_INT(bad, 0);
+}
+
+static char *
+twice(char *buf, size_t cap, const char *mma)
+{
+	snprintf(buf, cap, "\t%s %%p3;\n\t%s %%p4;\n", mma, mma);
+	return buf;
+}
+
+TEST(emu_tcgen05_mma_mxf8f6f4_fp4_fp6)
+{
+	char b[512];
+	rng_state = 7;
+	/* E2M1 x E3M2, scale IDs 1 and 2 */
+	Scaled s = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale."
+		"scale_vec::1X [%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		0, F_E2M1, F_E3M2, 1, false, false, false, 1, 2};
+	scaled_case(t, &s);
+	/* E2M3 x E4M3, A negated, .block32, IDs 0 and 3 */
+	Scaled s2 = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32 "
+		"[%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		0, F_E2M3, F_E4M3, 1, false, true, false, 0, 3};
+	scaled_case(t, &s2);
+	/* E5M2 x E2M1, default scale vector, B negated */
+	Scaled s3 = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale "
+		"[%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		0, F_E5M2, F_E2M1, 1, false, false, true, 2, 1};
+	scaled_case(t, &s3);
+}
+
+TEST(emu_tcgen05_mma_mxf4)
+{
+	char b[512];
+	rng_state = 11;
+	/* mxf4 2X: IDs 2 (A, also as the CUTLASS-style byte select in
+	 * bits 31:30 of the scale address) and 0 */
+	Scaled s = {twice(b, sizeof(b),
+		"or.b32 %r45, %r40, 0x80000000;\n\ttcgen05.mma.cta_group::1."
+		"kind::mxf4.block_scale.scale_vec::2X [%r6], %rd6, %rd7, %r30, "
+		"[%r45], [%r41],"),
+		1, F_E2M1, F_E2M1, 2, false, false, false, 2, 0};
+	scaled_case(t, &s);
+	/* mxf4nvf4 4X with UE4M3 scales, B negated */
+	Scaled s2 = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale."
+		"scale_vec::4X [%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		2, F_E2M1, F_E2M1, 4, true, false, true, 0, 0};
+	scaled_case(t, &s2);
+	/* mxf4nvf4 block32 (2X, UE8M0), IDs 0 and 2 */
+	Scaled s3 = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block32 "
+		"[%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		2, F_E2M1, F_E2M1, 2, false, true, false, 0, 2};
+	scaled_case(t, &s3);
+	/* mxf4nvf4 4X with UE8M0 scales */
+	Scaled s4 = {twice(b, sizeof(b),
+		"tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 "
+		"[%r6], %rd6, %rd7, %r30, [%r40], [%r41],"),
+		2, F_E2M1, F_E2M1, 4, false, false, false, 0, 0};
+	scaled_case(t, &s4);
+}
