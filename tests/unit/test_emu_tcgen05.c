@@ -404,3 +404,119 @@ TEST(emu_tcgen05_mma_mxf4)
 		2, F_E2M1, F_E2M1, 4, false, false, false, 0, 0};
 	scaled_case(t, &s4);
 }
+
+/* ---- dense kinds: f8f6f4 and i8 ---- */
+
+/* x rounded to f16 (nearest even), for the f16 accumulator. */
+static uint16_t
+f16_rne(double v)
+{
+	uint16_t sign = v < 0 ? 0x8000 : 0;
+	v = fabs(v);
+	if (v == 0)
+		return sign;
+	int e;
+	frexp(v, &e);
+	int ex = e - 1 < -14 ? -14 : e - 1;
+	uint32_t q = (uint32_t)nearbyint(ldexp(v, 10 - ex));
+	if (q < 1024)
+		return sign | (uint16_t)q;
+	uint32_t E = (uint32_t)(ex + 15) + (q == 2048), M = q == 2048 ? 0 : q - 1024;
+	return E >= 31 ? sign | 0x7c00 : (uint16_t)(sign | E << 10 | M);
+}
+
+typedef struct Dense {
+	const char *insn;
+	F fa, fb;
+	int n, dfmt;       /* D: 0 f16, 1 f32, 2 s32 */
+	bool sat, nega, negb;
+	int dcol;          /* D at column dcol (272: preloaded, i8) */
+} Dense;
+
+static void
+dense_case(TestCtx *t, const Dense *s)
+{
+	static Tc x;
+	static uint32_t ca[128][32], cb[64][32];
+	static uint8_t ra[128][32], rb[64][32];
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < 128; i++) {
+		for (int q = 0; q < 32; q++)
+			ca[i][q] = f_code(s->fa);
+		pack_row(ra[i], ca[i], 32, f_bits[s->fa], false);
+	}
+	for (int j = 0; j < s->n; j++) {
+		for (int q = 0; q < 32; q++)
+			cb[j][q] = f_code(s->fb);
+		pack_row(rb[j], cb[j], 32, f_bits[s->fb], false);
+	}
+	x.da = place_kmajor(x.sm, 0, 128, ra);
+	x.db = place_kmajor(x.sm, 8192, s->n, rb);
+	/* D preloaded near the int32 limits (enable-input-d true) */
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < s->n && s->dcol; j++)
+			x.tm[i][s->dcol - 256 + j] = (i + j) % 2 ? 0x7fffff00u
+								 : 0x80000100u;
+	static const uint32_t fcode[] = {0, 1, 3, 4, 5, 1, 0};
+	/* PTX Table 42: saturate 3, D format [4,6), A/B [7,10)/[10,13),
+	 * negate 13/14, N >> 3 at 17, M >> 4 at 24 */
+	x.idesc = (uint32_t)s->sat << 3 | (uint32_t)s->dfmt << 4 |
+		  fcode[s->fa] << 7 | fcode[s->fb] << 10 |
+		  (uint32_t)s->nega << 13 | (uint32_t)s->negb << 14 |
+		  (uint32_t)(s->n >> 3) << 17 | (128 >> 4) << 24;
+	int st = tc_run(&x, s->insn);
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad = 0;
+	double sign = (s->nega ? -1 : 1) * (s->negb ? -1 : 1);
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < s->n; j++) {
+			double d = 0;
+			for (int q = 0; q < 32; q++)
+				d += f_value(s->fa, ca[i][q]) * f_value(s->fb, cb[j][q]);
+			d *= sign;
+			uint32_t got = x.out[i * RCOLS + s->dcol + j], want;
+			if (s->dfmt == 2) {
+				long long v = (long long)d + (s->dcol ? (int32_t)
+					x.tm[i][s->dcol - 256 + j] : 0);
+				if (s->sat)
+					v = v > 2147483647LL ? 2147483647LL
+					    : v < -2147483648LL ? -2147483648LL : v;
+				want = (uint32_t)(unsigned long long)v;
+			} else if (s->dfmt == 1) {
+				float f = (float)d;
+				memcpy(&want, &f, 4);
+			} else {
+				want = f16_rne(d);
+				got &= 0xffff;
+			}
+			bad += got != want;
+		}
+	CHECK_INT(bad, 0);
+}
+
+TEST(emu_tcgen05_mma_f8f6f4_i8)
+{
+	rng_state = 23;
+	static const char f[] =
+		"\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], %rd6, %rd7, %r30, %p3;\n";
+	Dense d1 = {f, F_E5M2, F_E2M1, 64, 1, false, false, false, 0};
+	dense_case(t, &d1);
+	/* E4M3 x E3M2 into an f16 accumulator, A negated */
+	Dense d2 = {f, F_E4M3, F_E3M2, 64, 0, false, true, false, 0};
+	dense_case(t, &d2);
+	/* FP6 x FP6 (E2M3 x E3M2): both from padded images */
+	Dense d3 = {f, F_E2M3, F_E3M2, 48, 1, false, false, true, 0};
+	dense_case(t, &d3);
+	/* i8: s8 x u8 onto D preloaded near the int32 limits, N 32: with
+	 * the saturate bit the sums clamp, without it they wrap */
+	static const char i8[] =
+		"\ttcgen05.mma.cta_group::1.kind::i8 [%r43], %rd6, %rd7, %r30, %p4;\n";
+	Dense d4 = {i8, F_S8, F_U8, 32, 2, true, false, false, 272};
+	dense_case(t, &d4);
+	Dense d5 = {i8, F_U8, F_S8, 32, 2, false, false, false, 272};
+	dense_case(t, &d5);
+}
