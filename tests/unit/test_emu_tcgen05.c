@@ -520,3 +520,401 @@ TEST(emu_tcgen05_mma_f8f6f4_i8)
 	Dense d5 = {i8, F_U8, F_S8, 32, 2, false, false, false, 272};
 	dense_case(t, &d5);
 }
+
+/* ---- MN-major operands (the transpose bits) ---- */
+
+static uint16_t
+bf16_of(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return (uint16_t)(u >> 16); /* exact: multiples of 1/8, small */
+}
+
+/* bf16 M128 N64 K16: A MN-major with the 128B swizzle (canonical
+ * ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO)), T = 8: byte 2 (x % 64) +
+ * LBO (x / 64) + 128 (k % 8) + SBO (k / 8), LBO 2048, SBO 1024, then
+ * 16-byte chunk bits [4,7) ^= bits [7,10)); B MN-major without swizzle
+ * (((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)): byte 2 (x % 8) + SBO (x / 8) +
+ * 16 (k % 8) + LBO (k / 8), SBO 128, LBO 1024); B negated. */
+static void
+mn_bf16(TestCtx *t)
+{
+	static Tc x;
+	static float a[128][16], b[64][16];
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < 128; i++)
+		for (int k = 0; k < 16; k++) {
+			a[i][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			uint32_t o = (uint32_t)(2 * (i % 64) + 2048 * (i / 64) +
+						128 * (k % 8) + 1024 * (k / 8));
+			o ^= ((o >> 7) & 7) << 4;
+			uint16_t h = bf16_of(a[i][k]);
+			memcpy(x.sm + o, &h, 2);
+		}
+	for (int j = 0; j < 64; j++)
+		for (int k = 0; k < 16; k++) {
+			b[j][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			uint32_t o = (uint32_t)(8192 + 2 * (j % 8) + 128 * (j / 8) +
+						16 * (k % 8) + 1024 * (k / 8));
+			uint16_t h = bf16_of(b[j][k]);
+			memcpy(x.sm + o, &h, 2);
+		}
+	x.da = 2ull << 61 | 1ull << 46 | 64ull << 32 | 128ull << 16;
+	x.db = 1ull << 46 | 8ull << 32 | 64ull << 16 | 8192 >> 4;
+	/* D f32, A/B bf16, negate B 14, A/B MN-major 15/16 */
+	x.idesc = 1u << 4 | 1u << 7 | 1u << 10 | 1u << 14 | 1u << 15 |
+		  1u << 16 | (64 >> 3) << 17 | (128 >> 4) << 24;
+	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f16 [%r6], "
+			    "%rd6, %rd7, %r30, %p3;\n");
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad = 0;
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 16; k++)
+				s -= (double)a[i][k] * b[j][k];
+			bad += out_f(&x, i, j) != (float)s;
+		}
+	CHECK_INT(bad, 0);
+}
+
+/* tf32 M128 N64 K8: A MN-major with 128B_BASE32B (descriptor mode 1:
+ * four 128-byte K rows per SBO group, 128-byte M chunks LBO apart,
+ * then offset ^ ((offset >> 2) & 96)), SBO 512, LBO 1024; B K-major
+ * without swizzle; A negated. */
+static void
+mn_tf32(TestCtx *t)
+{
+	static Tc x;
+	static float a[128][8], b[64][8];
+	static uint8_t rb[64][32];
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < 128; i++)
+		for (int k = 0; k < 8; k++) {
+			a[i][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			uint32_t o = (uint32_t)(4 * (i % 32) + 1024 * (i / 32) +
+						128 * (k % 4) + 512 * (k / 4));
+			o ^= (o >> 2) & 96;
+			memcpy(x.sm + o, &a[i][k], 4);
+		}
+	for (int j = 0; j < 64; j++)
+		for (int k = 0; k < 8; k++) {
+			b[j][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			memcpy(rb[j] + 4 * k, &b[j][k], 4);
+		}
+	x.da = 1ull << 61 | 1ull << 46 | 32ull << 32 | 64ull << 16;
+	x.db = place_kmajor(x.sm, 8192, 64, rb);
+	/* D f32, A/B tf32 (2), negate A 13, A MN-major 15 */
+	x.idesc = 1u << 4 | 2u << 7 | 2u << 10 | 1u << 13 | 1u << 15 |
+		  (64 >> 3) << 17 | (128 >> 4) << 24;
+	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::tf32 [%r6], "
+			    "%rd6, %rd7, %r30, %p3;\n");
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad = 0;
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 8; k++)
+				s -= (double)a[i][k] * b[j][k];
+			bad += out_f(&x, i, j) != (float)s;
+		}
+	CHECK_INT(bad, 0);
+}
+
+/* f8f6f4 E4M3 x E5M2, M128 N64 K32: A K-major, B MN-major with the 64B
+ * swizzle (((T,4,m),(8,k)):((1,T,LBO),(4T,SBO)), T = 16: byte x % 64 +
+ * LBO (x / 64) + 64 (k % 8) + SBO (k / 8), SBO 512, then chunk bits
+ * [4,6) ^= bits [7,9)). */
+static void
+mn_fp8(TestCtx *t)
+{
+	static Tc x;
+	static uint32_t ca[128][32], cb[64][32];
+	static uint8_t ra[128][32];
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < 128; i++) {
+		for (int k = 0; k < 32; k++)
+			ca[i][k] = f_code(F_E4M3);
+		pack_row(ra[i], ca[i], 32, 8, false);
+	}
+	x.da = place_kmajor(x.sm, 0, 128, ra);
+	for (int j = 0; j < 64; j++)
+		for (int k = 0; k < 32; k++) {
+			cb[j][k] = f_code(F_E5M2);
+			uint32_t o = (uint32_t)(8192 + j + 64 * (k % 8) + 512 * (k / 8));
+			o ^= ((o >> 7) & 3) << 4;
+			x.sm[o] = (uint8_t)cb[j][k];
+		}
+	x.db = 4ull << 61 | 1ull << 46 | 32ull << 32 | 128ull << 16 | 8192 >> 4;
+	x.idesc = 1u << 4 | 0u << 7 | 1u << 10 | 1u << 16 | (64 >> 3) << 17 |
+		  (128 >> 4) << 24;
+	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], "
+			    "%rd6, %rd7, %r30, %p3;\n");
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad = 0;
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 32; k++)
+				s += f_value(F_E4M3, ca[i][k]) * f_value(F_E5M2, cb[j][k]);
+			bad += out_f(&x, i, j) != (float)s;
+		}
+	CHECK_INT(bad, 0);
+}
+
+TEST(emu_tcgen05_mma_mn_major)
+{
+	rng_state = 31;
+	mn_bf16(t);
+	mn_tf32(t);
+	mn_fp8(t);
+}
+
+/* ---- tcgen05.cp decompression, and A from TMEM ----
+ * A (E3M2, 128 x 32, padded FP6 image) is copied with
+ * .128x256b.b8x16.b6x16_p32 to columns 288..295 and B's first 16 FP4
+ * elements per row (the E2M1 padded image) with .128x128b.b8x16.b4x16_p64
+ * to columns 304..307; the expanded bytes (PTX §9.7.16.9.1: a 4-bit
+ * value gains two low zero bits, a 6-bit value two high zero bits) are
+ * checked, and a kind::f8f6f4 MMA with A from those TMEM columns against
+ * the host sums. */
+TEST(emu_tcgen05_cp_decompress_a_tmem)
+{
+	static Tc x;
+	static uint32_t ca[128][32], cb[128][32];
+	static uint8_t ra[128][32], rb[128][32];
+	rng_state = 41;
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < 128; i++) {
+		for (int k = 0; k < 32; k++) {
+			ca[i][k] = f_code(F_E3M2);
+			cb[i][k] = f_code(F_E2M1);
+		}
+		pack_row(ra[i], ca[i], 32, 6, false);
+		pack_row(rb[i], cb[i], 32, 4, false);
+	}
+	x.da = place_kmajor(x.sm, 0, 128, ra);
+	x.db = place_kmajor(x.sm, 8192, 128, rb);
+	/* D f32, A E3M2 (4), B E2M1 (5), N 64, M 128 */
+	x.idesc = 1u << 4 | 4u << 7 | 5u << 10 | (64 >> 3) << 17 | (128 >> 4) << 24;
+	int st = tc_run(&x,
+		"\tadd.s32 %r44, %r6, 288;\n\tadd.s32 %r46, %r6, 304;\n"
+		"\ttcgen05.cp.cta_group::1.128x256b.b8x16.b6x16_p32 [%r44], %rd6;\n"
+		"\ttcgen05.cp.cta_group::1.128x128b.b8x16.b4x16_p64 [%r46], %rd7;\n"
+		"\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], [%r44], %rd7, "
+		"%r30, %p3;\n");
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x.err);
+		return;
+	}
+	int bad_cp = 0, bad = 0;
+	for (int l = 0; l < 128; l++)
+		for (int e = 0; e < 32; e++) {
+			uint32_t w = x.out[l * RCOLS + 288 + e / 4] >> 8 * (e % 4) & 0xff;
+			bad_cp += w != ca[l][e];
+			if (e < 16) {
+				w = x.out[l * RCOLS + 304 + e / 4] >> 8 * (e % 4) & 0xff;
+				bad_cp += w != cb[l][e] << 2;
+			}
+		}
+	CHECK_INT(bad_cp, 0);
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 32; k++)
+				s += f_value(F_E3M2, ca[i][k]) * f_value(F_E2M1, cb[j][k]);
+			bad += out_f(&x, i, j) != (float)s;
+		}
+	CHECK_INT(bad, 0);
+}
+
+/* ---- .ws: the B collector and the zero-column mask ---- */
+
+static float wa[128][16], wb[72][16], wb2[64][16];
+
+/* bf16 A (128 x 16) at 0, B (72 x 16) at 8192, another B' (64 x 16)
+ * at 12288, all K-major without swizzle. */
+static void
+ws_images(Tc *x, int m)
+{
+	static uint8_t ra[128][32], rb[72][32], rb2[64][32];
+	memset(x, 0, sizeof(*x));
+	for (int i = 0; i < 128; i++)
+		for (int k = 0; k < 16; k++) {
+			wa[i][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			uint16_t h = bf16_of(wa[i][k]);
+			memcpy(ra[i] + 2 * k, &h, 2);
+		}
+	for (int j = 0; j < 72; j++)
+		for (int k = 0; k < 16; k++) {
+			wb[j][k] = (float)((int)(rnd() % 64) - 32) / 8;
+			uint16_t h = bf16_of(wb[j][k]);
+			memcpy(rb[j] + 2 * k, &h, 2);
+			if (j < 64) {
+				wb2[j][k] = (float)((int)(rnd() % 64) - 32) / 8;
+				h = bf16_of(wb2[j][k]);
+				memcpy(rb2[j] + 2 * k, &h, 2);
+			}
+		}
+	x->da = place_kmajor(x->sm, 0, 128, ra);
+	x->db = place_kmajor(x->sm, 8192, 72, rb);
+	place_kmajor(x->sm, 12288, 64, rb2);
+	x->idesc = 1u << 4 | 1u << 7 | 1u << 10 | (64 >> 3) << 17 |
+		   (uint32_t)(m >> 4) << 24;
+}
+
+/* The zero-column sub-mask as the ISA's examples spell it: runs that
+ * alternate from the first-span value, ones `ones` long and zeros
+ * `zeros` long, the first `sc` positions skipped. */
+static void
+zmask(int *mask, int len, int sc, int fs, int ones, int zeros)
+{
+	int val = fs, left = fs ? ones : zeros;
+	for (int pos = -sc; pos < len; pos++) {
+		if (pos >= 0)
+			mask[pos] = val;
+		if (--left == 0) {
+			val = !val;
+			left = val ? ones : zeros;
+		}
+	}
+}
+
+TEST(emu_tcgen05_mma_ws_collector)
+{
+	static Tc x;
+	rng_state = 53;
+	/* fill b1 from B, then lastuse b1 with the descriptor of B': the
+	 * collector's B is used, so D = 2 A B */
+	ws_images(&x, 128);
+	int st = tc_run(&x,
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::fill "
+		"[%r6], %rd6, %rd7, %r30, %p3;\n\tadd.s64 %rd12, %rd7, 256;\n"
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::lastuse "
+		"[%r6], %rd6, %rd12, %r30, %p4;\n");
+	CHECK_INT(st, PT_OK);
+	if (st)
+		fprintf(stderr, "  %s\n", x.err);
+	int bad = 0;
+	for (int i = 0; i < 128 && !st; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 16; k++)
+				s += (double)wa[i][k] * wb[j][k];
+			bad += out_f(&x, i, j) != (float)(2 * s);
+		}
+	CHECK_INT(bad, 0);
+	/* discard (the default) reads B' from shared memory */
+	st = tc_run(&x,
+		"\tadd.s64 %rd12, %rd7, 256;\n"
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r6], %rd6, %rd12, "
+		"%r30, %p3;\n");
+	CHECK_INT(st, PT_OK);
+	bad = 0;
+	for (int i = 0; i < 128 && !st; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 16; k++)
+				s += (double)wa[i][k] * wb2[j][k];
+			bad += out_f(&x, i, j) != (float)s;
+		}
+	CHECK_INT(bad, 0);
+	/* PT_E_EMU_COLLECTOR: use after lastuse; use of a buffer never
+	 * filled; use of a fill of another shape (N 64 filled, N 128 used) */
+	CHECK_INT(tc_run(&x,
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b2::fill "
+		"[%r6], %rd6, %rd7, %r30, %p3;\n"
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b2::lastuse "
+		"[%r6], %rd6, %rd7, %r30, %p4;\n"
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b2::use "
+		"[%r6], %rd6, %rd7, %r30, %p4;\n"), PT_E_EMU_COLLECTOR);
+	CHECK(strstr(x.err, "collector buffer b2") != NULL);
+	CHECK_INT(tc_run(&x,
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b3::use "
+		"[%r6], %rd6, %rd7, %r30, %p4;\n"), PT_E_EMU_COLLECTOR);
+	CHECK_INT(tc_run(&x,
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::fill "
+		"[%r6], %rd6, %rd7, %r30, %p3;\n\tadd.s32 %r47, %r30, 0x100000;\n"
+		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::use "
+		"[%r6], %rd6, %rd7, %r47, %p4;\n"), PT_E_EMU_COLLECTOR);
+	/* the A collector of the non-.ws forms: fill, then use with another
+	 * A descriptor (B' image as A's first 64 rows would differ) */
+	ws_images(&x, 128);
+	st = tc_run(&x,
+		"\ttcgen05.mma.cta_group::1.kind::f16.collector::a::fill "
+		"[%r6], %rd6, %rd7, %r30, %p3;\n\tadd.s64 %rd12, %rd6, 16;\n"
+		"\ttcgen05.mma.cta_group::1.kind::f16.collector::a::lastuse "
+		"[%r6], %rd12, %rd7, %r30, %p4;\n");
+	CHECK_INT(st, PT_OK);
+	bad = 0;
+	for (int i = 0; i < 128 && !st; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int k = 0; k < 16; k++)
+				s += (double)wa[i][k] * wb[j][k];
+			bad += out_f(&x, i, j) != (float)(2 * s);
+		}
+	CHECK_INT(bad, 0);
+}
+
+/* Zero-column mask (PTX §9.7.16.4.3): non-zero bit 39, Skip Span 2 at
+ * [40,48) (runs of three ones), Use Span 3 at [48,56) (runs of four
+ * zeros), column shift 2 at [56,62) (B rows 2..65 used); M 128: one
+ * sub-mask (start count 1, first span 1); M 64 (Layout E: D[m][n] at
+ * lane m + 64 (n / 32), column n % 32): two, the second with start
+ * count 2 and first span 0. */
+TEST(emu_tcgen05_mma_ws_zero_column_mask)
+{
+	static Tc x;
+	rng_state = 59;
+	for (int m = 128; m >= 64; m -= 64) {
+		ws_images(&x, m);
+		int mask[64];
+		if (m == 128) {
+			zmask(mask, 64, 1, 1, 3, 4);
+		} else {
+			zmask(mask, 32, 1, 1, 3, 4);
+			zmask(mask + 32, 32, 2, 0, 3, 4);
+		}
+		uint64_t z = 1ull << 39 | 2ull << 40 | 3ull << 48 | 2ull << 56 |
+			     1ull << 32 | 1ull | (m == 64 ? 2ull << 8 : 0);
+		char body[512];
+		snprintf(body, sizeof(body),
+			 "\tmov.b64 %%rd13, 0x%llx;\n"
+			 "\ttcgen05.mma.ws.cta_group::1.kind::f16 [%%r6], %%rd6, "
+			 "%%rd7, %%r30, %%p3, %%rd13;\n", (unsigned long long)z);
+		int st = tc_run(&x, body);
+		CHECK_INT(st, PT_OK);
+		if (st) {
+			fprintf(stderr, "  %s\n", x.err);
+			continue;
+		}
+		int bad = 0, zeros = 0;
+		for (int i = 0; i < m; i++)
+			for (int j = 0; j < 64; j++) {
+				double s = 0;
+				for (int k = 0; k < 16 && !mask[j]; k++)
+					s += (double)wa[i][k] * wb[j + 2][k];
+				zeros += mask[j];
+				int lane = m == 128 ? i : i + 64 * (j / 32);
+				int col = m == 128 ? j : j % 32;
+				bad += out_f(&x, lane, col) != (float)s;
+			}
+		CHECK(zeros > 0);
+		CHECK_INT(bad, 0);
+	}
+}
