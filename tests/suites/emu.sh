@@ -91,3 +91,24 @@ expect_rc wgmma_golden_late 0 "$P" run --emulate "$t/w2.ptx" --meta "$t/w.json" 
 expect_rc wgmma_golden_mbar 1 "$P" run --emulate "$t/w.ptx" --meta "$t/w.json" --arg flag=1
 grep -q "error\[E9508\]" "$t/err" && ok wgmma_golden_mbar_code ||
 	bad wgmma_golden_mbar_code "$(cat "$t/err")"
+
+# The hand-written tcgen05 kernels of tests/unit/test_emu_tcgen05.c (the
+# block-scaled/f8f6f4/i8/MN-major/.ws/decompression forms the emulator
+# runs) must be PTX the real assembler accepts for sm_100a.
+tcptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+if [ -x "$tcptxas" ] && [ -x "$BUILD/unit_tests" ]; then
+	mkdir -p "$t/tc"
+	EMU_TC_DUMP="$t/tc" "$BUILD/unit_tests" emu_tcgen05_ >/dev/null 2>&1
+	n=0 fails=0
+	for f in "$t"/tc/*.ptx; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		"$tcptxas" -arch=sm_100a "$f" -o "$t/tc.cubin" >"$t/tc.log" 2>&1 &&
+			[ ! -s "$t/tc.log" ] || { fails=$((fails + 1));
+			echo "  $(basename "$f"): $(head -2 "$t/tc.log")"; }
+	done
+	if [ "$n" -gt 0 ] && [ "$fails" -eq 0 ]; then ok tcgen05_kernels_ptxas
+	else bad tcgen05_kernels_ptxas "$fails of $n rejected"; fi
+else
+	echo "SKIP emu/tcgen05_kernels_ptxas: no ptxas or unit_tests"
+fi

@@ -34,7 +34,7 @@ typedef struct Tc {
 } Tc;
 
 static const char tc_head[] =
-	".version 8.7\n.target sm_100a\n.address_size 64\n"
+	".version 8.8\n.target sm_100a\n.address_size 64\n"
 	".visible .entry k(.param .u64 gs, .param .u64 gt, .param .u64 out,\n"
 	"  .param .u32 idesc, .param .u64 da, .param .u64 db)\n{\n"
 	"\t.reg .pred %p<8>;\n\t.reg .b32 %r<64>;\n\t.reg .b64 %rd<32>;\n"
@@ -94,6 +94,25 @@ static const char tc_tail[] =
 	"\ttcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\n"
 	"$L_end:\n\tret;\n}\n";
 
+/* With EMU_TC_DUMP=DIR every harness kernel is also written to
+ * DIR/tcN.ptx, for tests/suites/emu.sh to check with ptxas -arch=sm_100a
+ * (the emulator must not accept PTX the real assembler rejects). */
+static void
+tc_dump(const char *ptx)
+{
+	static int seq;
+	const char *dir = getenv("EMU_TC_DUMP");
+	char path[4096];
+	if (!dir || snprintf(path, sizeof(path), "%s/tc%d.ptx", dir, seq++) >=
+			    (int)sizeof(path))
+		return;
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(ptx, f);
+		fclose(f);
+	}
+}
+
 /* Runs the harness with `body` issued by thread 0; the status. */
 static int
 tc_run(Tc *x, const char *body)
@@ -107,6 +126,7 @@ tc_run(Tc *x, const char *body)
 				      "%%q%d}, [%%rd8+%d];\n", 4 * i, 4 * i + 1,
 				      4 * i + 2, 4 * i + 3, 16 * i);
 	snprintf(ptx + n, sizeof(ptx) - n, "%s%s%s", tc_mid, body, tc_tail);
+	tc_dump(ptx);
 	ptem *e = ptem_new();
 	uint64_t gs = 0, gt = 0, go = 0;
 	int st = ptem_load(e, ptx, strlen(ptx));
