@@ -893,25 +893,24 @@ TEST(emu_tcgen05_mma_ws_collector)
 
 /* Zero-column mask (PTX §9.7.16.4.3): non-zero bit 39, Skip Span 2 at
  * [40,48) (runs of three ones), Use Span 3 at [48,56) (runs of four
- * zeros), column shift 2 at [56,62) (B rows 2..65 used); M 128: one
- * sub-mask (start count 1, first span 1); M 64 (Layout E: D[m][n] at
- * lane m + 64 (n / 32), column n % 32): two, the second with start
- * count 2 and first span 0. */
+ * zeros), column shift 2 at [56,62) (B rows 2..65 used); one sub-mask
+ * per 128/M part of N, sub-mask s with start count s + 1 (bits 8s..) and
+ * first span s % 2 == 0 (bit 32 + s).  D layouts: M 128 Layout D, M 64
+ * Layout E (D[m][n] at lane m + 64 (n / 32), column n % 32), M 32
+ * Layout G (lane m + 32 (n / 16), column n % 16). */
 TEST(emu_tcgen05_mma_ws_zero_column_mask)
 {
 	static Tc x;
 	rng_state = 59;
-	for (int m = 128; m >= 64; m -= 64) {
+	for (int m = 128; m >= 32; m /= 2) {
 		ws_images(&x, m);
-		int mask[64];
-		if (m == 128) {
-			zmask(mask, 64, 1, 1, 3, 4);
-		} else {
-			zmask(mask, 32, 1, 1, 3, 4);
-			zmask(mask + 32, 32, 2, 0, 3, 4);
+		int mask[64], parts = 128 / m, w = 64 / parts;
+		uint64_t z = 1ull << 39 | 2ull << 40 | 3ull << 48 | 2ull << 56;
+		for (int s = 0; s < parts; s++) {
+			zmask(mask + w * s, w, s + 1, s % 2 == 0, 3, 4);
+			z |= (uint64_t)(s + 1) << 8 * s |
+			     (uint64_t)(s % 2 == 0) << (32 + s);
 		}
-		uint64_t z = 1ull << 39 | 2ull << 40 | 3ull << 48 | 2ull << 56 |
-			     1ull << 32 | 1ull | (m == 64 ? 2ull << 8 : 0);
 		char body[512];
 		snprintf(body, sizeof(body),
 			 "\tmov.b64 %%rd13, 0x%llx;\n"
@@ -930,9 +929,8 @@ TEST(emu_tcgen05_mma_ws_zero_column_mask)
 				for (int k = 0; k < 16 && !mask[j]; k++)
 					s += (double)wa[i][k] * wb[j + 2][k];
 				zeros += mask[j];
-				int lane = m == 128 ? i : i + 64 * (j / 32);
-				int col = m == 128 ? j : j % 32;
-				bad += out_f(&x, lane, col) != (float)s;
+				int lane = i + (128 / parts) * (j / w);
+				bad += out_f(&x, lane, j % w) != (float)s;
 			}
 		CHECK(zeros > 0);
 		CHECK_INT(bad, 0);
