@@ -26,6 +26,11 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 		if (!d->dims[i] || d->box[i] < 1 || d->box[i] > 256 ||
 		    d->elem_strides[i] < 1 || d->elem_strides[i] > 8)
 			return PT_E_EMU_ARGS;
+	/* the driver's rules: interleaved maps have rank 3..5, and the 32B
+	 * interleave takes the 32B swizzle */
+	if (d->interleave && (d->rank < 3 || (d->interleave == 2 &&
+					      d->swizzle != 1)))
+		return PT_E_EMU_ARGS;
 	uint8_t *p = map128;
 	memset(p, 0, 128);
 	emu_store_le(p, TMAP_MAGIC, 4);
@@ -99,12 +104,12 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		emu_fail(r, PT_E_EMU_ARGS, t, in,
 			 "the operand at 0x%llx is not an emulator tensor map "
 			 "(ptem_tensormap_encode)", (unsigned long long)a);
-	if (!m->esize || m->interleave || m->swizzle > 3)
+	if (!m->esize || m->interleave > 2 || m->swizzle > 3)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "tensor map with format %d, interleave %d, swizzle %d "
-			 "is not modelled (packed formats, interleave and the "
-			 "128B_ATOM swizzles are not)", m->format,
-			 m->interleave, m->swizzle);
+			 "is not modelled (packed formats and the 128B_ATOM "
+			 "swizzles are not)", m->format, m->interleave,
+			 m->swizzle);
 	m->strides[0] = m->esize;
 	for (int i = 0; i < m->rank; i++) {
 		m->estr[i] = p[12 + i];
@@ -113,7 +118,23 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		if (i > 0)
 			m->strides[i] = emu_load_le(p + 80 + 8 * (i - 1), 8);
 	}
-	m->estr[0] = 1; /* ignored for non-interleaved maps */
+	if (!m->interleave) {
+		m->estr[0] = 1; /* ignored for non-interleaved maps */
+		return;
+	}
+	/* Interleaved (NC/8DHWC8, NC/16DHWC16; PTX §5.5.6): dim 0 is the
+	 * channels of one 16/32-byte slice, in elements, and the map is
+	 * otherwise a tiled one - what the H200 did with a driver-encoded
+	 * 16B map (dims 8, 64, 4, box 8, 8, 1; tests/gpu/gpu_tma.c).  Only
+	 * that shape is modelled: an inner box of exactly one slice, unit
+	 * inner element stride, and no swizzle on the 16B interleave (which
+	 * can trap on the GPU). */
+	if ((uint64_t)m->box[0] * m->esize != 16u * (unsigned)m->interleave ||
+	    m->estr[0] != 1 || (m->interleave == 1 && m->swizzle))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "interleaved tensor map: only an inner box of one "
+			 "%d-byte channel slice, inner element stride 1 and "
+			 "(16B) no swizzle are modelled", 16 * m->interleave);
 }
 
 /* The swizzled shared address: 16-byte chunk bits [4, 4+B) XOR bits
