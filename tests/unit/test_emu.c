@@ -2159,3 +2159,89 @@ TEST(emu_tcgen05_mma_pair_layout_b)
 	}
 	ptem_free(e);
 }
+
+/* examples/gemm_nvf4_sm100.py: TMA of packed FP4 A and B (128B swizzle)
+ * and of the UE4M3 scale images, tcgen05.cp 32x128b.warpx4 of the
+ * scales, four K64 slices of tcgen05.mma kind::mxf4nvf4 block16 with
+ * the descriptors ptxtile builds, commit, tcgen05.ld.  A, B: random E2M1
+ * codes (values 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives) packed two per
+ * byte, the lower k in the low nibble; SA, SB: UE4M3 codes with exponent
+ * 4..9, value (1 + m/8) 2^(e - 7), arranged as the script's header says
+ * (SFA[s, l, 4c + b] = SA[32c + l, 4s + b]); D[m, n] = sum_k A[m, k]
+ * SA[m, k/16] B[n, k] SB[n, k/16]: each K64 MMA's exact sum added to
+ * the f32 D and rounded (D is f32 between the instructions). */
+static double
+e2m1_value(unsigned c)
+{
+	static const double v[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+	return (c & 8) ? -v[c & 7] : v[c & 7];
+}
+
+TEST(emu_script_gemm_nvf4_sm100)
+{
+	enum { M = 128, N = 128, K = 256, KB = K / 16 };
+	static uint8_t ca[M * K], cb[N * K], a[M * K / 2], b[N * K / 2];
+	static uint8_t sa[M * KB], sb[N * KB], sfa[4 * 32 * 16], sfb[4 * 32 * 16];
+	static float d[M * N];
+	uint32_t seed = 99;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		ca[i] = (uint8_t)((seed >> 16) & 15);
+		seed = seed * 1103515245u + 12345u;
+		cb[i] = (uint8_t)((seed >> 16) & 15);
+	}
+	for (int i = 0; i < M * K / 2; i++) {
+		a[i] = (uint8_t)(ca[2 * i] | ca[2 * i + 1] << 4);
+		b[i] = (uint8_t)(cb[2 * i] | cb[2 * i + 1] << 4);
+	}
+	for (int i = 0; i < M * KB; i++) {
+		seed = seed * 1103515245u + 12345u;
+		sa[i] = (uint8_t)((4 + (seed >> 16) % 6) << 3 | ((seed >> 24) & 7));
+		seed = seed * 1103515245u + 12345u;
+		sb[i] = (uint8_t)((4 + (seed >> 16) % 6) << 3 | ((seed >> 24) & 7));
+	}
+	for (int s = 0; s < 4; s++)
+		for (int l = 0; l < 32; l++)
+			for (int cb4 = 0; cb4 < 16; cb4++) {
+				int row = 32 * (cb4 / 4) + l, blk = 4 * s + cb4 % 4;
+				sfa[(s * 32 + l) * 16 + cb4] = sa[row * KB + blk];
+				sfb[(s * 32 + l) * 16 + cb4] = sb[row * KB + blk];
+			}
+	SArg args[] = {{a, sizeof(a), PTRT_UINT8, 2, {M, K / 2}, {0}},
+		       {b, sizeof(b), PTRT_UINT8, 2, {N, K / 2}, {0}},
+		       {sfa, sizeof(sfa), PTRT_UINT8, 3, {4, 32, 16}, {0}},
+		       {sfb, sizeof(sfb), PTRT_UINT8, 3, {4, 32, 16}, {0}},
+		       {d, sizeof(d), PTRT_UINT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/gemm_nvf4_sm100.py", "sm_100a", args,
+		       5, PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) == PT_OK) {
+		const float *o = script_out(&sr, 4, sizeof(d));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				/* D is f32 between the four K64 MMAs: each
+				 * slice's exact sum is added and rounded */
+				float s = 0;
+				for (int q0 = 0; q0 < K; q0 += 64) {
+					double p = 0;
+					for (int q = q0; q < q0 + 64; q++) {
+						unsigned ea = sa[i * KB + q / 16];
+						unsigned eb = sb[j * KB + q / 16];
+						p += e2m1_value(ca[i * K + q]) *
+						     ldexp(1 + (ea & 7) / 8.0,
+							   (int)(ea >> 3) - 7) *
+						     e2m1_value(cb[j * K + q]) *
+						     ldexp(1 + (eb & 7) / 8.0,
+							   (int)(eb >> 3) - 7);
+					}
+					s = (float)((double)s + p);
+				}
+				if (o[i * N + j] != s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "D[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], (double)s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
