@@ -1642,34 +1642,43 @@ mma_pair_ptx(char *out, size_t cap)
 		      "shared::cluster.multicast::cluster.b64 [bar], %rs1;");
 }
 
-TEST(emu_tcgen05_mma_pair)
+/* One pair run of mma_pair_ptx with M = 256 (Layout A: CTA v's D rows
+ * 128 v + i at its lane i) or M = 128 (Layout B, "M = 128 + cta_group::2
+ * + dense A": CTA v holds A rows 64 v.. - the first 64 rows of its image -
+ * and its D rows 64 v + i as a 2x2 data path: column n < N/2 at lane i,
+ * column n; n >= N/2 at lane i + 64, column n - N/2, CUTLASS's
+ * tmem_frg_2sm "2x2" atom for 64 rows per CTA); B rows 32 v.. in CTA v. */
+static void
+mma_pair_case(TestCtx *t, int M)
 {
-	enum { M = 256, N = 64, K = 32 };
-	static uint16_t a[M * K], b[N * K];
+	enum { N = 64, K = 32 };
+	static uint16_t a[256 * K], b[N * K];
 	static uint8_t ia[2 * 16384], ib[2 * 8192];
 	static char ptx[8192];
+	int rows = M / 2;
+	memset(ia, 0, sizeof(ia));
 	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 31 + 5) % 63 - 31) / 8.0f);
+		a[i] = to_bf16((float)((i * 31 + 5 + M) % 63 - 31) / 8.0f);
 	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 41 + 7) % 63 - 31) / 8.0f);
-	place_kmajor_128b(ia, 128, a, K);
-	place_kmajor_128b(ia + 16384, 128, a + 128 * K, K);
+		b[i] = to_bf16((float)((i * 41 + 7 + M) % 63 - 31) / 8.0f);
+	place_kmajor_128b(ia, rows, a, K);
+	place_kmajor_128b(ia + 16384, rows, a + rows * K, K);
 	place_kmajor_128b(ib, 32, b, K);
 	place_kmajor_128b(ib + 8192, 32, b + 32 * K, K);
 	mma_pair_ptx(ptx, sizeof(ptx));
 	CHECK(strstr(ptx, "cta_group::2.kind::f16 [%r6], %rd6") != NULL);
 	ptem *e = ptem_new();
 	uint64_t ga = 0, gb = 0, go = 0;
-	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 = 16 at bit 24 */
+	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 at bit 24 */
 	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
-			 (M >> 4) << 24;
+			 (uint32_t)(M >> 4) << 24;
 	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
 		st = ptem_alloc(e, sizeof(ia), &ga);
 	if (!st)
 		st = ptem_alloc(e, sizeof(ib), &gb);
 	if (!st)
-		st = ptem_alloc(e, (size_t)M * N * 4, &go);
+		st = ptem_alloc(e, (size_t)2 * 128 * N * 4, &go);
 	if (!st) {
 		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
 		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
@@ -1682,7 +1691,7 @@ TEST(emu_tcgen05_mma_pair)
 	if (st) {
 		fprintf(stderr, "  %s\n", ptem_errmsg(e));
 	} else {
-		const float *d = ptem_host(e, go, (size_t)M * N * 4);
+		const float *d = ptem_host(e, go, (size_t)2 * 128 * N * 4);
 		int bad = 0;
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
@@ -1690,11 +1699,26 @@ TEST(emu_tcgen05_mma_pair)
 				for (int q = 0; q < K; q++)
 					s += from_bf16(a[i * K + q]) *
 					     from_bf16(b[j * K + q]);
-				bad += d[i * N + j] != (float)s;
+				int v = i / rows, lane = i % rows, col = j;
+				if (M == 128) {
+					lane += 64 * (j / 32);
+					col = j % 32;
+				}
+				bad += d[(v * 128 + lane) * N + col] != (float)s;
 			}
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(e);
+}
+
+TEST(emu_tcgen05_mma_pair)
+{
+	mma_pair_case(t, 256);
+}
+
+TEST(emu_tcgen05_mma_pair_layout_b)
+{
+	mma_pair_case(t, 128);
 }
 
 /* mma_ptx with .ws (B collector fill, a zero zero-column mask). */
@@ -2098,66 +2122,6 @@ TEST(emu_tcgen05_cp)
 		CHECK_INT(bad, 0);
 		ptem_free(e);
 	}
-}
-
-/* mma_pair_ptx with M = 128 (PTX Layout B, "M = 128 + cta_group::2 +
- * dense A"): CTA v holds A rows 64 v.. (the first 64 rows of its image)
- * and B rows 32 v..; its D rows 64 v + i sit as a 2x2 data path - column
- * n < N/2 at lane i, column n; n >= N/2 at lane i + 64, column n - N/2
- * (CUTLASS's tmem_frg_2sm "2x2" atom for 64 rows per CTA). */
-TEST(emu_tcgen05_mma_pair_layout_b)
-{
-	enum { M = 128, N = 64, K = 32 };
-	static uint16_t a[M * K], b[N * K];
-	static uint8_t ia[2 * 16384], ib[2 * 8192];
-	static char ptx[8192];
-	memset(ia, 0, sizeof(ia));
-	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 37 + 11) % 63 - 31) / 8.0f);
-	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 13 + 5) % 63 - 31) / 8.0f);
-	place_kmajor_128b(ia, 64, a, K);
-	place_kmajor_128b(ia + 16384, 64, a + 64 * K, K);
-	place_kmajor_128b(ib, 32, b, K);
-	place_kmajor_128b(ib + 8192, 32, b + 32 * K, K);
-	mma_pair_ptx(ptx, sizeof(ptx));
-	ptem *e = ptem_new();
-	uint64_t ga = 0, gb = 0, go = 0;
-	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
-			 (M >> 4) << 24;
-	int st = ptem_load(e, ptx, strlen(ptx));
-	if (!st)
-		st = ptem_alloc(e, sizeof(ia), &ga);
-	if (!st)
-		st = ptem_alloc(e, sizeof(ib), &gb);
-	if (!st)
-		st = ptem_alloc(e, (size_t)2 * 128 * N * 4, &go);
-	if (!st) {
-		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
-		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
-		ptem_arg args[] = {{&ga, 8}, {&gb, 8}, {&go, 8}, {&idesc, 4}};
-		ptem_launch l = {{2, 1, 1}, {128, 1, 1}, {2, 1, 1}, 0,
-				 PTEM_LATE_COMPLETION, 0};
-		st = ptem_run(e, "k", &l, args, 4);
-	}
-	CHECK_INT(st, PT_OK);
-	if (st) {
-		fprintf(stderr, "  %s\n", ptem_errmsg(e));
-	} else {
-		const float *d = ptem_host(e, go, (size_t)2 * 128 * N * 4);
-		int bad = 0;
-		for (int i = 0; i < M; i++)
-			for (int j = 0; j < N; j++) {
-				double s = 0;
-				for (int q = 0; q < K; q++)
-					s += from_bf16(a[i * K + q]) *
-					     from_bf16(b[j * K + q]);
-				int v = i / 64, lane = i % 64 + 64 * (j / 32);
-				bad += d[v * 128 * N + lane * N + j % 32] != (float)s;
-			}
-		CHECK_INT(bad, 0);
-	}
-	ptem_free(e);
 }
 
 /* examples/gemm_nvf4_sm100.py: TMA of packed FP4 A and B (128B swizzle)

@@ -543,6 +543,30 @@ TEST(emu_tcgen05_mma_f8f6f4_i8)
 
 /* ---- MN-major operands (the transpose bits) ---- */
 
+/* Runs body and checks D (M 128 x N 64, lane i, column j) against
+ * f32(scale * sum_k a[i][k] b[j][k]) for float operands of K columns. */
+static void
+run_check_f32(TestCtx *t, Tc *x, const char *body, const float *a,
+	      const float *b, int k, double scale)
+{
+	int st = tc_run(x, body);
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x->err);
+		return;
+	}
+	int bad = 0;
+	for (int i = 0; i < 128; i++)
+		for (int j = 0; j < 64; j++) {
+			double s = 0;
+			for (int q = 0; q < k; q++)
+				s += (double)a[i * k + q] * b[j * k + q];
+			bad += out_f(x, i, j) != (float)(scale * s);
+		}
+	CHECK_INT(bad, 0);
+}
+
+
 static uint16_t
 bf16_of(float f)
 {
@@ -585,22 +609,8 @@ mn_bf16(TestCtx *t)
 	/* D f32, A/B bf16, negate B 14, A/B MN-major 15/16 */
 	x.idesc = 1u << 4 | 1u << 7 | 1u << 10 | 1u << 14 | 1u << 15 |
 		  1u << 16 | (64 >> 3) << 17 | (128 >> 4) << 24;
-	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f16 [%r6], "
-			    "%rd6, %rd7, %r30, %p3;\n");
-	CHECK_INT(st, PT_OK);
-	if (st) {
-		fprintf(stderr, "  %s\n", x.err);
-		return;
-	}
-	int bad = 0;
-	for (int i = 0; i < 128; i++)
-		for (int j = 0; j < 64; j++) {
-			double s = 0;
-			for (int k = 0; k < 16; k++)
-				s -= (double)a[i][k] * b[j][k];
-			bad += out_f(&x, i, j) != (float)s;
-		}
-	CHECK_INT(bad, 0);
+	run_check_f32(t, &x, "\ttcgen05.mma.cta_group::1.kind::f16 [%r6], "
+		      "%rd6, %rd7, %r30, %p3;\n", &a[0][0], &b[0][0], 16, -1);
 }
 
 /* tf32 M128 N64 K8: A MN-major with 128B_BASE32B (descriptor mode 1:
@@ -632,22 +642,8 @@ mn_tf32(TestCtx *t)
 	/* D f32, A/B tf32 (2), negate A 13, A MN-major 15 */
 	x.idesc = 1u << 4 | 2u << 7 | 2u << 10 | 1u << 13 | 1u << 15 |
 		  (64 >> 3) << 17 | (128 >> 4) << 24;
-	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::tf32 [%r6], "
-			    "%rd6, %rd7, %r30, %p3;\n");
-	CHECK_INT(st, PT_OK);
-	if (st) {
-		fprintf(stderr, "  %s\n", x.err);
-		return;
-	}
-	int bad = 0;
-	for (int i = 0; i < 128; i++)
-		for (int j = 0; j < 64; j++) {
-			double s = 0;
-			for (int k = 0; k < 8; k++)
-				s -= (double)a[i][k] * b[j][k];
-			bad += out_f(&x, i, j) != (float)s;
-		}
-	CHECK_INT(bad, 0);
+	run_check_f32(t, &x, "\ttcgen05.mma.cta_group::1.kind::tf32 [%r6], "
+		      "%rd6, %rd7, %r30, %p3;\n", &a[0][0], &b[0][0], 8, -1);
 }
 
 /* f8f6f4 E4M3 x E5M2, M128 N64 K32: A K-major, B MN-major with the 64B
@@ -821,38 +817,16 @@ TEST(emu_tcgen05_mma_ws_collector)
 	/* fill b1 from B, then lastuse b1 with the descriptor of B': the
 	 * collector's B is used, so D = 2 A B */
 	ws_images(&x, 128);
-	int st = tc_run(&x,
+	run_check_f32(t, &x,
 		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::fill "
 		"[%r6], %rd6, %rd7, %r30, %p3;\n\tadd.s64 %rd12, %rd7, 256;\n"
 		"\ttcgen05.mma.ws.cta_group::1.kind::f16.collector::b1::lastuse "
-		"[%r6], %rd6, %rd12, %r30, %p4;\n");
-	CHECK_INT(st, PT_OK);
-	if (st)
-		fprintf(stderr, "  %s\n", x.err);
-	int bad = 0;
-	for (int i = 0; i < 128 && !st; i++)
-		for (int j = 0; j < 64; j++) {
-			double s = 0;
-			for (int k = 0; k < 16; k++)
-				s += (double)wa[i][k] * wb[j][k];
-			bad += out_f(&x, i, j) != (float)(2 * s);
-		}
-	CHECK_INT(bad, 0);
+		"[%r6], %rd6, %rd12, %r30, %p4;\n", &wa[0][0], &wb[0][0], 16, 2);
 	/* discard (the default) reads B' from shared memory */
-	st = tc_run(&x,
+	run_check_f32(t, &x,
 		"\tadd.s64 %rd12, %rd7, 256;\n"
 		"\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r6], %rd6, %rd12, "
-		"%r30, %p3;\n");
-	CHECK_INT(st, PT_OK);
-	bad = 0;
-	for (int i = 0; i < 128 && !st; i++)
-		for (int j = 0; j < 64; j++) {
-			double s = 0;
-			for (int k = 0; k < 16; k++)
-				s += (double)wa[i][k] * wb2[j][k];
-			bad += out_f(&x, i, j) != (float)s;
-		}
-	CHECK_INT(bad, 0);
+		"%r30, %p3;\n", &wa[0][0], &wb2[0][0], 16, 1);
 	/* PT_E_EMU_COLLECTOR: use after lastuse; use of a buffer never
 	 * filled; use of a fill of another shape (N 64 filled, N 128 used) */
 	CHECK_INT(tc_run(&x,
@@ -874,21 +848,11 @@ TEST(emu_tcgen05_mma_ws_collector)
 	/* the A collector of the non-.ws forms: fill, then use with another
 	 * A descriptor (B' image as A's first 64 rows would differ) */
 	ws_images(&x, 128);
-	st = tc_run(&x,
+	run_check_f32(t, &x,
 		"\ttcgen05.mma.cta_group::1.kind::f16.collector::a::fill "
 		"[%r6], %rd6, %rd7, %r30, %p3;\n\tadd.s64 %rd12, %rd6, 16;\n"
 		"\ttcgen05.mma.cta_group::1.kind::f16.collector::a::lastuse "
-		"[%r6], %rd12, %rd7, %r30, %p4;\n");
-	CHECK_INT(st, PT_OK);
-	bad = 0;
-	for (int i = 0; i < 128 && !st; i++)
-		for (int j = 0; j < 64; j++) {
-			double s = 0;
-			for (int k = 0; k < 16; k++)
-				s += (double)wa[i][k] * wb[j][k];
-			bad += out_f(&x, i, j) != (float)(2 * s);
-		}
-	CHECK_INT(bad, 0);
+		"[%r6], %rd12, %rd7, %r30, %p4;\n", &wa[0][0], &wb[0][0], 16, 2);
 }
 
 /* Zero-column mask (PTX §9.7.16.4.3): non-zero bit 39, Skip Span 2 at
