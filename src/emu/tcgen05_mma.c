@@ -376,11 +376,12 @@ parse_operands(Run *r, Cta *c, Thread *t, const Insn *in, Mma *m)
 	m->ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
 	m->a.tmem = in->o[1].kind == K_ADDR;
 	if (m->a.tmem) {
-		/* A in TMEM: lane = row, so a data path with one lane per
-		 * row (M 128 per CTA), K-major, not the packed FP4 */
-		if (m->mloc != 128 || m->a.mn || m->ki->packed)
-			MMA_FAIL("A in TMEM is modelled for 128 rows per CTA, "
-				 "K-major, not .kind::mxf4/mxf4nvf4");
+		/* A in TMEM: row m at lane m - with .ws M 64/32 one copy per
+		 * part of N, mloc lanes apart (the bank axis), each part's
+		 * data path reading its own; K-major, not the packed FP4 */
+		if ((m->mloc != 128 && !m->ws) || m->a.mn || m->ki->packed)
+			MMA_FAIL("A in TMEM is modelled for 128 rows per CTA "
+				 "or .ws, K-major, not .kind::mxf4/mxf4nvf4");
 		m->a.ta = (uint32_t)emu_addr(r, c, t, &in->o[1]);
 	} else {
 		opd_desc(r, t, in, m, &m->a, false,
@@ -536,6 +537,20 @@ collect(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m,
 	return v;
 }
 
+/* A's rows; with .ws and A in TMEM each of the 128 / M copies (lanes
+ * mloc p..), one after the other. */
+static double *
+a_load(Run *r, Thread *t, const Insn *in, const Mma *m)
+{
+	uint32_t copies = m->ws && m->a.tmem ? 128 / m->mloc : 1;
+	size_t n = (size_t)m->m * m->k;
+	double *av = NEWN(r->arena, double, copies * n);
+	for (uint32_t p = 0; p < copies; p++)
+		memcpy(av + p * n, opd_load(r, t, in, m, &m->a, m->m, m->mloc,
+					    p * m->mloc), n * sizeof(double));
+	return av;
+}
+
 static void
 mma_store(const Mma *m, uint32_t *cell, double s)
 {
@@ -568,7 +583,7 @@ mma_compute(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m)
 			 shift);
 	bool acoll = !m->ws && m->coll == 4, bcoll = m->ws;
 	double *av = acoll ? collect(r, c, t, in, m, &m->a, m->m, m->mloc, 0)
-			   : opd_load(r, t, in, m, &m->a, m->m, m->mloc, 0);
+			   : a_load(r, t, in, m);
 	double *bv = bcoll ? collect(r, c, t, in, m, &m->b, m->n, m->nloc, shift)
 			   : opd_load(r, t, in, m, &m->b, m->n, m->nloc, 0);
 	double sa = m->a.neg ? -1 : 1, sb = m->b.neg ? -1 : 1;
@@ -576,10 +591,12 @@ mma_compute(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m)
 	for (uint32_t v = 0; v < m->ncta; v++) {
 		Cta *cv = cta_of_rank(r, t, in, m->base + v);
 		for (uint32_t i = 0; i < m->mloc; i++) {
-			const double *a = av + (size_t)(m->mloc * v + i) * m->k;
 			for (uint32_t j = 0; j < m->n; j++) {
 				uint32_t lane, col;
 				d_at(m, i, j, &lane, &col);
+				uint32_t copy = m->ws && m->a.tmem ? lane / m->mloc : 0;
+				const double *a = av + ((size_t)copy * m->m +
+							m->mloc * v + i) * m->k;
 				lane += m->ta >> 16;
 				if (m->disable[4 * v + (lane % 128) / 32] &
 				    1u << (lane % 32))

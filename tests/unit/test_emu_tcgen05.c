@@ -900,3 +900,38 @@ TEST(emu_tcgen05_mma_ws_zero_column_mask)
 		CHECK_INT(bad, 0);
 	}
 }
+
+/* .ws M 64 and M 32 with A in TMEM (the reference's bank axis: A ends in
+ * (128 / M, M, K), one copy per part of N at lanes M p.., the same
+ * columns): bf16 A rows two per cell from column 264, B from shared
+ * memory; D in Layout E / G. */
+TEST(emu_tcgen05_mma_ws_a_tmem)
+{
+	static Tc x;
+	rng_state = 61;
+	for (int m = 64; m >= 32; m /= 2) {
+		ws_images(&x, m);
+		for (int l = 0; l < 128; l++)
+			for (int k = 0; k < 16; k += 2) {
+				int i = l % m;
+				x.tm[l][8 + k / 2] = bf16_of(wa[i][k]) |
+						     (uint32_t)bf16_of(wa[i][k + 1]) << 16;
+			}
+		int st = tc_run(&x, "\ttcgen05.mma.ws.cta_group::1.kind::f16 "
+				    "[%r6], [%r42], %rd7, %r30, %p3;\n");
+		CHECK_INT(st, PT_OK);
+		if (st) {
+			fprintf(stderr, "  %s\n", x.err);
+			continue;
+		}
+		int bad = 0, parts = 128 / m, w = 64 / parts;
+		for (int i = 0; i < m; i++)
+			for (int j = 0; j < 64; j++) {
+				double s = 0;
+				for (int k = 0; k < 16; k++)
+					s += (double)wa[i][k] * wb[j][k];
+				bad += out_f(&x, i + m * (j / w), j % w) != (float)s;
+			}
+		CHECK_INT(bad, 0);
+	}
+}
