@@ -112,3 +112,16 @@ if [ -x "$tcptxas" ] && [ -x "$BUILD/unit_tests" ]; then
 else
 	echo "SKIP emu/tcgen05_kernels_ptxas: no ptxas or unit_tests"
 fi
+
+# examples/gemm_nvf4_sm100.py (NVFP4, kind::mxf4nvf4 block16) through the
+# CLI: zero inputs give zero D in late mode with the race check (the
+# values are checked in tests/unit/test_emu.c emu_script_gemm_nvf4_sm100);
+# random bytes make UE4M3 scales with the unused top bit set: E9502
+expect_rc nvf4_zeros 0 "$P" run --emulate examples/gemm_nvf4_sm100.py \
+	--target sm_100a --late --check-races --dump D
+[ "$(sed -n '2,$p' "$t/out" | tr -s ' \n' '\n\n' | grep -v '^$' | sort -u)" = 0 ] &&
+	ok nvf4_zero_d || bad nvf4_zero_d "D is not all zeros"
+expect_rc nvf4_ue4m3_sign 1 "$P" run --emulate examples/gemm_nvf4_sm100.py \
+	--target sm_100a --fill random:3
+grep -q "error\[E9502\].*UE4M3 scale 0x[0-9a-f]* has its unused top bit set" "$t/err" &&
+	ok nvf4_ue4m3_sign_code || bad nvf4_ue4m3_sign_code "$(cat "$t/err")"
