@@ -935,3 +935,51 @@ TEST(emu_tcgen05_mma_ws_a_tmem)
 		CHECK_INT(bad, 0);
 	}
 }
+
+/* Hostile instruction and shared-memory descriptors: random 32-bit idesc
+ * values (and, every other run, random descriptor bits) under each form
+ * end in a status - the MMA, an unmodelled/invalid field (E9502), an
+ * out-of-range TMEM or shared access - never a crash or a sanitizer
+ * report; a valid idesc still runs. */
+TEST(emu_tcgen05_mma_hostile_idesc)
+{
+	static Tc x;
+	static const char *const bodies[] = {
+		"\ttcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 "
+		"[%r6], %rd6, %rd7, %r30, [%r40], [%r41], %p3;\n",
+		"\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], [%r42], %rd7, "
+		"%r30, %p3;\n",
+		"\tmov.b64 %rd13, 0xffffffffffffffff;\n\ttcgen05.mma.ws."
+		"cta_group::1.kind::i8.collector::b3::fill [%r6], %rd6, %rd7, "
+		"%r30, %p3, %rd13;\n",
+		"\ttcgen05.mma.cta_group::1.kind::tf32 [%r6], %rd6, %rd7, %r30, "
+		"{%r6, %r6, %r6, %r6}, %p4, 15;\n",
+	};
+	rng_state = 71;
+	memset(&x, 0, sizeof(x));
+	for (int i = 0; i < SM_BYTES; i++)
+		x.sm[i] = (uint8_t)rnd();
+	for (int l = 0; l < 128; l++)
+		for (int c = 0; c < TCOLS; c++)
+			x.tm[l][c] = rnd();
+	int unsupported = 0, other = 0;
+	for (int run = 0; run < 24; run++) {
+		x.idesc = rnd() ^ rnd() << 12;
+		x.da = 1ull << 46 | 16ull << 32 | 8ull << 16;
+		x.db = x.da | 8192 >> 4;
+		if (run % 2)
+			x.da ^= (uint64_t)rnd() << 40 ^ rnd();
+		int st = tc_run(&x, bodies[run % 4]);
+		unsupported += st == PT_E_EMU_UNSUPPORTED;
+		other += st != PT_OK && st != PT_E_EMU_UNSUPPORTED &&
+			 st != PT_E_EMU_TMEM && st != PT_E_EMU_OOB;
+	}
+	CHECK(unsupported > 0);
+	CHECK_INT(other, 0);
+	/* a valid idesc (f32 D, bf16, N 64, M 128) after all that runs */
+	x.idesc = 1u << 4 | 1u << 7 | 1u << 10 | (64 >> 3) << 17 | (128 >> 4) << 24;
+	x.da = 1ull << 46 | 16ull << 32 | 8ull << 16;
+	x.db = x.da | 8192 >> 4;
+	CHECK_INT(tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f16 [%r6], "
+			     "%rd6, %rd7, %r30, %p3;\n"), PT_OK);
+}
