@@ -31,6 +31,7 @@ typedef struct Tc {
 	uint64_t da, db;           /* descriptors, start relative to sm */
 	uint32_t out[128 * RCOLS]; /* lane x columns 0..319 */
 	char err[512];
+	struct Tc *peer;           /* a CTA pair: CTA 1's images and dump */
 } Tc;
 
 static const char tc_head[] =
@@ -113,12 +114,58 @@ tc_dump(const char *ptx)
 	}
 }
 
-/* Runs the harness with `body` issued by thread 0; the status. */
+/* Replaces the first `from` in buf (capacity cap) by `to`. */
+static void
+subst(char *buf, size_t cap, const char *from, const char *to)
+{
+	char *p = strstr(buf, from);
+	size_t nf = strlen(from), nt = strlen(to), n = strlen(buf);
+	if (!p || n - nf + nt >= cap)
+		return;
+	memmove(p + nt, p + nf, n - (size_t)(p - buf) - nf + 1);
+	memcpy(p, to, nt);
+}
+
+/* The harness on a CTA pair (grid 2, cluster 2): .cta_group::2 alloc and
+ * dealloc, CTA v's images and dump at v times their size, a cluster
+ * barrier before CTA 0's thread 0 issues, the commit multicast to both
+ * CTAs' barriers. */
+static void
+pair_ptx(char *ptx, size_t cap)
+{
+	subst(ptx, cap, "\t.reg .b32 %q<64>;\n",
+	      "\t.reg .b32 %q<64>;\n\t.reg .b16 %rs<2>;\n");
+	subst(ptx, cap, "\tmov.u32 %r1, %tid.x;\n",
+	      "\tmov.u32 %r50, %cluster_ctarank;\n"
+	      "\tmul.wide.u32 %rd12, %r50, 16384;\n\tadd.s64 %rd1, %rd1, %rd12;\n"
+	      "\tmul.wide.u32 %rd12, %r50, 32768;\n\tadd.s64 %rd2, %rd2, %rd12;\n"
+	      "\tmul.wide.u32 %rd12, %r50, 163840;\n\tadd.s64 %rd3, %rd3, %rd12;\n"
+	      "\tmov.u32 %r1, %tid.x;\n");
+	subst(ptx, cap, "alloc.cta_group::1", "alloc.cta_group::2");
+	subst(ptx, cap, "dealloc.cta_group::1", "dealloc.cta_group::2");
+	subst(ptx, cap, "\tfence.proxy.async.shared::cta;\n"
+	      "\ttcgen05.fence::before_thread_sync;\n\tbar.sync 0;\n",
+	      "\tfence.proxy.async.shared::cta;\n"
+	      "\ttcgen05.fence::before_thread_sync;\n"
+	      "\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n");
+	subst(ptx, cap, "\t@!%p2 bra $L_w;\n\tmov.u32 %r7, sm;",
+	      "\tsetp.eq.and.u32 %p2, %r50, 0, %p2;\n"
+	      "\t@!%p2 bra $L_w;\n\tmov.u32 %r7, sm;");
+	subst(ptx, cap,
+	      "tcgen05.commit.cta_group::1.mbarrier::arrive::one."
+	      "shared::cluster.b64 [bar];",
+	      "mov.b16 %rs1, 3;\n\ttcgen05.commit.cta_group::2.mbarrier::"
+	      "arrive::one.shared::cluster.multicast::cluster.b64 [bar], %rs1;");
+}
+
+/* Runs the harness with `body` issued by thread 0 (of CTA 0 of a pair
+ * when x->peer is set); the status. */
 static int
 tc_run(Tc *x, const char *body)
 {
 	static char ptx[32768];
 	size_t n = 0;
+	unsigned ncta = x->peer ? 2 : 1;
 	n += (size_t)snprintf(ptx + n, sizeof(ptx) - n, "%s", tc_head);
 	for (int i = 0; i < 16; i++)
 		n += (size_t)snprintf(ptx + n, sizeof(ptx) - n,
@@ -126,28 +173,36 @@ tc_run(Tc *x, const char *body)
 				      "%%q%d}, [%%rd8+%d];\n", 4 * i, 4 * i + 1,
 				      4 * i + 2, 4 * i + 3, 16 * i);
 	snprintf(ptx + n, sizeof(ptx) - n, "%s%s%s", tc_mid, body, tc_tail);
+	if (x->peer)
+		pair_ptx(ptx, sizeof(ptx));
 	tc_dump(ptx);
 	ptem *e = ptem_new();
 	uint64_t gs = 0, gt = 0, go = 0;
 	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
-		st = ptem_alloc(e, SM_BYTES, &gs);
+		st = ptem_alloc(e, ncta * SM_BYTES, &gs);
 	if (!st)
-		st = ptem_alloc(e, sizeof(x->tm), &gt);
+		st = ptem_alloc(e, ncta * sizeof(x->tm), &gt);
 	if (!st)
-		st = ptem_alloc(e, sizeof(x->out), &go);
+		st = ptem_alloc(e, ncta * sizeof(x->out), &go);
+	for (unsigned v = 0; v < ncta && !st; v++) {
+		const Tc *y = v ? x->peer : x;
+		memcpy(ptem_host(e, gs + v * SM_BYTES, SM_BYTES), y->sm, SM_BYTES);
+		memcpy(ptem_host(e, gt + v * sizeof(x->tm), sizeof(x->tm)), y->tm,
+		       sizeof(x->tm));
+	}
 	if (!st) {
-		memcpy(ptem_host(e, gs, SM_BYTES), x->sm, SM_BYTES);
-		memcpy(ptem_host(e, gt, sizeof(x->tm)), x->tm, sizeof(x->tm));
 		ptem_arg args[] = {{&gs, 8}, {&gt, 8}, {&go, 8},
 				   {&x->idesc, 4}, {&x->da, 8}, {&x->db, 8}};
-		ptem_launch l = {{1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 0,
+		ptem_launch l = {{ncta, 1, 1}, {128, 1, 1}, {ncta, 1, 1}, 0,
 				 PTEM_LATE_COMPLETION, 0};
 		st = ptem_run(e, "k", &l, args, 6);
 	}
 	snprintf(x->err, sizeof(x->err), "%s", st ? ptem_errmsg(e) : "");
-	if (!st)
-		memcpy(x->out, ptem_host(e, go, sizeof(x->out)), sizeof(x->out));
+	for (unsigned v = 0; v < ncta && !st; v++)
+		memcpy((v ? x->peer : x)->out,
+		       ptem_host(e, go + v * sizeof(x->out), sizeof(x->out)),
+		       sizeof(x->out));
 	ptem_free(e);
 	return st;
 }
@@ -982,4 +1037,104 @@ TEST(emu_tcgen05_mma_hostile_idesc)
 	x.db = x.da | 8192 >> 4;
 	CHECK_INT(tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f16 [%r6], "
 			     "%rd6, %rd7, %r30, %p3;\n"), PT_OK);
+}
+
+/* Block-scaled MMAs on a CTA pair: CTA v holds A rows (M/2) v.. and B
+ * rows (N/2) v.. in its shared memory (K-major, no swizzle), the scales
+ * of its A rows and of all N in its TMEM (replicated, as above), and D
+ * rows (M/2) v.. - Layout A for M 256 (lane i, column n), Layout B for
+ * M 128 (lane i + 64 (n / (N/2)), column n % (N/2)). */
+typedef struct PairScaled {
+	const char *insn;
+	int kind, m, n, nsf, sfa, sfb;
+	F fa, fb;
+	uint32_t want_idesc; /* a published test vector, or 0 */
+} PairScaled;
+
+static void
+scaled_pair_case(TestCtx *t, const PairScaled *s)
+{
+	static Tc x[2];
+	static uint32_t ca[256][64], cb[256][64], sa[256][4], sb[256][4];
+	static uint8_t ra[256][32], rb[256][32];
+	memset(x, 0, sizeof(x));
+	x[0].peer = &x[1];
+	int k = s->kind ? 64 : 32, mloc = s->m / 2, nloc = s->n / 2;
+	for (int i = 0; i < s->m; i++) {
+		for (int q = 0; q < k; q++)
+			ca[i][q] = f_code(s->fa);
+		pack_row(ra[i], ca[i], k, f_bits[s->fa], s->kind != 0);
+		for (int b = 0; b < s->nsf; b++)
+			sa[i][b] = scale_code(false);
+	}
+	for (int j = 0; j < s->n; j++) {
+		for (int q = 0; q < k; q++)
+			cb[j][q] = f_code(s->fb);
+		pack_row(rb[j], cb[j], k, f_bits[s->fb], s->kind != 0);
+		for (int b = 0; b < s->nsf; b++)
+			sb[j][b] = scale_code(false);
+	}
+	for (int v = 0; v < 2; v++) {
+		x[0].da = place_kmajor(x[v].sm, 0, mloc, ra + mloc * v);
+		x[0].db = place_kmajor(x[v].sm, 8192, nloc, rb + nloc * v);
+		for (int rep = 0; rep < 4; rep++) {
+			for (int i = 0; i < mloc; i++)
+				for (int b = 0; b < s->nsf; b++)
+					tm_byte(&x[v], 32 * rep + i % 32, i / 32,
+						s->sfa + b, sa[mloc * v + i][b]);
+			for (int j = 0; j < s->n; j++)
+				for (int b = 0; b < s->nsf; b++)
+					tm_byte(&x[v], 32 * rep + j % 32, 4 + j / 32,
+						s->sfb + b, sb[j][b]);
+		}
+	}
+	static const uint32_t code[] = {0, 1, 3, 4, 5};
+	uint32_t fa = s->kind ? 1 : code[s->fa], fb = s->kind ? 1 : code[s->fb];
+	x[0].idesc = (uint32_t)s->sfb << 4 | fa << 7 | fb << 10 |
+		     (uint32_t)(s->n >> 3) << 17 | 1u << 23 |
+		     (uint32_t)(s->m >> 7) << 27 | (uint32_t)s->sfa << 29;
+	if (s->want_idesc)
+		CHECK_INT(x[0].idesc, s->want_idesc);
+	int st = tc_run(&x[0], s->insn);
+	CHECK_INT(st, PT_OK);
+	if (st) {
+		fprintf(stderr, "  %s\n", x[0].err);
+		return;
+	}
+	int bad = 0, blk = k / s->nsf;
+	for (int i = 0; i < s->m; i++)
+		for (int j = 0; j < s->n; j++) {
+			double d = 0;
+			for (int b = 0; b < s->nsf; b++) {
+				double p = 0;
+				for (int q = b * blk; q < (b + 1) * blk; q++)
+					p += f_value(s->fa, ca[i][q]) *
+					     f_value(s->fb, cb[j][q]);
+				d += p * scale_decode(sa[i][b], false) *
+				     scale_decode(sb[j][b], false);
+			}
+			int v = i / mloc, lane = i % mloc, col = j;
+			if (s->m == 128) {
+				lane += 64 * (j / nloc);
+				col = j % nloc;
+			}
+			bad += out_f(&x[v], lane, col) != (float)d;
+		}
+	CHECK_INT(bad, 0);
+}
+
+TEST(emu_tcgen05_mma_pair_scaled)
+{
+	rng_state = 83;
+	/* the golden's mma_mxf4_pair: mxf4 block32 M256 N256, SF IDs 2
+	 * (idesc 0x50C004A0, ptx_facts.md §2.4) */
+	PairScaled p1 = {"\ttcgen05.mma.cta_group::2.kind::mxf4.block_scale."
+			 "block32 [%r6], %rd6, %rd7, %r30, [%r40], [%r41], %p3;\n",
+			 1, 256, 256, 2, 2, 2, F_E2M1, F_E2M1, 0x50C004A0u};
+	scaled_pair_case(t, &p1);
+	/* mxf8f6f4 E2M1 x E4M3 1X, M 128 (Layout B), N 64, IDs 3 and 1 */
+	PairScaled p2 = {"\ttcgen05.mma.cta_group::2.kind::mxf8f6f4.block_scale."
+			 "scale_vec::1X [%r6], %rd6, %rd7, %r30, [%r40], [%r41], "
+			 "%p3;\n", 0, 128, 64, 1, 3, 1, F_E2M1, F_E4M3, 0};
+	scaled_pair_case(t, &p2);
 }
