@@ -704,32 +704,59 @@ mn_tf32(TestCtx *t)
 /* f8f6f4 E4M3 x E5M2, M128 N64 K32: A K-major, B MN-major with the 64B
  * swizzle (((T,4,m),(8,k)):((1,T,LBO),(4T,SBO)), T = 16: byte x % 64 +
  * LBO (x / 64) + 64 (k % 8) + SBO (k / 8), SBO 512, then chunk bits
- * [4,6) ^= bits [7,9)). */
+ * [4,6) ^= bits [7,9)); scaled: the same as mxf8f6f4 1X with UE8M0
+ * scales (IDs 0), A MN-major through the 128B swizzle instead. */
 static void
-mn_fp8(TestCtx *t)
+mn_fp8(TestCtx *t, bool scaled)
 {
 	static Tc x;
-	static uint32_t ca[128][32], cb[64][32];
+	static uint32_t ca[128][32], cb[64][32], sa[128], sb[64];
 	static uint8_t ra[128][32];
 	memset(&x, 0, sizeof(x));
 	for (int i = 0; i < 128; i++) {
 		for (int k = 0; k < 32; k++)
 			ca[i][k] = f_code(F_E4M3);
 		pack_row(ra[i], ca[i], 32, 8, false);
+		sa[i] = scaled ? scale_code(false) : 127;
 	}
 	x.da = place_kmajor(x.sm, 0, 128, ra);
-	for (int j = 0; j < 64; j++)
+	if (scaled) {
+		/* A MN-major 128B: byte x % 128 + LBO (x / 128) + 128 (k % 8)
+		 * + SBO (k / 8), SBO 1024; over the K-major image */
+		memset(x.sm, 0, 8192);
+		for (int i = 0; i < 128; i++)
+			for (int k = 0; k < 32; k++) {
+				uint32_t o = (uint32_t)(i + 128 * (k % 8) + 1024 * (k / 8));
+				o ^= ((o >> 7) & 7) << 4;
+				x.sm[o] = (uint8_t)ca[i][k];
+			}
+		x.da = 2ull << 61 | 1ull << 46 | 64ull << 32 | 256ull << 16;
+	}
+	for (int j = 0; j < 64; j++) {
 		for (int k = 0; k < 32; k++) {
 			cb[j][k] = f_code(F_E5M2);
 			uint32_t o = (uint32_t)(8192 + j + 64 * (k % 8) + 512 * (k / 8));
 			o ^= ((o >> 7) & 3) << 4;
 			x.sm[o] = (uint8_t)cb[j][k];
 		}
+		sb[j] = scaled ? scale_code(false) : 127;
+	}
+	for (int rep = 0; rep < 4 && scaled; rep++) {
+		for (int i = 0; i < 128; i++)
+			tm_byte(&x, 32 * rep + i % 32, i / 32, 0, sa[i]);
+		for (int j = 0; j < 64; j++)
+			tm_byte(&x, 32 * rep + j % 32, 4 + j / 32, 0, sb[j]);
+	}
 	x.db = 4ull << 61 | 1ull << 46 | 32ull << 32 | 128ull << 16 | 8192 >> 4;
-	x.idesc = 1u << 4 | 0u << 7 | 1u << 10 | 1u << 16 | (64 >> 3) << 17 |
-		  (128 >> 4) << 24;
-	int st = tc_run(&x, "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], "
-			    "%rd6, %rd7, %r30, %p3;\n");
+	x.idesc = scaled ? 1u << 10 | 1u << 15 | 1u << 16 | (64 >> 3) << 17 |
+			   1u << 23 | 1u << 27
+			 : 1u << 4 | 1u << 10 | 1u << 16 | (64 >> 3) << 17 |
+			   (128 >> 4) << 24;
+	int st = tc_run(&x, scaled
+		? "\ttcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale "
+		  "[%r6], %rd6, %rd7, %r30, [%r40], [%r41], %p3;\n"
+		: "\ttcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], "
+		  "%rd6, %rd7, %r30, %p3;\n");
 	CHECK_INT(st, PT_OK);
 	if (st) {
 		fprintf(stderr, "  %s\n", x.err);
@@ -741,6 +768,7 @@ mn_fp8(TestCtx *t)
 			double s = 0;
 			for (int k = 0; k < 32; k++)
 				s += f_value(F_E4M3, ca[i][k]) * f_value(F_E5M2, cb[j][k]);
+			s *= scale_decode(sa[i], false) * scale_decode(sb[j], false);
 			bad += out_f(&x, i, j) != (float)s;
 		}
 	CHECK_INT(bad, 0);
@@ -751,7 +779,8 @@ TEST(emu_tcgen05_mma_mn_major)
 	rng_state = 31;
 	mn_bf16(t);
 	mn_tf32(t);
-	mn_fp8(t);
+	mn_fp8(t, false);
+	mn_fp8(t, true);
 }
 
 /* ---- tcgen05.cp decompression, and A from TMEM ----
