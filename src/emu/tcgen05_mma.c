@@ -364,30 +364,10 @@ opd_desc(Run *r, Thread *t, const Insn *in, const Mma *m, Opd *o, bool is_b,
 			 el_bits[o->el]);
 }
 
-static void
-parse_operands(Run *r, Cta *c, Thread *t, const Insn *in, Mma *m)
+/* The operands after idesc, by form; the index of enable-input-d. */
+static unsigned
+parse_tail(Run *r, Cta *c, Thread *t, const Insn *in, Mma *m)
 {
-	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
-	parse_idesc(r, t, in, m, id);
-	m->ncta = m->pair ? 2 : 1;
-	m->mloc = m->m / m->ncta;
-	m->nloc = m->n / m->ncta;
-	m->base = m->pair ? c->rank & ~1u : c->rank;
-	m->ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
-	m->a.tmem = in->o[1].kind == K_ADDR;
-	if (m->a.tmem) {
-		/* A in TMEM: row m at lane m - with .ws M 64/32 one copy per
-		 * part of N, mloc lanes apart (the bank axis), each part's
-		 * data path reading its own; K-major, not the packed FP4 */
-		if ((m->mloc != 128 && !m->ws) || m->a.mn || m->ki->packed)
-			MMA_FAIL("A in TMEM is modelled for 128 rows per CTA "
-				 "or .ws, K-major, not .kind::mxf4/mxf4nvf4");
-		m->a.ta = (uint32_t)emu_addr(r, c, t, &in->o[1]);
-	} else {
-		opd_desc(r, t, in, m, &m->a, false,
-			 opnd_get(r, c, t, &in->o[1]));
-	}
-	opd_desc(r, t, in, m, &m->b, true, opnd_get(r, c, t, &in->o[2]));
 	unsigned ei;
 	if (m->ki->scaled) {
 		/* [d], a, b, idesc, [scale-A], [scale-B], enable-input-d */
@@ -438,7 +418,34 @@ parse_operands(Run *r, Cta *c, Thread *t, const Insn *in, Mma *m)
 			m->scale_d = (uint32_t)s;
 		}
 	}
-	m->acc = opnd_get(r, c, t, &in->o[ei]) != 0;
+	return ei;
+}
+
+static void
+parse_operands(Run *r, Cta *c, Thread *t, const Insn *in, Mma *m)
+{
+	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
+	parse_idesc(r, t, in, m, id);
+	m->ncta = m->pair ? 2 : 1;
+	m->mloc = m->m / m->ncta;
+	m->nloc = m->n / m->ncta;
+	m->base = m->pair ? c->rank & ~1u : c->rank;
+	m->ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
+	m->a.tmem = in->o[1].kind == K_ADDR;
+	if (m->a.tmem) {
+		/* A in TMEM: row m at lane m - with .ws M 64/32 one copy per
+		 * part of N, mloc lanes apart (the bank axis), each part's
+		 * data path reading its own; K-major, not the packed FP4 */
+		if ((m->mloc != 128 && !m->ws) || m->a.mn || m->ki->packed)
+			MMA_FAIL("A in TMEM is modelled for 128 rows per CTA "
+				 "or .ws, K-major, not .kind::mxf4/mxf4nvf4");
+		m->a.ta = (uint32_t)emu_addr(r, c, t, &in->o[1]);
+	} else {
+		opd_desc(r, t, in, m, &m->a, false,
+			 opnd_get(r, c, t, &in->o[1]));
+	}
+	opd_desc(r, t, in, m, &m->b, true, opnd_get(r, c, t, &in->o[2]));
+	m->acc = opnd_get(r, c, t, &in->o[parse_tail(r, c, t, in, m)]) != 0;
 }
 
 /* ---- the computation ---- */
