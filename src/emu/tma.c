@@ -53,6 +53,7 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 typedef struct TMap {
 	int format, rank, interleave, swizzle, oob;
 	unsigned esize;
+	unsigned pbits, pslot;  /* packed formats: bits, shared bytes per 16 */
 	uint64_t addr;
 	uint64_t dims[5], strides[5]; /* strides in bytes, [0] = element */
 	uint32_t box[5], estr[5];
@@ -68,7 +69,8 @@ typedef struct TmaOp {
 	bool store;
 	Cta *cta[16];          /* destination CTAs (multicast), or source */
 	uint32_t smem_addr;    /* shared address (offset part) of the box */
-	uint64_t bytes;
+	uint64_t bytes;        /* of the shared image */
+	uint64_t tx;           /* transaction bytes: the global payload */
 } TmaOp;
 
 static unsigned
@@ -99,12 +101,18 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 	m->swizzle = p[7];
 	m->oob = p[8];
 	m->esize = format_size(m->format);
+	/* the packed formats (CUtensorMapDataType 13-15): sixteen 4-bit
+	 * values in 8 bytes (16U4_ALIGN8B, shared as in global) or with 8
+	 * bytes of padding in shared memory (16U4_ALIGN16B), sixteen 6-bit
+	 * values in 12 bytes with 4 of padding (16U6_ALIGN16B) */
+	m->pbits = m->format == 15 ? 6 : m->format >= 13 && m->format <= 14 ? 4 : 0;
+	m->pslot = m->format == 13 ? 8 : 16;
 	m->addr = emu_load_le(p + 32, 8);
 	if (emu_load_le(p, 4) != TMAP_MAGIC || m->rank < 1 || m->rank > 5)
 		emu_fail(r, PT_E_EMU_ARGS, t, in,
 			 "the operand at 0x%llx is not an emulator tensor map "
 			 "(ptem_tensormap_encode)", (unsigned long long)a);
-	if (!m->esize || m->interleave > 2 || m->swizzle > 3)
+	if ((!m->esize && !m->pbits) || m->interleave > 2 || m->swizzle > 3)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "tensor map with format %d, interleave %d, swizzle %d "
 			 "is not modelled (packed formats and the 128B_ATOM "
@@ -118,6 +126,11 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		if (i > 0)
 			m->strides[i] = emu_load_le(p + 80 + 8 * (i - 1), 8);
 	}
+	if (m->pbits && (m->interleave || m->box[0] % 16 || m->dims[0] % 16))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "packed tensor map: only whole 16-element groups (inner "
+			 "box and size multiples of 16), no interleave, are "
+			 "modelled");
 	if (!m->interleave) {
 		m->estr[0] = 1; /* ignored for non-interleaved maps */
 		return;
@@ -240,13 +253,66 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 	}
 }
 
+/* A packed-format load of the 16-element group at gc (gc[0] a multiple
+ * of 16) to the group slot at off: the payload bytes (out of bounds:
+ * zeros) at the start of the slot, any padding left as it was (its
+ * content is undefined). */
+static void
+tma_group(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
+{
+	const TMap *m = &op->m;
+	unsigned gbytes = 2 * m->pbits;
+	uint8_t val[12] = {0};
+	bool in = true;
+	uint64_t ga = m->addr + (uint64_t)gc[0] / 16 * gbytes;
+	for (int d = 0; d < m->rank; d++) {
+		if (gc[d] < 0 || (uint64_t)gc[d] >= m->dims[d])
+			in = false;
+		else if (d)
+			ga += (uint64_t)gc[d] * m->strides[d];
+	}
+	if (in) {
+		const uint8_t *g = ptem_host(r->e, ga, gbytes);
+		if (!g)
+			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
+				 "tensor map group at 0x%llx outside every "
+				 "allocation", (unsigned long long)ga);
+		memcpy(val, g, gbytes);
+	}
+	for (int k = 0; k < 16; k++)
+		for (unsigned b = 0; op->cta[k] && b < gbytes; b++) {
+			uint32_t sa = swizzle(op->smem_addr + (uint32_t)off + b,
+					      m->swizzle);
+			*emu_smem(r, p->t, p->in, (op->cta[k]->rank << SMEM_RANK_SHIFT) |
+					  sa, 1, NULL) = val[b];
+		}
+}
+
 static void
 tma_perform(Run *r, Pending *p)
 {
 	TmaOp *op = p->data;
 	const TMap *m = &op->m;
 	uint64_t off = 0;
-	if (op->mode != TMA_TILE) {
+	if (m->pbits) {
+		uint32_t n[5] = {1, 1, 1, 1, 1};
+		for (int d = 0; d < m->rank; d++)
+			n[d] = d ? (m->box[d] + m->estr[d] - 1) / m->estr[d]
+				 : m->box[0] / 16;
+		for (uint32_t j4 = 0; j4 < n[4]; j4++)
+		for (uint32_t j3 = 0; j3 < n[3]; j3++)
+		for (uint32_t j2 = 0; j2 < n[2]; j2++)
+		for (uint32_t j1 = 0; j1 < n[1]; j1++)
+		for (uint32_t j0 = 0; j0 < n[0]; j0++) {
+			uint32_t j[5] = {16 * j0, j1, j2, j3, j4};
+			int64_t gc[5] = {0};
+			for (int d = 0; d < m->rank; d++)
+				gc[d] = (int64_t)op->coord[d] +
+					(int64_t)j[d] * (d ? m->estr[d] : 1);
+			tma_group(r, p, op, gc, off);
+			off += m->pslot;
+		}
+	} else if (op->mode != TMA_TILE) {
 		/* gather4/scatter4: four rows coord[1..4] of box[0] elements
 		 * from column coord[0] */
 		for (int row = 0; row < 4; row++)
@@ -281,18 +347,25 @@ tma_perform(Run *r, Pending *p)
 					 (op->cta[k]->rank << SMEM_RANK_SHIFT) |
 						 (p->mbar_addr &
 						  ((1u << SMEM_RANK_SHIFT) - 1)),
-					 (int64_t)op->bytes, p->t, p->in);
+					 (int64_t)op->tx, p->t, p->in);
 }
 
+/* Bytes of the box's shared image; *tx the bytes its transfer counts
+ * (packed formats: the global payload, without the padding). */
 static uint64_t
-box_bytes(const TMap *m, int mode)
+box_bytes(const TMap *m, int mode, uint64_t *tx)
 {
 	if (mode != TMA_TILE)
-		return 4ull * m->box[0] * m->esize;
-	uint64_t n = m->esize;
-	for (int d = 0; d < m->rank; d++)
+		return *tx = 4ull * m->box[0] * m->esize;
+	uint64_t n = 1;
+	for (int d = 1; d < m->rank; d++)
 		n *= (m->box[d] + m->estr[d] - 1) / m->estr[d];
-	return n;
+	if (m->pbits) {
+		*tx = n * (m->box[0] / 16) * 2 * m->pbits;
+		return n * (m->box[0] / 16) * m->pslot;
+	}
+	n *= (uint64_t)(m->box[0] + m->estr[0] - 1) / m->estr[0] * m->esize;
+	return *tx = n;
 }
 
 static int
@@ -335,7 +408,12 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 			 op->m.rank);
 	for (unsigned i = 0; i < ncoord; i++)
 		op->coord[i] = (int32_t)opnd_get(r, c, t, vec_elem(r, mapo, i));
-	op->bytes = box_bytes(&op->m, op->mode);
+	op->bytes = box_bytes(&op->m, op->mode, &op->tx);
+	if (op->m.pbits && (store || op->mode != TMA_TILE ||
+			    op->coord[0] % 16))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "packed tensor maps: only tile-mode loads at an inner "
+			 "coordinate that is a multiple of 16 are modelled");
 	uint64_t sa = emu_addr(r, c, t, smo);
 	if (sa % 16 || sa >> 32)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
@@ -361,7 +439,7 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	tmp.space = SP_SHARED_CLUSTER;
 	p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[2], &p->mbar_addr);
 	mbar_lookup(r, p->mbar_cta, p->mbar_addr, t, in);
-	p->tx = op->bytes;
+	p->tx = op->tx;
 	p->dst = box;
 	p->dst_n = op->bytes;
 	if (insn_has(in, "multicast::cluster")) {
