@@ -2209,3 +2209,52 @@ TEST(emu_script_gemm_nvf4_sm100)
 	}
 	ptem_free(sr.e);
 }
+
+/* examples/gemm_fp4_f8f6f4_sm100.py: TMA with format float4_e2m1fn
+ * (16U4_ALIGN16B, 128B swizzle) into padded images, four K32 slices of
+ * tcgen05.mma kind::f8f6f4 over them with a_format/b_format
+ * float4_e2m1fn (descriptors and idesc by ptxtile), commit, tcgen05.ld.
+ * A, B: random E2M1 codes packed two per byte (the lower k in the low
+ * nibble); D[m, n] = sum_k A[m, k] B[n, k] (multiples of 1/4 below
+ * 2^13: exact in f32 after every slice), in late mode with the race
+ * check. */
+TEST(emu_script_gemm_fp4_f8f6f4)
+{
+	enum { M = 128, N = 128, K = 128 };
+	static uint8_t ca[M * K], cb[N * K], a[M * K / 2], b[N * K / 2];
+	static float d[M * N];
+	uint32_t seed = 5;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		ca[i] = (uint8_t)((seed >> 16) & 15);
+		seed = seed * 1103515245u + 12345u;
+		cb[i] = (uint8_t)((seed >> 16) & 15);
+	}
+	for (int i = 0; i < M * K / 2; i++) {
+		a[i] = (uint8_t)(ca[2 * i] | ca[2 * i + 1] << 4);
+		b[i] = (uint8_t)(cb[2 * i] | cb[2 * i + 1] << 4);
+	}
+	SArg args[] = {{a, sizeof(a), PTRT_FLOAT4_E2M1FN, 2, {M, K}, {0}},
+		       {b, sizeof(b), PTRT_FLOAT4_E2M1FN, 2, {N, K}, {0}},
+		       {d, sizeof(d), PTRT_UINT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/gemm_fp4_f8f6f4_sm100.py", "sm_100a",
+		       args, 3, PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) ==
+	    PT_OK) {
+		const float *o = script_out(&sr, 2, sizeof(d));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += e2m1_value(ca[i * K + q]) *
+					     e2m1_value(cb[j * K + q]);
+				if (o[i * N + j] != (float)s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "D[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
