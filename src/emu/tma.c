@@ -126,11 +126,12 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		if (i > 0)
 			m->strides[i] = emu_load_le(p + 80 + 8 * (i - 1), 8);
 	}
-	if (m->pbits && (m->interleave || m->box[0] % 16 || m->dims[0] % 16))
+	if (m->pbits && (m->interleave || m->oob || m->box[0] % 16 ||
+			 m->dims[0] % 16))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "packed tensor map: only whole 16-element groups (inner "
-			 "box and size multiples of 16), no interleave, are "
-			 "modelled");
+			 "box and size multiples of 16), zero fill and no "
+			 "interleave are modelled");
 	if (!m->interleave) {
 		m->estr[0] = 1; /* ignored for non-interleaved maps */
 		return;
