@@ -199,6 +199,8 @@ typedef struct Run {
 	bool progress;
 	bool late;
 	bool races;
+	double *mma_buf[2];     /* tcgen05.mma operand scratch, reused */
+	size_t mma_cap[2];
 	int status;
 	Arena *arena;
 	jmp_buf fail;

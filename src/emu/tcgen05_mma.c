@@ -174,13 +174,12 @@ tmem_raw(Run *r, Cta *c, Thread *t, const Insn *in, const Opd *o,
 }
 
 /* The operand's rows (M or N, over the CTA pair: CTA v holds rows
- * per * v..) as doubles, rows x K, before negation; shift skips the
- * first B rows (.ws column shift). */
-static double *
+ * per * v..) as doubles into v, rows x K, before negation; shift skips
+ * the first rows (B: the .ws column shift; A in TMEM: the copy). */
+static void
 opd_load(Run *r, Thread *t, const Insn *in, const Mma *m, const Opd *o,
-	 uint32_t rows, uint32_t per, uint32_t shift)
+	 uint32_t rows, uint32_t per, uint32_t shift, double *v)
 {
-	double *v = NEWN(r->arena, double, (size_t)rows * m->k);
 	for (uint32_t j = 0; j < rows; j++) {
 		Cta *owner = cta_of_rank(r, t, in, m->base + j / per);
 		uint32_t row = j % per + shift;
@@ -189,7 +188,18 @@ opd_load(Run *r, Thread *t, const Insn *in, const Mma *m, const Opd *o,
 				o->tmem ? tmem_raw(r, owner, t, in, o, row, k)
 					: smem_raw(r, owner, t, in, m, o, row, k));
 	}
-	return v;
+}
+
+/* Scratch slot 0 (A) or 1 (B) of at least n doubles, reused from one
+ * MMA to the next so that a long kernel does not grow the arena. */
+static double *
+scratch(Run *r, int slot, size_t n)
+{
+	if (r->mma_cap[slot] < n) {
+		r->mma_buf[slot] = NEWN(r->arena, double, n);
+		r->mma_cap[slot] = n;
+	}
+	return r->mma_buf[slot];
 }
 
 /* ---- parsing ---- */
@@ -515,7 +525,7 @@ scale_of(Run *r, Cta *cv, Thread *t, const Insn *in, const Mma *m,
  * format and shape), discard/lastuse end its validity. */
 static double *
 collect(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m,
-	const Opd *o, uint32_t rows, uint32_t per, uint32_t shift)
+	const Opd *o, uint32_t rows, uint32_t per, uint32_t shift, int slot)
 {
 	if (!c->coll)
 		c->coll = NEWN(r->arena, Collector, 5);
@@ -531,11 +541,13 @@ collect(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m,
 				 kinds[m->kind].tok, rows, m->k);
 		v = b->v;
 	} else {
-		v = opd_load(r, t, in, m, o, rows, per, shift);
+		v = scratch(r, slot, (size_t)rows * m->k);
+		opd_load(r, t, in, m, o, rows, per, shift, v);
 	}
 	b->valid = m->coll_op == COLL_FILL || m->coll_op == COLL_USE;
 	if (m->coll_op == COLL_FILL) {
-		b->v = v;
+		b->v = NEWN(r->arena, double, (size_t)rows * m->k);
+		memcpy(b->v, v, (size_t)rows * m->k * sizeof(double));
 		b->rows = rows;
 		b->k = m->k;
 		b->kind = m->kind;
@@ -551,10 +563,10 @@ a_load(Run *r, Thread *t, const Insn *in, const Mma *m)
 {
 	uint32_t copies = m->ws && m->a.tmem ? 128 / m->mloc : 1;
 	size_t n = (size_t)m->m * m->k;
-	double *av = NEWN(r->arena, double, copies * n);
+	double *av = scratch(r, 0, copies * n);
 	for (uint32_t p = 0; p < copies; p++)
-		memcpy(av + p * n, opd_load(r, t, in, m, &m->a, m->m, m->mloc,
-					    p * m->mloc), n * sizeof(double));
+		opd_load(r, t, in, m, &m->a, m->m, m->mloc, p * m->mloc,
+			 av + p * n);
 	return av;
 }
 
@@ -588,11 +600,13 @@ mma_compute(Run *r, Cta *c, Thread *t, const Insn *in, const Mma *m)
 	if (shift > (m->mloc == 32 ? 16u : 32u))
 		MMA_FAIL("zero-column mask column shift %u is over the maximum",
 			 shift);
-	bool acoll = !m->ws && m->coll == 4, bcoll = m->ws;
-	double *av = acoll ? collect(r, c, t, in, m, &m->a, m->m, m->mloc, 0)
+	double *av = !m->ws ? collect(r, c, t, in, m, &m->a, m->m, m->mloc, 0, 0)
 			   : a_load(r, t, in, m);
-	double *bv = bcoll ? collect(r, c, t, in, m, &m->b, m->n, m->nloc, shift)
-			   : opd_load(r, t, in, m, &m->b, m->n, m->nloc, 0);
+	double *bv = scratch(r, 1, (size_t)m->n * m->k);
+	if (m->ws) /* the collector is B's */
+		bv = collect(r, c, t, in, m, &m->b, m->n, m->nloc, shift, 1);
+	else
+		opd_load(r, t, in, m, &m->b, m->n, m->nloc, 0, bv);
 	double sa = m->a.neg ? -1 : 1, sb = m->b.neg ? -1 : 1;
 	uint32_t blk = m->nsf ? m->k / m->nsf : m->k;
 	for (uint32_t v = 0; v < m->ncta; v++) {
