@@ -186,6 +186,7 @@ typedef struct Cta {
 	uint32_t nmbar, capmbar;
 	uint32_t *tmem;          /* 128 lanes x 512 columns, on first alloc */
 	uint32_t tmem_used;      /* bit per 32-column chunk */
+	struct Collector *coll;  /* tcgen05.mma collector buffers b0..b3, a */
 	/* race check: the synchronisation epoch, and per shared byte the
 	 * last epoch, writer and reader (thread key, 0 none, 0xffff many) */
 	uint32_t epoch;
@@ -210,6 +211,8 @@ typedef struct Run {
 	bool progress;
 	bool late;
 	bool races;
+	double *mma_buf[2];     /* tcgen05.mma operand scratch, reused */
+	size_t mma_cap[2];
 	int status;
 	Arena *arena;
 	jmp_buf fail;

@@ -17,39 +17,21 @@
  * columns 2k and 2k+1 of that map (low half first); .unpack::16b is the
  * inverse and writes each half zero-extended into its cell.
  *
- * tcgen05.mma (.cta_group::1, .kind::f16 and .kind::tf32, A and B from
- * K-major shared-memory descriptors with no/32B/64B/128B swizzle, M = 64
- * or 128, D f32 or f16, disable-output-lane, scale-input-d) reads the
- * operands through the sm_100 descriptor (ptx_facts.md §1.2-1.3, PTX
- * §9.7.16.4.1): for row r and k of a K-major operand with T elements per
- * 16 bytes, the byte address is
- *   no swizzle:  start + 16 (r % 8) + SBO (r / 8) + LBO (k / T) + esize (k % T)
- *   swizzle W:   start + W (r % 8) + SBO (r / 8) + esize k, then the
- *                Swizzle<B,4,3> of the address (W = 32/64/128, B = 1/2/3)
- * and the instruction descriptor (§2.1) gives the formats, M and N.  D
- * (M = 128: lane m, column n; M = 64: lane 32 (m / 16) + m % 16) gets
- * each element as one exact sum in double, rounded once.
- *
- * A may also come from TMEM (lane m, 16-bit elements two per cell);
- * .cta_group::2 M = 256 spreads A/D rows and B rows over the CTA pair;
- * .block_scale (.kind::mxf8f6f4, scale_vec::1X) is described at its
- * function.
+ * tcgen05.mma is in tcgen05_mma.c; the shared-memory descriptor walk it
+ * shares with tcgen05.cp is here (desc_addr).
  *
  * ld/st, cp and mma complete immediately here, so wait::ld/st and the
  * fences have nothing left to order; commit arrives on its mbarrier at
- * once.  tcgen05.cp (.cta_group::1, every shape and warpx replica mode,
- * no decompression) walks the same descriptor addresses, 32-bit words.
+ * once.  tcgen05.cp (every shape and warpx replica mode, .cta_group::1
+ * or ::2, with or without FP4/FP6 decompression) walks the descriptor
+ * addresses in 32-bit words.
  */
 #include <math.h>
 #include <string.h>
 
-#include "emu/emu.h"
+#include "emu/tcgen05.h"
 
-enum { TM_LANES = 128, TM_COLS = 512 };
-
-/* The cell at (lane, col); a warp's ld/st (partition) may only reach its
- * sub-partition's 32 lanes, an MMA any. */
-static uint32_t *
+uint32_t *
 tmem_cell(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t lane,
 	  uint32_t col, bool partition)
 {
@@ -229,14 +211,8 @@ exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	}
 }
 
-/* ---- tcgen05.mma ---- */
-
-typedef struct SmemDesc {
-	uint32_t start, lbo, sbo;
-	int swz; /* swizzle width in bytes, 0 none */
-} SmemDesc;
-
-static SmemDesc
+/* ---- shared-memory descriptors ---- */
+SmemDesc
 smem_desc(Run *r, Thread *t, const Insn *in, uint64_t d)
 {
 	SmemDesc s;
@@ -244,71 +220,89 @@ smem_desc(Run *r, Thread *t, const Insn *in, uint64_t d)
 	s.lbo = (uint32_t)((d >> 16) & 0x3fff) << 4;
 	s.sbo = (uint32_t)((d >> 32) & 0x3fff) << 4;
 	uint32_t mode = (uint32_t)(d >> 61) & 7;
-	s.swz = mode == 0 ? 0 : mode == 2 ? 128 : mode == 4 ? 64
+	s.swz = mode == 0 ? 0 : mode == 1 || mode == 2 ? 128 : mode == 4 ? 64
 		: mode == 6 ? 32 : -1;
+	s.atom32 = mode == 1;
 	if (((d >> 46) & 7) != 1 || ((d >> 49) & 7) || ((d >> 52) & 1) ||
 	    s.swz < 0)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "shared memory descriptor 0x%016llx: only version 1, "
 			 "base offset 0, relative LBO and swizzle none/32B/64B/"
-			 "128B are modelled", (unsigned long long)d);
+			 "128B/128B_BASE32B are modelled", (unsigned long long)d);
 	return s;
 }
 
-/* The shared address of byte `byte` of row `row` of a descriptor's
- * matrix: rows at (row / 8) SBO + (row % 8) W (W = 16 without swizzle);
- * without swizzle 16-byte chunks LBO apart, with it contiguous bytes and
- * then the Swizzle<B,4,3> of the address. */
-static uint32_t
-desc_addr(const SmemDesc *s, uint32_t row, uint32_t byte)
+/* The canonical layouts (PTX §9.7.16.3.3, ptx_facts.md §1.3): rows of W
+ * bytes (W = 16 without swizzle), eight to a group.  K-major: groups SBO
+ * apart; without swizzle 16-byte chunks along K LBO apart, with it the
+ * bytes contiguous.  MN-major: swizzled, groups SBO apart and W-byte
+ * chunks along M/N LBO apart; unswizzled the two strides swap.  Then the
+ * Swizzle<B,4,3> of the address.  128B_BASE32B (MN-major): four 128-byte
+ * rows to a group, SBO apart, 128-byte chunks LBO apart, then bits [7,9)
+ * XOR into bits [5,7). */
+uint32_t
+desc_addr(const SmemDesc *s, uint32_t row, uint32_t byte, bool mn)
 {
+	if (s->atom32) {
+		uint32_t a = s->start + s->sbo * (row / 4) + 128 * (row % 4) +
+			     s->lbo * (byte / 128) + byte % 128;
+		return a ^ ((a >> 2) & 0x60);
+	}
 	uint32_t w = s->swz ? (uint32_t)s->swz : 16;
-	uint32_t a = s->start + s->sbo * (row / 8) + w * (row % 8);
+	uint32_t group = mn && !s->swz ? s->lbo : s->sbo;
+	uint32_t a = s->start + group * (row / 8) + w * (row % 8);
+	if (!mn && s->swz)
+		a += byte;
+	else
+		a += (mn && !s->swz ? s->sbo : s->lbo) * (byte / w) + byte % w;
 	if (!s->swz)
-		return a + s->lbo * (byte / 16) + byte % 16;
-	a += byte;
+		return a;
 	uint32_t bits = s->swz == 128 ? 7 : s->swz == 64 ? 3 : 1;
 	return a ^ (((a >> 7) & bits) << 4);
 }
 
-static uint32_t
+uint32_t
 desc_load(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
-	  uint32_t row, uint32_t byte, unsigned n)
+	  uint32_t row, uint32_t byte, unsigned n, bool mn)
 {
-	uint32_t a = desc_addr(s, row, byte);
+	uint32_t a = desc_addr(s, row, byte, mn);
 	uint8_t *p = emu_smem(r, t, in, (c->rank << SMEM_RANK_SHIFT) | a, n,
 			      NULL);
 	return (uint32_t)emu_load_le(p, n);
 }
-
-/* Element (row, k) of a K-major MMA operand. */
-static double
-desc_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
-	  uint32_t row, uint32_t k, int fmt, unsigned esize)
-{
-	uint32_t v = desc_load(r, c, t, in, s, row, esize * k, esize);
-	if (fmt == 0) /* F16 */
-		return emu_small_to_double(v, 5, 10);
-	if (fmt == 1) /* BF16 */
-		return emu_small_to_double(v, 8, 7);
-	float f; /* TF32: an f32 image, the low 13 mantissa bits ignored */
-	v &= ~0x1fffu;
-	memcpy(&f, &v, 4);
-	return f;
-}
-
 /* ---- tcgen05.cp ---- */
 
+/* Decompression (PTX §9.7.16.9.1): a 16-byte source block holds sixteen
+ * packed 4-bit (b4x16_p64: eight bytes, then eight of padding) or 6-bit
+ * (b6x16_p32: twelve bytes, then four) values, element e at bits
+ * [w e, w e + w) of the block read little-endian; each becomes one byte
+ * of the 16-byte destination: a 4-bit value gains two low zero bits, a
+ * 6-bit value two high zero bits (the 8-bit containers of §9.7.16.10.4.3). */
+static void
+cp_expand(uint32_t w[4], int bits)
+{
+	uint8_t src[16], dst[16];
+	memcpy(src, w, 16);
+	for (unsigned e = 0; e < 16; e++) {
+		unsigned at = e * (unsigned)bits;
+		uint32_t v = (uint32_t)(src[at / 8] |
+			     (at / 8 + 1 < 16 ? src[at / 8 + 1] << 8 : 0));
+		v = (v >> (at % 8)) & ((1u << bits) - 1);
+		dst[e] = (uint8_t)(bits == 4 ? v << 2 : v);
+	}
+	memcpy(w, dst, 16);
+}
+
 static void cp_one(Run *r, Cta *c, Thread *t, const Insn *in,
-		   const SmemDesc *sd, uint32_t ta, int k);
+		   const SmemDesc *sd, uint32_t ta, int k, int bits);
 
 static void
 exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	/* tcgen05.cp.cta_group::1.shape{.warpx..} [taddr], s-desc: rows of
-	 * 32-bit words from the descriptor's matrix into TMEM, with the
-	 * shape's lane map and replicas (the reference's "Shared-to-TMEM
-	 * copies" table) */
+	/* tcgen05.cp.cta_group::1.shape{.warpx..}{.b8x16.bNx16_pP} [taddr],
+	 * s-desc: rows of 32-bit words from the descriptor's matrix into
+	 * TMEM, with the shape's lane map and replicas (the reference's
+	 * "Shared-to-TMEM copies" table) */
 	static const struct {
 		const char *shape, *multi;
 		uint32_t rows, words;
@@ -325,22 +319,30 @@ exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 		    (!shapes[i].multi || insn_has(in, shapes[i].multi)))
 			k = i;
 	bool pair = insn_has(in, "cta_group::2");
+	bool dec = insn_has(in, "b8x16");
+	int bits = !dec ? 0 : insn_has(in, "b4x16_p64") ? 4
+		   : insn_has(in, "b6x16_p32") ? 6 : -1;
 	if (k < 0 || (!pair && !insn_has(in, "cta_group::1")) || in->nop != 2 ||
-	    insn_has(in, "b8x16"))
+	    bits < 0 || (!dec && (insn_has(in, "b4x16_p64") ||
+				  insn_has(in, "b6x16_p32"))))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only copies without decompression are modelled");
+			 "malformed (a shape, .cta_group, and .b8x16 with "
+			 ".b4x16_p64 or .b6x16_p32 expected)");
 	SmemDesc s = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
+	if (s.atom32)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "tcgen05.cp from a 128B_BASE32B descriptor");
 	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
 	/* .cta_group::2: the copy happens in both CTAs of the pair, each
 	 * from its own shared memory into its own TMEM */
 	for (uint32_t v = 0; v < (pair ? 2u : 1u); v++)
 		cp_one(r, pair ? cta_of_rank(r, t, in, (c->rank & ~1u) + v) : c,
-		       t, in, &s, ta, k);
+		       t, in, &s, ta, k, bits);
 }
 
 static void
 cp_one(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *sd,
-       uint32_t ta, int k)
+       uint32_t ta, int k, int bits)
 {
 	static const uint32_t rows[] = {128, 128, 4, 64, 64, 32};
 	static const uint32_t words[] = {8, 4, 8, 4, 4, 4};
@@ -362,252 +364,17 @@ cp_one(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *sd,
 			break;
 		default: lanes[0] = row; break;
 		}
-		for (uint32_t w = 0; w < words[k]; w++) {
-			uint32_t v = desc_load(r, c, t, in, &s, row, 4 * w, 4);
-			for (uint32_t q = 0; q < n; q++)
-				*tmem_cell(r, c, t, in, lane0 + lanes[q], col0 + w,
-					   false) = v;
-		}
-	}
-}
-
-/* ---- tcgen05.mma .block_scale (kind::mxf8f6f4, scale_vec::1X) ----
- * idesc (PTX Table 44): B scale-factor ID [4,6), A format [7,10), B
- * format [10,13) (E4M3 0, E5M2 1), negate A/B 13/14, major A/B 15/16,
- * N >> 3 [17,23), scale type 23 (UE8M0 1), M >> 7 [27,29), A scale-factor
- * ID [29,31).  One UE8M0 scale (2^(e - 127), 255 NaN) per row and 32 K:
- * the scale of A row m (of the CTA's M/cta_group rows) is byte sfid_a of
- * the TMEM cell at lane 32 (m / 32) + m % 32, column + m / 32 (the
- * sub-partition of D row m reads its own replica); the scale of B row n
- * the byte sfid_b at lane 32 (m / 32) + n % 32, column + n / 32.  With
- * .cta_group::2 (M = 256, Layout A) CTA v of the pair holds A rows
- * 128 v.. and B rows (N/2) v.. in its shared memory at the descriptors'
- * addresses, the scales of its rows and of all N in its TMEM, and gets D
- * rows 128 v.. (lane m - 128 v, all N columns) in its TMEM. */
-static double
-ue8m0(uint32_t e)
-{
-	return e == 255 ? NAN : ldexp(1.0, (int)e - 127);
-}
-
-static double
-fp8_elem(Run *r, Cta *c, Thread *t, const Insn *in, const SmemDesc *s,
-	 uint32_t row, uint32_t k, int fmt)
-{
-	uint32_t v = desc_load(r, c, t, in, s, row, k, 1);
-	return fmt == 0 ? emu_e4m3_to_double(v) : emu_small_to_double(v, 5, 2);
-}
-
-static void
-exec_mma_block_scale(Run *r, Cta *c, Thread *t, const Insn *in)
-{
-	bool pair = insn_has(in, "cta_group::2");
-	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
-	int afmt = (int)(id >> 7) & 7, bfmt = (int)(id >> 10) & 7;
-	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 27) & 3) << 7;
-	uint32_t sfb = (id >> 4) & 3, sfa = (id >> 29) & 3;
-	bool ok = insn_has(in, "kind::mxf8f6f4") &&
-		  (insn_has(in, "scale_vec::1X") || insn_has(in, "block32") ||
-		   !insn_has(in, "scale_vec")) &&
-		  in->nop == 7 && in->o[4].kind == K_ADDR &&
-		  in->o[5].kind == K_ADDR && afmt <= 1 && bfmt <= 1 &&
-		  !(id & 0xf) && !(id & (1u << 6)) && !(id & (0xfu << 13)) &&
-		  (id & (1u << 23)) && !(id & (7u << 24)) && !(id >> 31) &&
-		  m == (pair ? 256u : 128u) && n >= (pair ? 16u : 8u) &&
-		  n <= 256 && n % (pair ? 16 : 8) == 0;
-	if (!ok)
-		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "instruction descriptor 0x%08x: only .kind::mxf8f6f4 "
-			 ".scale_vec::1X, E4M3/E5M2 K-major A and B from "
-			 "descriptors, UE8M0 scales, no negation, M 128 "
-			 "(cta_group::1) or 256 (cta_group::2) is modelled", id);
-	SmemDesc da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
-	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
-	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
-	uint32_t tsa = (uint32_t)emu_addr(r, c, t, &in->o[4]);
-	uint32_t tsb = (uint32_t)emu_addr(r, c, t, &in->o[5]);
-	bool acc = opnd_get(r, c, t, &in->o[6]) != 0;
-	uint32_t ncta = pair ? 2 : 1, mloc = m / ncta, nloc = n / ncta;
-	uint32_t base = pair ? c->rank & ~1u : c->rank;
-	double *bm = NEWN(r->arena, double, (size_t)n * 32);
-	for (uint32_t j = 0; j < n; j++) {
-		Cta *owner = cta_of_rank(r, t, in, base + j / nloc);
-		for (uint32_t k = 0; k < 32; k++)
-			bm[j * 32 + k] = fp8_elem(r, owner, t, in, &db, j % nloc,
-						  k, bfmt);
-	}
-	for (uint32_t v = 0; v < ncta; v++) {
-		Cta *cv = cta_of_rank(r, t, in, base + v);
-		for (uint32_t i = 0; i < mloc; i++) {
-			double a[32];
-			for (uint32_t k = 0; k < 32; k++)
-				a[k] = fp8_elem(r, cv, t, in, &da, i, k, afmt);
-			uint32_t q = 32 * (i / 32);
-			double sa = ue8m0(*tmem_cell(r, cv, t, in,
-				(tsa >> 16) + q + i % 32,
-				(tsa & 0xffff) + i / 32, false) >> (8 * sfa) & 0xff);
-			for (uint32_t j = 0; j < n; j++) {
-				double sb = ue8m0(*tmem_cell(r, cv, t, in,
-					(tsb >> 16) + q + j % 32,
-					(tsb & 0xffff) + j / 32, false) >> (8 * sfb) & 0xff);
-				uint32_t *cell = tmem_cell(r, cv, t, in,
-							   (ta >> 16) + i,
-							   (ta & 0xffff) + j, false);
-				double s = 0;
-				for (uint32_t k = 0; k < 32; k++)
-					s += a[k] * bm[j * 32 + k];
-				s *= sa * sb;
-				if (acc) {
-					float f;
-					memcpy(&f, cell, 4);
-					s += f;
-				}
-				*cell = emu_round_small(s, RND_RN, 8, 23);
-			}
-		}
-	}
-}
-
-/* Element k of A row i (of this CTA's rows) in TMEM at ta: lane + i,
- * 32-bit cells from the column on, 16-bit elements two per cell (the
- * lower k in the low half), tf32 one per cell. */
-static double
-tmem_a_elem(Run *r, Cta *c, Thread *t, const Insn *in, uint32_t ta,
-	    uint32_t i, uint32_t k, int fmt, unsigned esize)
-{
-	uint32_t cell = *tmem_cell(r, c, t, in, (ta >> 16) + i,
-				   (ta & 0xffff) + k * esize / 4, false);
-	if (esize == 2)
-		cell = (cell >> (16 * (k % 2))) & 0xffff;
-	if (fmt == 0)
-		return emu_small_to_double(cell, 5, 10);
-	if (fmt == 1)
-		return emu_small_to_double(cell, 8, 7);
-	float f;
-	cell &= ~0x1fffu;
-	memcpy(&f, &cell, 4);
-	return f;
-}
-
-static void
-exec_mma(Run *r, Cta *c, Thread *t, const Insn *in)
-{
-	if (insn_has(in, "block_scale")) {
-		exec_mma_block_scale(r, c, t, in);
-		return;
-	}
-	bool tf32 = insn_has(in, "kind::tf32");
-	bool pair = insn_has(in, "cta_group::2");
-	/* .ws: the B collector only caches B, so fill/discard read it from
-	 * shared memory as usual; use/lastuse (B from the collector) are
-	 * not modelled */
-	bool ws = insn_has(in, "ws");
-	if ((!pair && !insn_has(in, "cta_group::1")) ||
-	    (!tf32 && !insn_has(in, "kind::f16")) || insn_has(in, "sp") ||
-	    in->nop < 5 || in->o[0].kind != K_ADDR ||
-	    (ws && (pair || strstr(in->name, "::use") ||
-		    strstr(in->name, "::lastuse"))))
-		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "only .kind::f16/.kind::tf32 without .sp (.ws: "
-			 "cta_group::1, collector fill/discard) is modelled");
-	bool a_tmem = in->o[1].kind == K_ADDR;
-	uint32_t id = (uint32_t)opnd_get(r, c, t, &in->o[3]);
-	int dfmt = (int)(id >> 4) & 3, afmt = (int)(id >> 7) & 7;
-	int bfmt = (int)(id >> 10) & 7;
-	uint32_t n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
-	bool ok = !(id & 0x7) && !(id & (3u << 13)) && !(id & (3u << 15)) &&
-		  !(id >> 30) && afmt == bfmt &&
-		  (ws ? (m == 32 || m == 64 || m == 128) &&
-			(n == 64 || n == 128 || n == 256)
-		   : pair ? m == 256 && n % 16 == 0
-			  : (m == 64 && !a_tmem) || m == 128) &&
-		  n >= 8 && n <= 256 && (dfmt == 1 || (dfmt == 0 && !tf32)) &&
-		  (tf32 ? afmt == 2 : afmt <= 1) && !(dfmt == 0 && afmt == 1);
-	if (!ok)
-		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "instruction descriptor 0x%08x: only dense K-major "
-			 "f16/bf16 (tf32) with f32/f16 D, no negation, M 64 or "
-			 "128 (A in TMEM: 128; cta_group::2: 256) is modelled",
-			 id);
-	unsigned esize = tf32 ? 4 : 2, kdim = 32 / esize;
-	SmemDesc da = {0};
-	if (!a_tmem)
-		da = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[1]));
-	SmemDesc db = smem_desc(r, t, in, opnd_get(r, c, t, &in->o[2]));
-	uint32_t tam = (uint32_t)emu_addr(r, c, t, &in->o[1]);
-	/* {disable-output-lane (4 words; 8 for a pair: CTA v's lanes in
-	 * words 4v..4v+3)}, enable-input-d {, scale-input-d} */
-	unsigned ei = 4, nmask = pair ? 8 : 4;
-	uint32_t disable[8] = {0};
-	if (ws) {
-		/* [d], a, b, idesc, enable-input-d {, zero-column-mask} */
-		if (in->nop > 6 || (in->nop == 6 &&
-				    opnd_get(r, c, t, &in->o[5]) != 0))
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-				 "a nonzero zero-column mask is not modelled");
-	} else if (in->o[4].kind == K_VEC) {
-		if (in->o[4].n != nmask || in->nop < 6)
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-				 "disable-output-lane takes %u registers", nmask);
-		for (unsigned v = 0; v < nmask; v++)
-			disable[v] = (uint32_t)opnd_get(r, c, t,
-							vec_elem(r, &in->o[4], v));
-		ei = 5;
-	}
-	bool acc = opnd_get(r, c, t, &in->o[ei]) != 0;
-	uint64_t scale = !ws && ei + 1 < in->nop
-			 ? opnd_get(r, c, t, &in->o[ei + 1]) : 0;
-	if (scale > 15)
-		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "scale-input-d %llu",
-			 (unsigned long long)scale);
-	uint32_t ta = (uint32_t)emu_addr(r, c, t, &in->o[0]);
-	uint32_t lane0 = ta >> 16, col0 = ta & 0xffff;
-	/* a pair: CTA v holds A and D rows 128 v.. and B rows (N/2) v.. */
-	uint32_t ncta = pair ? 2 : 1, mloc = m / ncta, nloc = n / ncta;
-	uint32_t base = pair ? c->rank & ~1u : c->rank;
-	double *bm = NEWN(r->arena, double, (size_t)n * kdim);
-	for (uint32_t j = 0; j < n; j++) {
-		Cta *owner = cta_of_rank(r, t, in, base + j / nloc);
-		for (uint32_t k = 0; k < kdim; k++)
-			bm[j * kdim + k] = desc_elem(r, owner, t, in, &db, j % nloc,
-						     k, bfmt, esize);
-	}
-	for (uint32_t v = 0; v < ncta; v++) {
-		Cta *cv = cta_of_rank(r, t, in, base + v);
-		for (uint32_t i = 0; i < mloc; i++) {
-			double a[16];
-			for (uint32_t k = 0; k < kdim; k++)
-				a[k] = a_tmem ? tmem_a_elem(r, cv, t, in, tam, i, k,
-							    afmt, esize)
-					      : desc_elem(r, cv, t, in, &da, i, k,
-							  afmt, esize);
-			uint32_t lane = lane0 +
-				(mloc == 128 || ws ? i : 32 * (i / 16) + i % 16);
-			if (disable[4 * v + (lane % 128) / 32] &
-			    (1u << (lane % 32)))
-				continue;
-			/* .ws M 64 / 32 (Layouts E / G): N in 2 / 4 parts,
-			 * 64 / 32 lanes apart */
-			uint32_t parts = ws ? 128 / mloc : 1, np = n / parts;
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t *cell = tmem_cell(r, cv, t, in,
-					lane + (128 / parts) * (j / np),
-					col0 + j % np, false);
-				double d = 0;
-				if (acc) {
-					float f;
-					memcpy(&f, cell, 4);
-					d = dfmt == 1 ? (double)f
-					    : emu_small_to_double(*cell & 0xffff,
-								  5, 10);
-					d = ldexp(d, -(int)scale);
-				}
-				for (uint32_t k = 0; k < kdim; k++)
-					d += a[k] * bm[j * kdim + k];
-				*cell = dfmt == 1
-					? emu_round_small(d, RND_RN, 8, 23)
-					: emu_round_small(d, RND_RN, 5, 10);
-			}
+		for (uint32_t w0 = 0; w0 < words[k]; w0 += 4) {
+			uint32_t v[4];
+			for (uint32_t w = 0; w < 4; w++)
+				v[w] = desc_load(r, c, t, in, &s, row,
+						 4 * (w0 + w), 4, false);
+			if (bits)
+				cp_expand(v, bits);
+			for (uint32_t w = 0; w < 4; w++)
+				for (uint32_t q = 0; q < n; q++)
+					*tmem_cell(r, c, t, in, lane0 + lanes[q],
+						   col0 + w0 + w, false) = v[w];
 		}
 	}
 }
@@ -648,7 +415,7 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		return;
 	}
 	case OP_TC_MMA:
-		exec_mma(r, c, t, in);
+		exec_tc_mma(r, c, t, in);
 		return;
 	case OP_TC_CP:
 		exec_cp(r, c, t, in);

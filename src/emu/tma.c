@@ -26,6 +26,11 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 		if (!d->dims[i] || d->box[i] < 1 || d->box[i] > 256 ||
 		    d->elem_strides[i] < 1 || d->elem_strides[i] > 8)
 			return PT_E_EMU_ARGS;
+	/* the driver's rules: interleaved maps have rank 3..5, and the 32B
+	 * interleave takes the 32B swizzle */
+	if (d->interleave && (d->rank < 3 || (d->interleave == 2 &&
+					      d->swizzle != 1)))
+		return PT_E_EMU_ARGS;
 	uint8_t *p = map128;
 	memset(p, 0, 128);
 	emu_store_le(p, TMAP_MAGIC, 4);
@@ -48,6 +53,7 @@ ptem_tensormap_encode(const ptem_tma_desc *d, void *map128)
 typedef struct TMap {
 	int format, rank, interleave, swizzle, oob;
 	unsigned esize;
+	unsigned pbits, pslot;  /* packed formats: bits, shared bytes per 16 */
 	uint64_t addr;
 	uint64_t dims[5], strides[5]; /* strides in bytes, [0] = element */
 	uint32_t box[5], estr[5];
@@ -63,7 +69,8 @@ typedef struct TmaOp {
 	bool store;
 	Cta *cta[16];          /* destination CTAs (multicast), or source */
 	uint32_t smem_addr;    /* shared address (offset part) of the box */
-	uint64_t bytes;
+	uint64_t bytes;        /* of the shared image */
+	uint64_t tx;           /* transaction bytes: the global payload */
 } TmaOp;
 
 static unsigned
@@ -94,17 +101,23 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 	m->swizzle = p[7];
 	m->oob = p[8];
 	m->esize = format_size(m->format);
+	/* the packed formats (CUtensorMapDataType 13-15): sixteen 4-bit
+	 * values in 8 bytes (16U4_ALIGN8B, shared as in global) or with 8
+	 * bytes of padding in shared memory (16U4_ALIGN16B), sixteen 6-bit
+	 * values in 12 bytes with 4 of padding (16U6_ALIGN16B) */
+	m->pbits = m->format == 15 ? 6 : m->format >= 13 && m->format <= 14 ? 4 : 0;
+	m->pslot = m->format == 13 ? 8 : 16;
 	m->addr = emu_load_le(p + 32, 8);
 	if (emu_load_le(p, 4) != TMAP_MAGIC || m->rank < 1 || m->rank > 5)
 		emu_fail(r, PT_E_EMU_ARGS, t, in,
 			 "the operand at 0x%llx is not an emulator tensor map "
 			 "(ptem_tensormap_encode)", (unsigned long long)a);
-	if (!m->esize || m->interleave || m->swizzle > 3)
+	if ((!m->esize && !m->pbits) || m->interleave > 2 || m->swizzle > 3)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "tensor map with format %d, interleave %d, swizzle %d "
-			 "is not modelled (packed formats, interleave and the "
-			 "128B_ATOM swizzles are not)", m->format,
-			 m->interleave, m->swizzle);
+			 "is not modelled (packed formats and the 128B_ATOM "
+			 "swizzles are not)", m->format, m->interleave,
+			 m->swizzle);
 	m->strides[0] = m->esize;
 	for (int i = 0; i < m->rank; i++) {
 		m->estr[i] = p[12 + i];
@@ -113,7 +126,29 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		if (i > 0)
 			m->strides[i] = emu_load_le(p + 80 + 8 * (i - 1), 8);
 	}
-	m->estr[0] = 1; /* ignored for non-interleaved maps */
+	if (m->pbits && (m->interleave || m->oob || m->box[0] % 16 ||
+			 m->dims[0] % 16))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "packed tensor map: only whole 16-element groups (inner "
+			 "box and size multiples of 16), zero fill and no "
+			 "interleave are modelled");
+	if (!m->interleave) {
+		m->estr[0] = 1; /* ignored for non-interleaved maps */
+		return;
+	}
+	/* Interleaved (NC/8DHWC8, NC/16DHWC16; PTX §5.5.6): dim 0 is the
+	 * channels of one 16/32-byte slice, in elements, and the map is
+	 * otherwise a tiled one - what the H200 did with a driver-encoded
+	 * 16B map (dims 8, 64, 4, box 8, 8, 1; tests/gpu/gpu_tma.c).  Only
+	 * that shape is modelled: an inner box of exactly one slice, unit
+	 * inner element stride, and no swizzle on the 16B interleave (which
+	 * can trap on the GPU). */
+	if ((uint64_t)m->box[0] * m->esize != 16u * (unsigned)m->interleave ||
+	    m->estr[0] != 1 || (m->interleave == 1 && m->swizzle))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "interleaved tensor map: only an inner box of one "
+			 "%d-byte channel slice, inner element stride 1 and "
+			 "(16B) no swizzle are modelled", 16 * m->interleave);
 }
 
 /* The swizzled shared address: 16-byte chunk bits [4, 4+B) XOR bits
@@ -219,13 +254,66 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 	}
 }
 
+/* A packed-format load of the 16-element group at gc (gc[0] a multiple
+ * of 16) to the group slot at off: the payload bytes (out of bounds:
+ * zeros) at the start of the slot, any padding left as it was (its
+ * content is undefined). */
+static void
+tma_group(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
+{
+	const TMap *m = &op->m;
+	unsigned gbytes = 2 * m->pbits;
+	uint8_t val[12] = {0};
+	bool in = true;
+	uint64_t ga = m->addr + (uint64_t)gc[0] / 16 * gbytes;
+	for (int d = 0; d < m->rank; d++) {
+		if (gc[d] < 0 || (uint64_t)gc[d] >= m->dims[d])
+			in = false;
+		else if (d)
+			ga += (uint64_t)gc[d] * m->strides[d];
+	}
+	if (in) {
+		const uint8_t *g = ptem_host(r->e, ga, gbytes);
+		if (!g)
+			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
+				 "tensor map group at 0x%llx outside every "
+				 "allocation", (unsigned long long)ga);
+		memcpy(val, g, gbytes);
+	}
+	for (int k = 0; k < 16; k++)
+		for (unsigned b = 0; op->cta[k] && b < gbytes; b++) {
+			uint32_t sa = swizzle(op->smem_addr + (uint32_t)off + b,
+					      m->swizzle);
+			*emu_smem(r, p->t, p->in, (op->cta[k]->rank << SMEM_RANK_SHIFT) |
+					  sa, 1, NULL) = val[b];
+		}
+}
+
 static void
 tma_perform(Run *r, Pending *p)
 {
 	TmaOp *op = p->data;
 	const TMap *m = &op->m;
 	uint64_t off = 0;
-	if (op->mode != TMA_TILE) {
+	if (m->pbits) {
+		uint32_t n[5] = {1, 1, 1, 1, 1};
+		for (int d = 0; d < m->rank; d++)
+			n[d] = d ? (m->box[d] + m->estr[d] - 1) / m->estr[d]
+				 : m->box[0] / 16;
+		for (uint32_t j4 = 0; j4 < n[4]; j4++)
+		for (uint32_t j3 = 0; j3 < n[3]; j3++)
+		for (uint32_t j2 = 0; j2 < n[2]; j2++)
+		for (uint32_t j1 = 0; j1 < n[1]; j1++)
+		for (uint32_t j0 = 0; j0 < n[0]; j0++) {
+			uint32_t j[5] = {16 * j0, j1, j2, j3, j4};
+			int64_t gc[5] = {0};
+			for (int d = 0; d < m->rank; d++)
+				gc[d] = (int64_t)op->coord[d] +
+					(int64_t)j[d] * (d ? m->estr[d] : 1);
+			tma_group(r, p, op, gc, off);
+			off += m->pslot;
+		}
+	} else if (op->mode != TMA_TILE) {
 		/* gather4/scatter4: four rows coord[1..4] of box[0] elements
 		 * from column coord[0] */
 		for (int row = 0; row < 4; row++)
@@ -260,18 +348,25 @@ tma_perform(Run *r, Pending *p)
 					 (op->cta[k]->rank << SMEM_RANK_SHIFT) |
 						 (p->mbar_addr &
 						  ((1u << SMEM_RANK_SHIFT) - 1)),
-					 (int64_t)op->bytes, p->t, p->in);
+					 (int64_t)op->tx, p->t, p->in);
 }
 
+/* Bytes of the box's shared image; *tx the bytes its transfer counts
+ * (packed formats: the global payload, without the padding). */
 static uint64_t
-box_bytes(const TMap *m, int mode)
+box_bytes(const TMap *m, int mode, uint64_t *tx)
 {
 	if (mode != TMA_TILE)
-		return 4ull * m->box[0] * m->esize;
-	uint64_t n = m->esize;
-	for (int d = 0; d < m->rank; d++)
+		return *tx = 4ull * m->box[0] * m->esize;
+	uint64_t n = 1;
+	for (int d = 1; d < m->rank; d++)
 		n *= (m->box[d] + m->estr[d] - 1) / m->estr[d];
-	return n;
+	if (m->pbits) {
+		*tx = n * (m->box[0] / 16) * 2 * m->pbits;
+		return n * (m->box[0] / 16) * m->pslot;
+	}
+	n *= (uint64_t)(m->box[0] + m->estr[0] - 1) / m->estr[0] * m->esize;
+	return *tx = n;
 }
 
 static int
@@ -314,7 +409,12 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 			 op->m.rank);
 	for (unsigned i = 0; i < ncoord; i++)
 		op->coord[i] = (int32_t)opnd_get(r, c, t, vec_elem(r, mapo, i));
-	op->bytes = box_bytes(&op->m, op->mode);
+	op->bytes = box_bytes(&op->m, op->mode, &op->tx);
+	if (op->m.pbits && (store || op->mode != TMA_TILE ||
+			    op->coord[0] % 16))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "packed tensor maps: only tile-mode loads at an inner "
+			 "coordinate that is a multiple of 16 are modelled");
 	uint64_t sa = emu_addr(r, c, t, smo);
 	if (sa % 16 || sa >> 32)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
@@ -340,7 +440,7 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	tmp.space = SP_SHARED_CLUSTER;
 	p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[2], &p->mbar_addr);
 	mbar_lookup(r, p->mbar_cta, p->mbar_addr, t, in);
-	p->tx = op->bytes;
+	p->tx = op->tx;
 	p->dst = box;
 	p->dst_n = op->bytes;
 	if (insn_has(in, "multicast::cluster")) {

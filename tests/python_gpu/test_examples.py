@@ -276,7 +276,8 @@ def test_gemm_wgmma_refuses_k_not_multiple_of_8():
 
 
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",
-         "tma_gather4.py", "gemm_mxf8_sm100.py", "tcgen05_gemm.py"]
+         "tma_gather4.py", "gemm_mxf8_sm100.py", "tcgen05_gemm.py",
+         "gemm_nvf4_sm100.py", "gemm_fp4_f8f6f4_sm100.py"]
 
 
 @pytest.mark.parametrize("name", SM100)

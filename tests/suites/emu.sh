@@ -101,3 +101,37 @@ grep -q "error\[E9508\]" "$t/err" && ok wgmma_golden_mbar_code ||
 if grep -q "error\[E9507\]: .*PTX line [0-9]* ([a-z0-9.]*) at examples/saxpy_relu.py:\(19\|2[0-5]\): " "$t/err"; then
 	ok lineinfo_step_limit; else bad lineinfo_step_limit "$(cat "$t/err")"; fi
 expect_rc lineinfo_needs_script 2 "$P" run --emulate "$t/w.ptx" --meta "$t/w.json" --lineinfo
+
+# The hand-written tcgen05 kernels of tests/unit/test_emu_tcgen05.c (the
+# block-scaled/f8f6f4/i8/MN-major/.ws/decompression forms the emulator
+# runs) must be PTX the real assembler accepts for sm_100a.
+tcptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+if [ -x "$tcptxas" ] && [ -x "$BUILD/unit_tests" ]; then
+	mkdir -p "$t/tc"
+	EMU_TC_DUMP="$t/tc" "$BUILD/unit_tests" emu_tcgen05_ >/dev/null 2>&1
+	n=0 fails=0
+	for f in "$t"/tc/*.ptx; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		"$tcptxas" -arch=sm_100a "$f" -o "$t/tc.cubin" >"$t/tc.log" 2>&1 &&
+			[ ! -s "$t/tc.log" ] || { fails=$((fails + 1));
+			echo "  $(basename "$f"): $(head -2 "$t/tc.log")"; }
+	done
+	if [ "$n" -gt 0 ] && [ "$fails" -eq 0 ]; then ok tcgen05_kernels_ptxas
+	else bad tcgen05_kernels_ptxas "$fails of $n rejected"; fi
+else
+	echo "SKIP emu/tcgen05_kernels_ptxas: no ptxas or unit_tests"
+fi
+
+# examples/gemm_nvf4_sm100.py (NVFP4, kind::mxf4nvf4 block16) through the
+# CLI: zero inputs give zero D in late mode with the race check (the
+# values are checked in tests/unit/test_emu.c emu_script_gemm_nvf4_sm100);
+# random bytes make UE4M3 scales with the unused top bit set: E9502
+expect_rc nvf4_zeros 0 "$P" run --emulate examples/gemm_nvf4_sm100.py \
+	--target sm_100a --late --check-races --dump D
+[ "$(sed -n '2,$p' "$t/out" | tr -s ' \n' '\n\n' | grep -v '^$' | sort -u)" = 0 ] &&
+	ok nvf4_zero_d || bad nvf4_zero_d "D is not all zeros"
+expect_rc nvf4_ue4m3_sign 1 "$P" run --emulate examples/gemm_nvf4_sm100.py \
+	--target sm_100a --fill random:3
+grep -q "error\[E9502\].*UE4M3 scale 0x[0-9a-f]* has its unused top bit set" "$t/err" &&
+	ok nvf4_ue4m3_sign_code || bad nvf4_ue4m3_sign_code "$(cat "$t/err")"

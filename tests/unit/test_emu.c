@@ -2279,34 +2279,43 @@ mma_pair_ptx(char *out, size_t cap)
 		      "shared::cluster.multicast::cluster.b64 [bar], %rs1;");
 }
 
-TEST(emu_tcgen05_mma_pair)
+/* One pair run of mma_pair_ptx with M = 256 (Layout A: CTA v's D rows
+ * 128 v + i at its lane i) or M = 128 (Layout B, "M = 128 + cta_group::2
+ * + dense A": CTA v holds A rows 64 v.. - the first 64 rows of its image -
+ * and its D rows 64 v + i as a 2x2 data path: column n < N/2 at lane i,
+ * column n; n >= N/2 at lane i + 64, column n - N/2, CUTLASS's
+ * tmem_frg_2sm "2x2" atom for 64 rows per CTA); B rows 32 v.. in CTA v. */
+static void
+mma_pair_case(TestCtx *t, int M)
 {
-	enum { M = 256, N = 64, K = 32 };
-	static uint16_t a[M * K], b[N * K];
+	enum { N = 64, K = 32 };
+	static uint16_t a[256 * K], b[N * K];
 	static uint8_t ia[2 * 16384], ib[2 * 8192];
 	static char ptx[8192];
+	int rows = M / 2;
+	memset(ia, 0, sizeof(ia));
 	for (int i = 0; i < M * K; i++)
-		a[i] = to_bf16((float)((i * 31 + 5) % 63 - 31) / 8.0f);
+		a[i] = to_bf16((float)((i * 31 + 5 + M) % 63 - 31) / 8.0f);
 	for (int i = 0; i < N * K; i++)
-		b[i] = to_bf16((float)((i * 41 + 7) % 63 - 31) / 8.0f);
-	place_kmajor_128b(ia, 128, a, K);
-	place_kmajor_128b(ia + 16384, 128, a + 128 * K, K);
+		b[i] = to_bf16((float)((i * 41 + 7 + M) % 63 - 31) / 8.0f);
+	place_kmajor_128b(ia, rows, a, K);
+	place_kmajor_128b(ia + 16384, rows, a + rows * K, K);
 	place_kmajor_128b(ib, 32, b, K);
 	place_kmajor_128b(ib + 8192, 32, b + 32 * K, K);
 	mma_pair_ptx(ptx, sizeof(ptx));
 	CHECK(strstr(ptx, "cta_group::2.kind::f16 [%r6], %rd6") != NULL);
 	ptem *e = ptem_new();
 	uint64_t ga = 0, gb = 0, go = 0;
-	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 = 16 at bit 24 */
+	/* D f32, A/B bf16, N >> 3 at bit 17, M >> 4 at bit 24 */
 	uint32_t idesc = 1u << 4 | 1u << 7 | 1u << 10 | (N >> 3) << 17 |
-			 (M >> 4) << 24;
+			 (uint32_t)(M >> 4) << 24;
 	int st = ptem_load(e, ptx, strlen(ptx));
 	if (!st)
 		st = ptem_alloc(e, sizeof(ia), &ga);
 	if (!st)
 		st = ptem_alloc(e, sizeof(ib), &gb);
 	if (!st)
-		st = ptem_alloc(e, (size_t)M * N * 4, &go);
+		st = ptem_alloc(e, (size_t)2 * 128 * N * 4, &go);
 	if (!st) {
 		memcpy(ptem_host(e, ga, sizeof(ia)), ia, sizeof(ia));
 		memcpy(ptem_host(e, gb, sizeof(ib)), ib, sizeof(ib));
@@ -2319,7 +2328,7 @@ TEST(emu_tcgen05_mma_pair)
 	if (st) {
 		fprintf(stderr, "  %s\n", ptem_errmsg(e));
 	} else {
-		const float *d = ptem_host(e, go, (size_t)M * N * 4);
+		const float *d = ptem_host(e, go, (size_t)2 * 128 * N * 4);
 		int bad = 0;
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++) {
@@ -2327,11 +2336,26 @@ TEST(emu_tcgen05_mma_pair)
 				for (int q = 0; q < K; q++)
 					s += from_bf16(a[i * K + q]) *
 					     from_bf16(b[j * K + q]);
-				bad += d[i * N + j] != (float)s;
+				int v = i / rows, lane = i % rows, col = j;
+				if (M == 128) {
+					lane += 64 * (j / 32);
+					col = j % 32;
+				}
+				bad += d[(v * 128 + lane) * N + col] != (float)s;
 			}
 		CHECK_INT(bad, 0);
 	}
 	ptem_free(e);
+}
+
+TEST(emu_tcgen05_mma_pair)
+{
+	mma_pair_case(t, 256);
+}
+
+TEST(emu_tcgen05_mma_pair_layout_b)
+{
+	mma_pair_case(t, 128);
 }
 
 /* mma_ptx with .ws (B collector fill, a zero zero-column mask). */
@@ -2735,4 +2759,139 @@ TEST(emu_tcgen05_cp)
 		CHECK_INT(bad, 0);
 		ptem_free(e);
 	}
+}
+
+/* examples/gemm_nvf4_sm100.py: TMA of packed FP4 A and B (128B swizzle)
+ * and of the UE4M3 scale images, tcgen05.cp 32x128b.warpx4 of the
+ * scales, four K64 slices of tcgen05.mma kind::mxf4nvf4 block16 with
+ * the descriptors ptxtile builds, commit, tcgen05.ld.  A, B: random E2M1
+ * codes (values 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives) packed two per
+ * byte, the lower k in the low nibble; SA, SB: UE4M3 codes with exponent
+ * 4..9, value (1 + m/8) 2^(e - 7), arranged as the script's header says
+ * (SFA[s, l, 4c + b] = SA[32c + l, 4s + b]); D[m, n] = sum_k A[m, k]
+ * SA[m, k/16] B[n, k] SB[n, k/16]: each K64 MMA's exact sum added to
+ * the f32 D and rounded (D is f32 between the instructions). */
+static double
+e2m1_value(unsigned c)
+{
+	static const double v[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+	return (c & 8) ? -v[c & 7] : v[c & 7];
+}
+
+TEST(emu_script_gemm_nvf4_sm100)
+{
+	enum { M = 128, N = 128, K = 256, KB = K / 16 };
+	static uint8_t ca[M * K], cb[N * K], a[M * K / 2], b[N * K / 2];
+	static uint8_t sa[M * KB], sb[N * KB], sfa[4 * 32 * 16], sfb[4 * 32 * 16];
+	static float d[M * N];
+	uint32_t seed = 99;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		ca[i] = (uint8_t)((seed >> 16) & 15);
+		seed = seed * 1103515245u + 12345u;
+		cb[i] = (uint8_t)((seed >> 16) & 15);
+	}
+	for (int i = 0; i < M * K / 2; i++) {
+		a[i] = (uint8_t)(ca[2 * i] | ca[2 * i + 1] << 4);
+		b[i] = (uint8_t)(cb[2 * i] | cb[2 * i + 1] << 4);
+	}
+	for (int i = 0; i < M * KB; i++) {
+		seed = seed * 1103515245u + 12345u;
+		sa[i] = (uint8_t)((4 + (seed >> 16) % 6) << 3 | ((seed >> 24) & 7));
+		seed = seed * 1103515245u + 12345u;
+		sb[i] = (uint8_t)((4 + (seed >> 16) % 6) << 3 | ((seed >> 24) & 7));
+	}
+	for (int s = 0; s < 4; s++)
+		for (int l = 0; l < 32; l++)
+			for (int cb4 = 0; cb4 < 16; cb4++) {
+				int row = 32 * (cb4 / 4) + l, blk = 4 * s + cb4 % 4;
+				sfa[(s * 32 + l) * 16 + cb4] = sa[row * KB + blk];
+				sfb[(s * 32 + l) * 16 + cb4] = sb[row * KB + blk];
+			}
+	SArg args[] = {{a, sizeof(a), PTRT_UINT8, 2, {M, K / 2}, {0}},
+		       {b, sizeof(b), PTRT_UINT8, 2, {N, K / 2}, {0}},
+		       {sfa, sizeof(sfa), PTRT_UINT8, 3, {4, 32, 16}, {0}},
+		       {sfb, sizeof(sfb), PTRT_UINT8, 3, {4, 32, 16}, {0}},
+		       {d, sizeof(d), PTRT_UINT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/gemm_nvf4_sm100.py", "sm_100a", args,
+		       5, PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) == PT_OK) {
+		const float *o = script_out(&sr, 4, sizeof(d));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				/* D is f32 between the four K64 MMAs: each
+				 * slice's exact sum is added and rounded */
+				float s = 0;
+				for (int q0 = 0; q0 < K; q0 += 64) {
+					double p = 0;
+					for (int q = q0; q < q0 + 64; q++) {
+						unsigned ea = sa[i * KB + q / 16];
+						unsigned eb = sb[j * KB + q / 16];
+						p += e2m1_value(ca[i * K + q]) *
+						     ldexp(1 + (ea & 7) / 8.0,
+							   (int)(ea >> 3) - 7) *
+						     e2m1_value(cb[j * K + q]) *
+						     ldexp(1 + (eb & 7) / 8.0,
+							   (int)(eb >> 3) - 7);
+					}
+					s = (float)((double)s + p);
+				}
+				if (o[i * N + j] != s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "D[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], (double)s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
+}
+
+/* examples/gemm_fp4_f8f6f4_sm100.py: TMA with format float4_e2m1fn
+ * (16U4_ALIGN16B, 128B swizzle) into padded images, four K32 slices of
+ * tcgen05.mma kind::f8f6f4 over them with a_format/b_format
+ * float4_e2m1fn (descriptors and idesc by ptxtile), commit, tcgen05.ld.
+ * A, B: random E2M1 codes packed two per byte (the lower k in the low
+ * nibble); D[m, n] = sum_k A[m, k] B[n, k] (multiples of 1/4 below
+ * 2^13: exact in f32 after every slice), in late mode with the race
+ * check. */
+TEST(emu_script_gemm_fp4_f8f6f4)
+{
+	enum { M = 128, N = 128, K = 128 };
+	static uint8_t ca[M * K], cb[N * K], a[M * K / 2], b[N * K / 2];
+	static float d[M * N];
+	uint32_t seed = 5;
+	for (int i = 0; i < M * K; i++) {
+		seed = seed * 1103515245u + 12345u;
+		ca[i] = (uint8_t)((seed >> 16) & 15);
+		seed = seed * 1103515245u + 12345u;
+		cb[i] = (uint8_t)((seed >> 16) & 15);
+	}
+	for (int i = 0; i < M * K / 2; i++) {
+		a[i] = (uint8_t)(ca[2 * i] | ca[2 * i + 1] << 4);
+		b[i] = (uint8_t)(cb[2 * i] | cb[2 * i + 1] << 4);
+	}
+	SArg args[] = {{a, sizeof(a), PTRT_FLOAT4_E2M1FN, 2, {M, K}, {0}},
+		       {b, sizeof(b), PTRT_FLOAT4_E2M1FN, 2, {N, K}, {0}},
+		       {d, sizeof(d), PTRT_UINT32, 2, {M, N}, {0}}};
+	ScriptRun sr;
+	if (script_run(t, &sr, "examples/gemm_fp4_f8f6f4_sm100.py", "sm_100a",
+		       args, 3, PTEM_LATE_COMPLETION | PTEM_CHECK_RACES) ==
+	    PT_OK) {
+		const float *o = script_out(&sr, 2, sizeof(d));
+		int bad = 0;
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+				for (int q = 0; q < K; q++)
+					s += e2m1_value(ca[i * K + q]) *
+					     e2m1_value(cb[j * K + q]);
+				if (o[i * N + j] != (float)s && bad++ < 3)
+					test_fail(t, __FILE__, __LINE__,
+						  "D[%d, %d] = %g, expected %g", i,
+						  j, (double)o[i * N + j], s);
+			}
+		CHECK_INT(bad, 0);
+	}
+	ptem_free(sr.e);
 }
