@@ -142,12 +142,16 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 	 * 16B map (dims 8, 64, 4, box 8, 8, 1; tests/gpu/gpu_tma.c).  Only
 	 * that shape is modelled: an inner box of exactly one slice, unit
 	 * inner element stride, and no swizzle on the 16B interleave (which
-	 * can trap on the GPU). */
+	 * can trap on the GPU).  The runtime's own maps put pixels, not
+	 * channels, in dim 0 (dims 64, 4, 2; box 8, 1, 1 in tma_modes.py),
+	 * and the H200 then moved eight 16-byte slices: dim 0 is not one
+	 * slice of channels there, so such maps are refused, not guessed. */
 	if ((uint64_t)m->box[0] * m->esize != 16u * (unsigned)m->interleave ||
+	    m->dims[0] * m->esize != 16u * (unsigned)m->interleave ||
 	    m->estr[0] != 1 || (m->interleave == 1 && m->swizzle))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-			 "interleaved tensor map: only an inner box of one "
-			 "%d-byte channel slice, inner element stride 1 and "
+			 "interleaved tensor map: only a dim 0 and inner box of "
+			 "one %d-byte channel slice, inner element stride 1 and "
 			 "(16B) no swizzle are modelled", 16 * m->interleave);
 }
 

@@ -135,3 +135,12 @@ expect_rc nvf4_ue4m3_sign 1 "$P" run --emulate examples/gemm_nvf4_sm100.py \
 	--target sm_100a --fill random:3
 grep -q "error\[E9502\].*UE4M3 scale 0x[0-9a-f]* has its unused top bit set" "$t/err" &&
 	ok nvf4_ue4m3_sign_code || bad nvf4_ue4m3_sign_code "$(cat "$t/err")"
+
+# The runtime's own 16B-interleaved map (pixels in dim 0: tma_modes.py's
+# interleave16) moved eight 16-byte slices on the H200 (gpu_tma.c), which
+# the emulator's interleave model (dim 0 = one slice of channels) cannot
+# reproduce: it must refuse the map, never return a guessed image.
+expect_rc interleave_runtime_map 1 "$P" run --emulate tests/gpu/kernels/tma_modes.py \
+	--kernel interleave16 --target sm_90a --arg A=iota --arg n0=1 --arg c0=2 --arg w0=5
+grep -q "error\[E9502\].*interleaved tensor map: only a dim 0" "$t/err" &&
+	ok interleave_runtime_map_code || bad interleave_runtime_map_code "$(cat "$t/err")"
