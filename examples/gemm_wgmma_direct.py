@@ -1,6 +1,8 @@
-# gemm_wgmma.py - a Hopper GEMM with wgmma tile calls: C = A @ B.T for
-# bf16 A (M, K) and B (N, K) (both K-contiguous, row-major), float32
-# accumulation, bf16 C (M, N).  sm_90a.
+# gemm_wgmma_direct.py - examples/gemm_wgmma.py with the direct-store
+# epilogue, for any N (the TMA store of gemm_wgmma.py needs N % 8 == 0;
+# this one is 7-13% slower, bench/README.md): a Hopper GEMM with wgmma
+# tile calls: C = A @ B.T for bf16 A (M, K) and B (N, K) (both
+# K-contiguous, row-major), float32 accumulation, bf16 C (M, N).  sm_90a.
 #
 # Persistent, in clusters of 2 CTAs (384 threads = 3 warpgroups, one CTA
 # per SM): the grid is 2 min(max(sms / 2, 1), pairs) CTAs (sms = the

@@ -11,14 +11,19 @@
  * warpgroups 1 and 2 consume (full-wait, wgmma.fence, 4 x wgmma
  * m64n256k16 per 64-wide k-tile, commit, wait_group 1, release the
  * previous stage in both CTAs: "empty" counts 4 arrivals, thread r of
- * each consumer warpgroup arrives on CTA r's), setmaxnreg 40/232,
- * direct bf16x2 stores (b16 halves for odd N) masked to row < M,
- * col < N.  Sizes are runtime arguments, ragged edges allowed (the tensor
- * maps zero-fill past M, N, K; K % 8 == 0 for the TMA row stride); the
- * caller launches 2 min(max(SM count / 2, 1), pairs) CTAs and encodes
- * the maps as the example's metadata says (boxes, swizzle, L2
- * promotion).  Built with
- *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3
+ * each consumer warpgroup arrives on CTA r's), setmaxnreg 40/232, and
+ * the epilogue through shared memory (epilogue_tma: stmatrix into two
+ * 8 KiB 128B-swizzled buffers per consumer warpgroup, TMA store per
+ * 64 x 64 quarter; N % 8 == 0 for C's map).  With -DEPI_DIRECT it is
+ * the twin of examples/gemm_wgmma_direct.py instead: direct bf16x2
+ * stores (b16 halves for odd N) masked to row < M, col < N, 192 KiB of
+ * shared memory, tc unused.  Sizes are runtime arguments, ragged edges
+ * allowed (the tensor maps zero-fill past M, N, K and clip the stores;
+ * K % 8 == 0 for the TMA row stride); the caller launches
+ * 2 min(max(SM count / 2, 1), pairs) CTAs with the example's dynamic
+ * shared memory + 1024 and encodes the maps as the example's metadata
+ * says (boxes, swizzle, L2 promotion).  Built with
+ *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 [-DEPI_DIRECT]
  */
 #include <cuda.h>
 #include <stdint.h>
@@ -55,6 +60,7 @@ release(uint32_t bar, uint32_t cta)
 		     :: "r"(bar), "r"(cta) : "memory");
 }
 
+#ifndef EPI_DIRECT
 /* Named barrier id over count threads (one consumer warpgroup). */
 static __device__ __forceinline__ void
 bar_sync(int id, int count)
@@ -62,7 +68,6 @@ bar_sync(int id, int count)
 	asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory");
 }
 
-#ifndef EPI_DIRECT
 /* Epilogue of one consumer warpgroup through shared memory: its 64 x 256
  * block of C in four 64 x 64 quarters, each converted to bf16 and
  * written with stmatrix into one of two 8 KiB buffers (128B swizzle,
@@ -157,7 +162,9 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 	uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) &
 				    ~(uintptr_t)1023);
 	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
+#ifndef EPI_DIRECT
 	uint32_t sc = sb + 4 * 32768; /* 2 x 2 x 8 KiB C buffers */
+#endif
 	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 	int KT = (K + 63) / 64, NT = (N + 255) / 256;
 	int npair = (M + 255) / 256 * NT;
@@ -205,7 +212,7 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 #pragma unroll
 		for (int i = 0; i < 128; i++)
 			d[i] = 0.0f;
-		int w = warp % 4, g = lane / 4, t = lane % 4, it = 0;
+		int w = warp % 4, it = 0;
 		for (int tile = cid; tile < npair; tile += ncl) {
 			int bm = tile / NT * 2 + rank, bn = tile % NT;
 			for (int kt = 0; kt < KT; kt++, it++) {
@@ -231,6 +238,7 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 			epilogue_tma(d, &tc, sc + wg * 16384, wg, w, lane,
 				     bm * 128 + wg * 64, bn * 256);
 #else
+			int g = lane / 4, t = lane % 4;
 			int row0 = bm * 128 + wg * 64 + 16 * w + g;
 			int col0 = bn * 256 + 2 * t;
 #pragma unroll
