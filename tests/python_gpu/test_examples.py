@@ -269,33 +269,23 @@ def test_gemm_wgmma_one_cta_many_tiles(script):
     assert ((c.float() - ref).abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
 
 
-def test_gemm_wgmma_refuses_k_not_multiple_of_8():
-    # TMA row strides are multiples of 16 bytes: K % 8 == 0 (E5015)
+@pytest.mark.parametrize("m,n,k,msg", [
+    # TMA row strides are multiples of 16 bytes: K % 8 == 0 (A, B) ...
+    (128, 256, 12, "multiple of 16"),
+    # ... and N % 8 == 0 for the TMA store's map of C (odd N is
+    # gemm_wgmma_direct.py's)
+    (128, 257, 64, "C_tmap")])
+def test_gemm_wgmma_refuses_strides(m, n, k, msg):
     if capability()[0] != 9:
         pytest.skip("wgmma is sm_90a only")
     k_wg = compiled("gemm_wgmma.py")
-    a = torch.zeros(128, 12, device=dev, dtype=torch.bfloat16)
-    b = torch.zeros(256, 12, device=dev, dtype=torch.bfloat16)
-    c = torch.zeros(128, 256, device=dev, dtype=torch.bfloat16)
+    a = torch.zeros(m, k, device=dev, dtype=torch.bfloat16)
+    b = torch.zeros(n, k, device=dev, dtype=torch.bfloat16)
+    c = torch.zeros(m, n, device=dev, dtype=torch.bfloat16)
     with pytest.raises(ptxtile.LaunchError) as e:
         k_wg(a, b, c, sm_count())
     assert e.value.code == 5015
-    assert "multiple of 16" in str(e.value)
-
-
-def test_gemm_wgmma_refuses_n_not_multiple_of_8():
-    # the TMA store's map of C: row stride N * 2 bytes, a multiple of 16
-    # (odd N is gemm_wgmma_direct.py's)
-    if capability()[0] != 9:
-        pytest.skip("wgmma is sm_90a only")
-    k_wg = compiled("gemm_wgmma.py")
-    a = torch.zeros(128, 64, device=dev, dtype=torch.bfloat16)
-    b = torch.zeros(257, 64, device=dev, dtype=torch.bfloat16)
-    c = torch.zeros(128, 257, device=dev, dtype=torch.bfloat16)
-    with pytest.raises(ptxtile.LaunchError) as e:
-        k_wg(a, b, c, sm_count())
-    assert e.value.code == 5015
-    assert "C_tmap" in str(e.value)
+    assert msg in str(e.value)
 
 
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",
