@@ -11,14 +11,19 @@
  * warpgroups 1 and 2 consume (full-wait, wgmma.fence, 4 x wgmma
  * m64n256k16 per 64-wide k-tile, commit, wait_group 1, release the
  * previous stage in both CTAs: "empty" counts 4 arrivals, thread r of
- * each consumer warpgroup arrives on CTA r's), setmaxnreg 40/232,
- * direct bf16x2 stores (b16 halves for odd N) masked to row < M,
- * col < N.  Sizes are runtime arguments, ragged edges allowed (the tensor
- * maps zero-fill past M, N, K; K % 8 == 0 for the TMA row stride); the
- * caller launches 2 min(max(SM count / 2, 1), pairs) CTAs and encodes
- * the maps as the example's metadata says (boxes, swizzle, L2
- * promotion).  Built with
- *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3
+ * each consumer warpgroup arrives on CTA r's), setmaxnreg 40/232, and
+ * the epilogue through shared memory (epilogue_tma: stmatrix into two
+ * 8 KiB 128B-swizzled buffers per consumer warpgroup, TMA store per
+ * 64 x 64 quarter; N % 8 == 0 for C's map).  With -DEPI_DIRECT it is
+ * the twin of examples/gemm_wgmma_direct.py instead: direct bf16x2
+ * stores (b16 halves for odd N) masked to row < M, col < N, 192 KiB of
+ * shared memory, tc unused.  Sizes are runtime arguments, ragged edges
+ * allowed (the tensor maps zero-fill past M, N, K and clip the stores;
+ * K % 8 == 0 for the TMA row stride); the caller launches
+ * 2 min(max(SM count / 2, 1), pairs) CTAs with the example's dynamic
+ * shared memory + 1024 and encodes the maps as the example's metadata
+ * says (boxes, swizzle, L2 promotion).  Built with
+ *   nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -O3 [-DEPI_DIRECT]
  */
 #include <cuda.h>
 #include <stdint.h>
@@ -54,6 +59,62 @@ release(uint32_t bar, uint32_t cta)
 		     "mbarrier.arrive.shared::cluster.b64 _, [r];\n}"
 		     :: "r"(bar), "r"(cta) : "memory");
 }
+
+#ifndef EPI_DIRECT
+/* Named barrier id over count threads (one consumer warpgroup). */
+static __device__ __forceinline__ void
+bar_sync(int id, int count)
+{
+	asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(count) : "memory");
+}
+
+/* Epilogue of one consumer warpgroup through shared memory: its 64 x 256
+ * block of C in four 64 x 64 quarters, each converted to bf16 and
+ * written with stmatrix into one of two 8 KiB buffers (128B swizzle,
+ * the TMA store map's), then stored by its first thread with one TMA
+ * store (bulk group; the edges are clipped by the map).  A buffer is
+ * rewritten only after the store that read it two quarters ago has
+ * finished reading (wait_group.read 1), so the consumers go on to the
+ * next tile while the last two stores drain. */
+static __device__ __forceinline__ void
+epilogue_tma(const float *d, const CUtensorMap *tc, uint32_t cbuf, int wg,
+	     int w, int lane, int row, int col)
+{
+	int leader = w == 0 && lane == 0;
+#pragma unroll
+	for (int q = 0; q < 4; q++) {
+		uint32_t buf = cbuf + (q % 2) * 8192;
+		if (leader)
+			asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+		bar_sync(1 + wg, 128);
+#pragma unroll
+		for (int cb = 0; cb < 8; cb += 2) {
+			/* matrix j: column block cb + j/2, row half j%2 =
+			 * accumulator pair 2 (8q + cb) + j */
+			uint32_t r[4];
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				int i = 2 * (8 * q + cb) + j;
+				asm("cvt.rn.bf16x2.f32 %0, %1, %2;"
+				    : "=r"(r[j]) : "f"(d[2 * i + 1]), "f"(d[2 * i]));
+			}
+			int j = lane / 8, rr = lane % 8;
+			int srow = 16 * w + 8 * (j % 2) + rr;
+			int ch = cb + j / 2;
+			uint32_t a = buf + srow * 128 + ((ch ^ rr) * 16);
+			asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+				     :: "r"(a), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3]) : "memory");
+		}
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+		bar_sync(1 + wg, 128);
+		if (leader) {
+			asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+				     :: "l"(tc), "r"(col + 64 * q), "r"(row), "r"(buf) : "memory");
+			asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+		}
+	}
+}
+#endif
 
 static __device__ __forceinline__ uint64_t
 desc_128b(uint32_t addr)
@@ -92,7 +153,8 @@ wgmma_256(float *d, uint64_t da, uint64_t db, int scale_d)
 
 extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
-		const __grid_constant__ CUtensorMap tb, uint16_t *C, int M,
+		const __grid_constant__ CUtensorMap tb,
+		const __grid_constant__ CUtensorMap tc, uint16_t *C, int M,
 		int N, int K)
 {
 	extern __shared__ uint8_t smem_raw[];
@@ -100,6 +162,9 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 	uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) &
 				    ~(uintptr_t)1023);
 	uint32_t sa = smem_u32(smem), sb = sa + 4 * 16384;
+#ifndef EPI_DIRECT
+	uint32_t sc = sb + 4 * 32768; /* 2 x 2 x 8 KiB C buffers */
+#endif
 	int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
 	int KT = (K + 63) / 64, NT = (N + 255) / 256;
 	int npair = (M + 255) / 256 * NT;
@@ -147,7 +212,7 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 #pragma unroll
 		for (int i = 0; i < 128; i++)
 			d[i] = 0.0f;
-		int w = warp % 4, g = lane / 4, t = lane % 4, it = 0;
+		int w = warp % 4, it = 0;
 		for (int tile = cid; tile < npair; tile += ncl) {
 			int bm = tile / NT * 2 + rank, bn = tile % NT;
 			for (int kt = 0; kt < KT; kt++, it++) {
@@ -169,6 +234,11 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 			asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 			if (tid % 128 < 2)
 				release(smem_u32(&empty[(it + 3) % 4]), tid % 128);
+#ifndef EPI_DIRECT
+			epilogue_tma(d, &tc, sc + wg * 16384, wg, w, lane,
+				     bm * 128 + wg * 64, bn * 256);
+#else
+			int g = lane / 4, t = lane % 4;
 			int row0 = bm * 128 + wg * 64 + 16 * w + g;
 			int col0 = bn * 256 + 2 * t;
 #pragma unroll
@@ -188,7 +258,14 @@ gemm_wgmma_twin(const __grid_constant__ CUtensorMap ta,
 						p[1] = (uint16_t)(packed >> 16);
 				}
 			}
+#endif
 		}
+#ifndef EPI_DIRECT
+		/* the last stores have read their buffers before the CTA's
+		 * shared memory goes away */
+		if (tid % 128 == 0)
+			asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
 	}
 	cluster_sync(); /* the peer may still arrive on our barriers */
 }

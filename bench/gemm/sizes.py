@@ -3,9 +3,13 @@ process, one run: C = A @ B.T, bf16 A (M, K) and B (N, K), float32
 accumulation, bf16 C, on the same torch-allocated inputs for
   torch   torch.matmul(A, B.T) (cuBLAS)
   wgmma   ptxtile's PTX for examples/gemm_wgmma.py (TMA + mbarrier ring,
-          producer warp + two consumer warpgroups, m64n256k16)
+          producer warp + two consumer warpgroups, m64n256k16, epilogue
+          through shared memory: stmatrix + TMA store)
+  direct  ptxtile's PTX for examples/gemm_wgmma_direct.py (the same
+          kernel with the direct masked st.global epilogue, any N)
   twin    bench/gemm/gemm_wgmma_twin.cu, the same algorithm in CUDA C++
           with inline PTX (runtime sizes)
+  twin_d  the twin built with -DEPI_DIRECT (direct stores, as direct)
   mma     ptxtile's PTX for examples/gemm_bf16.py (mma.sync m16n8k16)
 gemm_wgmma.py takes runtime sizes and the SM count (grid min(sms,
 tiles)): it is compiled once.  gemm_bf16.py takes its sizes as module
@@ -26,7 +30,7 @@ ptxtile.testing.bench; the median round.
 
 Usage (GPU host, repository root, after make; run_wgmma.sh sets
 PYTHONPATH=python):
-  python3 bench/gemm/sizes.py BUILD_DIR TWIN_CUBIN [iters]
+  python3 bench/gemm/sizes.py BUILD_DIR TWIN_CUBIN TWIN_DIRECT_CUBIN [iters]
 """
 import argparse
 import ctypes
@@ -89,12 +93,12 @@ def rel_err(got, ref):
     return (d.norm() / ref.float().norm()).item()
 
 
-def bench_size(build, twin_fn, k_wg, sms, m, n, k, iters):
+def bench_size(build, twins, k_wg, k_wd, sms, m, n, k, iters):
     import torch
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
     b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
     outs = {x: torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-            for x in ("wgmma", "twin", "mma")}
+            for x in ("wgmma", "direct", "twin", "twin_d", "mma")}
     k_mma = compile_example(build, "examples/gemm_bf16.py", m, n, k,
                             "gemm_bf16")
     slots = {s["tensor"]: s for s in k_wg.meta["kernels"][0]["params"]
@@ -104,15 +108,22 @@ def bench_size(build, twin_fn, k_wg, sms, m, n, k, iters):
     # multicasts its half of the 256-row B box)
     ta = tensor_map(a, *slots["A"]["box"], slot=slots["A"])
     tb = tensor_map(b, *slots["B"]["box"], slot=slots["B"])
-    smem = k_wg.launch_config["dynamic_smem"]
+    tc = tensor_map(outs["twin"], *slots["C"]["box"], slot=slots["C"])
+    tcd = tensor_map(outs["twin_d"], *slots["C"]["box"], slot=slots["C"])
     grid = 2 * min(max(sms // 2, 1), -(-m // 256) * -(-n // 256))
     runs = {
         "torch": lambda: torch.matmul(a, b.t()),
         "wgmma": lambda: k_wg(a, b, outs["wgmma"], sms),
-        "twin": launcher(twin_fn, (grid, 1), 384,
-                         [ta, tb, ptr(outs["twin"]), ctypes.c_int32(m),
+        "direct": lambda: k_wd(a, b, outs["direct"], sms),
+        "twin": launcher(twins[0], (grid, 1), 384,
+                         [ta, tb, tc, ptr(outs["twin"]), ctypes.c_int32(m),
                           ctypes.c_int32(n), ctypes.c_int32(k)],
-                         smem + 1024),
+                         k_wg.launch_config["dynamic_smem"] + 1024),
+        "twin_d": launcher(twins[1], (grid, 1), 384,
+                           [ta, tb, tcd, ptr(outs["twin_d"]),
+                            ctypes.c_int32(m), ctypes.c_int32(n),
+                            ctypes.c_int32(k)],
+                           k_wd.launch_config["dynamic_smem"] + 1024),
         "mma": lambda: k_mma(a, b, outs["mma"]),
     }
     ref = torch.matmul(a, b.t())
@@ -136,6 +147,8 @@ def parse_args(argv=None):
                    "and PTX go to BUILD_DIR/bench")
     p.add_argument("twin_cubin", help="cubin of "
                    "bench/gemm/gemm_wgmma_twin.cu")
+    p.add_argument("twin_direct_cubin", help="cubin of "
+                   "bench/gemm/gemm_wgmma_twin.cu -DEPI_DIRECT")
     p.add_argument("iters", nargs="?", type=int, default=20,
                    help="launches per timed round (default 20)")
     return p.parse_args(argv)
@@ -149,31 +162,40 @@ def main():
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.cuda.synchronize()  # torch's primary context is now current
-    twin_fn = load(twin_cubin, "gemm_wgmma_twin", 196608 + 1024)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     k_wg = compile_example(build, "examples/gemm_wgmma.py", None, None,
                            None, "gemm_wgmma")
+    k_wd = compile_example(build, "examples/gemm_wgmma_direct.py", None,
+                           None, None, "gemm_wgmma_direct")
+    twins = (load(twin_cubin, "gemm_wgmma_twin",
+                  k_wg.launch_config["dynamic_smem"] + 1024),
+             load(args.twin_direct_cubin, "gemm_wgmma_twin",
+                  k_wd.launch_config["dynamic_smem"] + 1024))
     print("# %s, %d SMs; bf16 in, f32 accumulate, bf16 out; median of 5 "
           "interleaved rounds of %d launches (min-max of the rounds in "
           "TFLOP/s)" % (torch.cuda.get_device_name(0), sms, iters))
-    print("| M x N x K | torch TFLOP/s | wgmma (ptxtile) | twin (CUDA C++) "
-          "| mma.sync (ptxtile) | wgmma/torch | wgmma/twin | rel err "
-          "wgmma / twin / mma / torch |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| M x N x K | torch TFLOP/s | wgmma (ptxtile) | direct (ptxtile) "
+          "| twin (CUDA C++) | twin_d (CUDA C++) | mma.sync (ptxtile) "
+          "| wgmma/torch | direct/torch | wgmma/direct | wgmma/twin "
+          "| twin/twin_d | rel err wgmma / direct / twin / twin_d / mma "
+          "/ torch |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     ok = True
     for m, n, k in SIZES:
-        med, spread, errs = bench_size(build, twin_fn, k_wg, sms, m, n, k,
-                                       iters)
+        med, spread, errs = bench_size(build, twins, k_wg, k_wd, sms, m, n,
+                                       k, iters)
         tf = lambda ms: 2.0 * m * n * k / ms / 1e9
         cell = lambda x: "%.0f (%.0f-%.0f)" % (
             tf(med[x]), tf(spread[x][1]), tf(spread[x][0]))
-        print("| %dx%dx%d | %s | %s | %s | %s | %.3f | %.3f | %.1e / %.1e "
-              "/ %.1e / %.1e |" % (m, n, k, cell("torch"), cell("wgmma"),
-                                   cell("twin"), cell("mma"),
-                                   med["torch"] / med["wgmma"],
-                                   med["twin"] / med["wgmma"],
-                                   errs["wgmma"], errs["twin"], errs["mma"],
-                                   errs["torch"]), flush=True)
+        print("| %dx%dx%d | %s | %s | %s | %s | %s | %s | %.3f | %.3f | %.3f "
+              "| %.3f | %.3f | %.1e / %.1e / %.1e / %.1e / %.1e / %.1e |" % (
+                  m, n, k, cell("torch"), cell("wgmma"), cell("direct"),
+                  cell("twin"), cell("twin_d"), cell("mma"),
+                  med["torch"] / med["wgmma"], med["torch"] / med["direct"],
+                  med["direct"] / med["wgmma"], med["twin"] / med["wgmma"],
+                  med["twin_d"] / med["twin"], errs["wgmma"],
+                  errs["direct"], errs["twin"], errs["twin_d"],
+                  errs["mma"], errs["torch"]), flush=True)
         ok = ok and all(e < 1e-2 for e in errs.values())
     if not ok:
         print("FAIL: a result differs from torch.matmul")

@@ -13,7 +13,8 @@ import pytest
 from conftest import ROOT
 
 SCRIPTS = {"bench/gemm/bench.py": ["tile_script", "twin_cubin", "iters"],
-           "bench/gemm/sizes.py": ["build_dir", "twin_cubin", "iters"]}
+           "bench/gemm/sizes.py": ["build_dir", "twin_cubin",
+                                   "twin_direct_cubin", "iters"]}
 
 
 def run(args, **kw):
@@ -33,7 +34,9 @@ def test_help_without_gpu(script):
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_bad_command_line_is_rejected(script):
-    for args in ([], ["a", "b", "not-a-number"], ["a", "b", "1", "extra"]):
+    # the positional arguments before iters: "a", "b" (and "c")
+    files = ["a", "b", "c"][:len(SCRIPTS[script]) - 1]
+    for args in ([], files + ["not-a-number"], files + ["1", "extra"]):
         r = run([script] + args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "usage:" in r.stderr

@@ -222,7 +222,10 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 		if (!in)
 			return; /* out-of-bound elements are not written */
 		uint8_t *g = ptem_host(r->e, ga, m->esize);
-		uint8_t *s = emu_smem(r, p->t, p->in, sa, m->esize, NULL);
+		/* the issuing CTA's own shared memory (sa has no rank) */
+		uint8_t *s = emu_smem(r, p->t, p->in,
+				      (op->cta[0]->rank << SMEM_RANK_SHIFT) | sa,
+				      m->esize, NULL);
 		if (!g)
 			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
 				 "tensor map element at 0x%llx outside every "

@@ -139,10 +139,16 @@ for k in oob_zero oob_nan; do
 		--arg r0=-3 --arg c0=20 --size m=40 --size k=36
 done
 # wgmma: examples/gemm_wgmma.py at 256 x 256 x 512 (two tiles, eight
-# k-tiles through the 4-stage ring) and at the ragged 129 x 257 x 72
-# (zero fill past every edge, masked b16 stores); multiples of 1/8 in
-# [-4, 4) make every sum exact in f32, so C (bf16) must match bit for bit
+# k-tiles through the 4-stage ring; stmatrix + TMA store epilogue) and at
+# the ragged 129 x 264 x 72 (zero fill past every edge, stores clipped),
+# examples/gemm_wgmma_direct.py at 256 x 256 x 512 and 129 x 257 x 72
+# (masked b16 stores for odd N); multiples of 1/8 in [-4, 4) make every
+# sum exact in f32, so C (bf16) must match bit for bit
 run_case gemm_wgmma_small exact examples/gemm_wgmma.py --fill random:29 \
 	--size M=256 --size N=256 --size K=512 --arg sms=132
 run_case gemm_wgmma_ragged exact examples/gemm_wgmma.py --fill random:30 \
-	--size M=129 --size N=257 --size K=72 --arg sms=132
+	--size M=129 --size N=264 --size K=72 --arg sms=132
+run_case gemm_wgmma_direct_small exact examples/gemm_wgmma_direct.py \
+	--fill random:29 --size M=256 --size N=256 --size K=512 --arg sms=132
+run_case gemm_wgmma_direct_ragged exact examples/gemm_wgmma_direct.py \
+	--fill random:30 --size M=129 --size N=257 --size K=72 --arg sms=132

@@ -218,16 +218,22 @@ def sm_count():
     return torch.cuda.get_device_properties(0).multi_processor_count
 
 
-@pytest.mark.parametrize("m,n,k", [(1, 8, 8), (129, 257, 72),
-                                   (1000, 1000, 1000), (300, 520, 136),
-                                   (4096, 4096, 4096)])
-def test_gemm_wgmma(m, n, k):
+@pytest.mark.parametrize("script,m,n,k", [
+    ("gemm_wgmma.py", 1, 8, 8), ("gemm_wgmma.py", 129, 264, 72),
+    ("gemm_wgmma.py", 1000, 1000, 1000), ("gemm_wgmma.py", 300, 520, 136),
+    ("gemm_wgmma.py", 4096, 4096, 4096),
+    ("gemm_wgmma_direct.py", 1, 8, 8), ("gemm_wgmma_direct.py", 129, 257, 72),
+    ("gemm_wgmma_direct.py", 1000, 1000, 1000),
+    ("gemm_wgmma_direct.py", 300, 520, 136),
+    ("gemm_wgmma_direct.py", 4096, 4096, 4096)])
+def test_gemm_wgmma(script, m, n, k):
     # runtime sizes, ragged against the 128 x 256 x 64 tiles (zero fill
-    # past M, N, K; masked stores, b16 halves for odd N); the grid is
-    # min(SM count, tiles), and a sentinel row past C stays untouched
+    # past M, N, K; TMA stores clipped at M, N, or masked direct stores,
+    # b16 halves for odd N); the grid is min(SM count, tiles), and a
+    # sentinel row past C stays untouched
     if capability()[0] != 9:
         pytest.skip("wgmma is sm_90a only")
-    k_wg = compiled("gemm_wgmma.py")
+    k_wg = compiled(script)
     g = torch.Generator(device=dev).manual_seed(9)
     a = torch.randn(m, k, generator=g, device=dev).bfloat16()
     b = torch.randn(n, k, generator=g, device=dev).bfloat16()
@@ -244,16 +250,18 @@ def test_gemm_wgmma(m, n, k):
     assert torch.isnan(cc[m].float()).all()
 
 
-def test_gemm_wgmma_one_cta_many_tiles():
-    # sms = 1: one 2-CTA cluster walks both 256 x 256 blocks, its ring
-    # continuing (M = 300: the second block's rank-1 CTA is all zero fill)
+@pytest.mark.parametrize("script", ["gemm_wgmma.py", "gemm_wgmma_direct.py"])
+def test_gemm_wgmma_one_cta_many_tiles(script):
+    # sms = 1: one 2-CTA cluster walks all four 256 x 256 blocks, its
+    # ring continuing (M = 300: the second row of blocks' rank-1 CTA is
+    # all zero fill); N = 504 for the TMA store (N % 8 == 0)
     if capability()[0] != 9:
         pytest.skip("wgmma is sm_90a only")
-    k_wg = compiled("gemm_wgmma.py")
+    k_wg = compiled(script)
     g = torch.Generator(device=dev).manual_seed(10)
     a = torch.randn(300, 200, generator=g, device=dev).bfloat16()
-    b = torch.randn(500, 200, generator=g, device=dev).bfloat16()
-    c = torch.full((300, 500), float("nan"), device=dev,
+    b = torch.randn(504, 200, generator=g, device=dev).bfloat16()
+    c = torch.full((300, 504), float("nan"), device=dev,
                    dtype=torch.bfloat16)
     k_wg(a, b, c, 1)
     ref = a.float() @ b.float().t()
@@ -261,18 +269,23 @@ def test_gemm_wgmma_one_cta_many_tiles():
     assert ((c.float() - ref).abs() <= ref.abs() * 2 ** -8 + 1e-3).all()
 
 
-def test_gemm_wgmma_refuses_k_not_multiple_of_8():
-    # TMA row strides are multiples of 16 bytes: K % 8 == 0 (E5015)
+@pytest.mark.parametrize("m,n,k,msg", [
+    # TMA row strides are multiples of 16 bytes: K % 8 == 0 (A, B) ...
+    (128, 256, 12, "multiple of 16"),
+    # ... and N % 8 == 0 for the TMA store's map of C (odd N is
+    # gemm_wgmma_direct.py's)
+    (128, 257, 64, "C_tmap")])
+def test_gemm_wgmma_refuses_strides(m, n, k, msg):
     if capability()[0] != 9:
         pytest.skip("wgmma is sm_90a only")
     k_wg = compiled("gemm_wgmma.py")
-    a = torch.zeros(128, 12, device=dev, dtype=torch.bfloat16)
-    b = torch.zeros(256, 12, device=dev, dtype=torch.bfloat16)
-    c = torch.zeros(128, 256, device=dev, dtype=torch.bfloat16)
+    a = torch.zeros(m, k, device=dev, dtype=torch.bfloat16)
+    b = torch.zeros(n, k, device=dev, dtype=torch.bfloat16)
+    c = torch.zeros(m, n, device=dev, dtype=torch.bfloat16)
     with pytest.raises(ptxtile.LaunchError) as e:
         k_wg(a, b, c, sm_count())
     assert e.value.code == 5015
-    assert "multiple of 16" in str(e.value)
+    assert msg in str(e.value)
 
 
 SM100 = ["register_ops_sm100.py", "tcgen05_ld_16x32bx2.py",

@@ -2049,12 +2049,14 @@ wg_val(int i, int mul, int add, int mod)
 	return to_bf16((float)((i * mul + add) % mod - mod / 2) / 8.0f);
 }
 
-/* One run of examples/gemm_wgmma.py at runtime sizes m x n x k with
- * grid min(sms, tiles); C (poisoned with 0xFFFF, followed by 64 guard
- * elements) against the host product: every element in C equals it
- * and the guard is untouched (the masked edge stores stay inside C). */
+/* One run of script (examples/gemm_wgmma.py or its direct-store
+ * variant) at runtime sizes m x n x k with grid min(sms, tiles); C
+ * (poisoned with 0xFFFF, followed by 64 guard elements) against the host
+ * product: every element in C equals it and the guard is untouched (the
+ * clipped or masked edge stores stay inside C). */
 static void
-gemm_wgmma_check(TestCtx *t, int m, int n, int k, int sms, unsigned flags)
+gemm_wgmma_check(TestCtx *t, const char *script, int m, int n, int k,
+		 int sms, unsigned flags)
 {
 	enum { GUARD = 64 };
 	size_t na = (size_t)m * k, nb = (size_t)n * k, nc = (size_t)m * n;
@@ -2073,12 +2075,10 @@ gemm_wgmma_check(TestCtx *t, int m, int n, int k, int sms, unsigned flags)
 		     {b, nb * 2, PTRT_BFLOAT16, 2, {n, k}, {0}},
 		     {c, (nc + GUARD) * 2, PTRT_BFLOAT16, 2, {m, n}, {0}},
 		     {NULL, 0, 0, 0, {0}, ptrt_arg_i32(sms)}};
-	char name[64];
-	snprintf(name, sizeof(name), "examples/gemm_wgmma.py (%dx%dx%d)", m,
-		 n, k);
+	char name[96];
+	snprintf(name, sizeof(name), "%s (%dx%dx%d)", script, m, n, k);
 	ScriptRun sr;
-	if (script_run(t, &sr, "examples/gemm_wgmma.py", "sm_90a", sa, 4,
-		       flags) == PT_OK) {
+	if (script_run(t, &sr, script, "sm_90a", sa, 4, flags) == PT_OK) {
 		const uint16_t *o = script_out(&sr, 2, (nc + GUARD) * 2);
 		int bad = 0, guard = 0;
 		for (int i = 0; i < m; i++)
@@ -2109,27 +2109,40 @@ TEST(emu_script_gemm_wgmma)
 	 * (CTAs 0 and 1; the grid is min(sms, tiles)), eight k-tiles
 	 * through the 4-stage ring (so the stages and their parities wrap),
 	 * TMA with the 128B swizzle, wgmma m64n256k16 with the descriptors
-	 * ptxtile builds, wait_group 1 pipelining, the fragment epilogue;
-	 * eager, then late completion with the race check */
-	gemm_wgmma_check(t, 256, 256, 512, 132, 0);
-	gemm_wgmma_check(t, 256, 256, 512, 132,
-			 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	 * ptxtile builds, wait_group 1 pipelining, the epilogue through
+	 * stmatrix and TMA stores from both CTAs of the cluster (and the
+	 * direct-store variant); eager, then late completion with the race
+	 * check */
+	static const char *const s[] = {"examples/gemm_wgmma.py",
+					"examples/gemm_wgmma_direct.py"};
+	for (int i = 0; i < 2; i++) {
+		gemm_wgmma_check(t, s[i], 256, 256, 512, 132, 0);
+		gemm_wgmma_check(t, s[i], 256, 256, 512, 132,
+				 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	}
 }
 
 TEST(emu_script_gemm_wgmma_ragged)
 {
 	/* runtime sizes off the tile grid: TMA zero fill past M, N and K
 	 * (K = 72: one full and one 8-wide k-tile), masked edge stores;
-	 * odd N (b16 stores), even ragged N (b32 pairs), a single row, and
-	 * one 2-CTA cluster (sms = 1) walking both 256-row blocks, its
-	 * ring continuing across them; M = 300 has three 128-row tiles, so
-	 * the second block's rank-1 CTA loads only zeros and stores
-	 * nothing */
-	gemm_wgmma_check(t, 129, 257, 72, 132, 0);
-	gemm_wgmma_check(t, 130, 264, 200, 132, PTEM_LATE_COMPLETION);
-	gemm_wgmma_check(t, 1, 8, 8, 132, 0);
-	gemm_wgmma_check(t, 300, 200, 136, 1,
-			 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	 * odd N (the direct variant's b16 stores), even ragged N (TMA
+	 * stores clipped at M and N; the direct variant's b32 pairs), a
+	 * single row, and one 2-CTA cluster (sms = 1) walking both 256-row
+	 * blocks, its ring (and the TMA store's two C buffers) continuing
+	 * across them; M = 300 has three 128-row tiles, so the second
+	 * block's rank-1 CTA loads only zeros and stores nothing */
+	static const char *const s[] = {"examples/gemm_wgmma.py",
+					"examples/gemm_wgmma_direct.py"};
+	gemm_wgmma_check(t, s[1], 129, 257, 72, 132, 0);
+	gemm_wgmma_check(t, s[0], 129, 264, 72, 132, 0);
+	for (int i = 0; i < 2; i++) {
+		gemm_wgmma_check(t, s[i], 130, 264, 200, 132,
+				 PTEM_LATE_COMPLETION);
+		gemm_wgmma_check(t, s[i], 1, 8, 8, 132, 0);
+		gemm_wgmma_check(t, s[i], 300, 200, 136, 1,
+				 PTEM_LATE_COMPLETION | PTEM_CHECK_RACES);
+	}
 }
 
 /* The launch of examples/gemm_wgmma.py at m x n x k is refused before
@@ -2185,6 +2198,9 @@ TEST(emu_gemm_wgmma_refused_sizes)
 	/* K = 0: refused (the dense-stride check sees it first) */
 	gemm_wgmma_refused(t, 128, 256, 0, PT_E_RT_ARG_STRIDE,
 			   "dim 0 has stride");
+	/* the TMA store of C: N % 8 == 0 (odd N is the direct variant's) */
+	gemm_wgmma_refused(t, 128, 257, 64, PT_E_RT_ARG_STRIDE,
+			   "tensor map \"C_tmap\": stride 514 bytes of dim 1");
 }
 
 /* out = text with the first occurrence of from replaced by to. */
