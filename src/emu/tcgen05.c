@@ -93,6 +93,9 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	long num = insn_num(in, "x");
 	bool pack = insn_has(in, st ? "unpack::16b" : "pack::16b");
 	int nreg = (int)num * per;
+	if (in->nop < 2) /* the operand picks below index from both ends */
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+			 "malformed (an address and registers expected)");
 	const Opnd *addr = &in->o[st ? 0 : 1];
 	const Opnd *regs = &in->o[st ? in->nop - 1 : 0];
 	bool split = shape == SH_16X32BX2;
