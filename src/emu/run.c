@@ -291,8 +291,11 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 	uint32_t need = live;
 	if (in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_REDUX ||
 	    in->op == OP_ELECT || in->op == OP_BAR_WARP) {
-		const Opnd *m = &in->o[in->nop - 1];
 		Thread *t0 = lanes[__builtin_ctz(mask)];
+		if (!in->nop) /* the member mask is the last operand */
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+				 "malformed (no member mask)");
+		const Opnd *m = &in->o[in->nop - 1];
 		uint32_t member = (uint32_t)opnd_get(r, c, t0, m);
 		if (!(member & (1u << t0->lane)))
 			emu_fail(r, PT_E_EMU_COLLECTIVE, t0, in,
