@@ -138,6 +138,16 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
         # the warpgroup arrives on CTA r's "empty" through its cluster
         # address (mapa)
         rel: T.uint32 = T.uint32(0)
+        # epilogue addresses, once per thread: stmatrix x4 of 8-column
+        # block pair cb, lane l gives row l%8 of matrix l/8 = row
+        # 16w + 8(l/8%2) + l%8, 16-byte chunk 2cb + l/16 of the
+        # 128-byte row, at chunk ^ (row % 8) in the 128B swizzle of SC
+        # (the TMA store map's); the quarter's buffer adds 4096 elements
+        SCE = SC.view(16384)  # SC's storage, in bf16 elements
+        EO = T.alloc_local((4,), "int32", layout="default")
+        srow = 16 * w + 8 * (lane // 8 % 2) + lane % 8
+        for cb in T.unroll(4):
+            EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         for ctile in range(cid, PAIRS, NCL):
             cbm = ctile // NT * 2 + rank
             cbn = ctile % NT
@@ -172,12 +182,12 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
                 for cb in T.unroll(4):
                     # matrix j of the x4: 8-column block 8q + 2cb + j/2,
                     # rows 8(j%2) .. of the warp's 16 = accumulator pair
-                    # 2(8q + 2cb) + j; lane l gives row l%8 of matrix l/8
+                    # 2(8q + 2cb) + j
                     T.ptx["cvt.rn.bf16x2.f32"](p0, PD[32 * q + 8 * cb + 1], PD[32 * q + 8 * cb])
                     T.ptx["cvt.rn.bf16x2.f32"](p1, PD[32 * q + 8 * cb + 3], PD[32 * q + 8 * cb + 2])
                     T.ptx["cvt.rn.bf16x2.f32"](p2, PD[32 * q + 8 * cb + 5], PD[32 * q + 8 * cb + 4])
                     T.ptx["cvt.rn.bf16x2.f32"](p3, PD[32 * q + 8 * cb + 7], PD[32 * q + 8 * cb + 6])
-                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SC.ptr_to([wg, q % 2, 16 * w + 8 * (lane // 8 % 2) + lane % 8, 16 * cb + 8 * (lane // 16)]), p0, p1, p2, p3)
+                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (q % 2)]), p0, p1, p2, p3)
                 T.ptx.fence.proxy.async_.shared__cta()
                 T.ptx["bar.sync"](1 + wg, 128)
                 if tid % 128 == 0:
