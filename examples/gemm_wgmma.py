@@ -35,13 +35,15 @@
 #                four 64 x 64 quarters; each is converted to bf16 pairs
 #                (cvt.rn.bf16x2.f32) and written with 4 stmatrix.x4 per
 #                thread into one of the warpgroup's two 8 KiB buffers
-#                (128B swizzle, 32 KiB beside the 192 KiB ring), then
+#                (128B swizzle, 32 KiB beside the 192 KiB ring; the four
+#                swizzled store offsets are computed once per thread,
+#                the odd quarter adds a constant), then
 #                fence.proxy.async, a named barrier of the warpgroup, and
 #                one thread issues the quarter's TMA store (bulk group);
 #                before a buffer is rewritten that thread waits with
 #                cp.async.bulk.wait_group.read 1 for the store that read
 #                it, so the consumers go on to the next tile while the
-#                last stores drain.  Measured 1.07-1.13x the direct
+#                last stores drain.  Measured 1.11-1.22x the direct
 #                masked st.global epilogue (examples/gemm_wgmma_direct.py)
 #                on the H200 (bench/README.md)
 # Sizes are runtime values, any M >= 1, N >= 8 (and sms >= 1); the edges
@@ -138,6 +140,16 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
         # the warpgroup arrives on CTA r's "empty" through its cluster
         # address (mapa)
         rel: T.uint32 = T.uint32(0)
+        # epilogue addresses, once per thread: stmatrix x4 of 8-column
+        # block pair cb, lane l gives row l%8 of matrix l/8 = row
+        # 16w + 8(l/8%2) + l%8, 16-byte chunk 2cb + l/16 of the
+        # 128-byte row, at chunk ^ (row % 8) in the 128B swizzle of SC
+        # (the TMA store map's); the quarter's buffer adds 4096 elements
+        SCE = SC.view(16384)  # SC's storage, in bf16 elements
+        EO = T.alloc_local((4,), "int32", layout="default")
+        srow = 16 * w + 8 * (lane // 8 % 2) + lane % 8
+        for cb in T.unroll(4):
+            EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         for ctile in range(cid, PAIRS, NCL):
             cbm = ctile // NT * 2 + rank
             cbn = ctile % NT
@@ -172,12 +184,12 @@ def gemm_wgmma(A: T.Tensor((M, K), "bfloat16", align=16),
                 for cb in T.unroll(4):
                     # matrix j of the x4: 8-column block 8q + 2cb + j/2,
                     # rows 8(j%2) .. of the warp's 16 = accumulator pair
-                    # 2(8q + 2cb) + j; lane l gives row l%8 of matrix l/8
+                    # 2(8q + 2cb) + j
                     T.ptx["cvt.rn.bf16x2.f32"](p0, PD[32 * q + 8 * cb + 1], PD[32 * q + 8 * cb])
                     T.ptx["cvt.rn.bf16x2.f32"](p1, PD[32 * q + 8 * cb + 3], PD[32 * q + 8 * cb + 2])
                     T.ptx["cvt.rn.bf16x2.f32"](p2, PD[32 * q + 8 * cb + 5], PD[32 * q + 8 * cb + 4])
                     T.ptx["cvt.rn.bf16x2.f32"](p3, PD[32 * q + 8 * cb + 7], PD[32 * q + 8 * cb + 6])
-                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SC.ptr_to([wg, q % 2, 16 * w + 8 * (lane // 8 % 2) + lane % 8, 16 * cb + 8 * (lane // 16)]), p0, p1, p2, p3)
+                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (q % 2)]), p0, p1, p2, p3)
                 T.ptx.fence.proxy.async_.shared__cta()
                 T.ptx["bar.sync"](1 + wg, 128)
                 if tid % 128 == 0:

@@ -197,6 +197,62 @@ swizzle_span_enum(const Layout *l, int64_t n, LayoutSpan *s)
 		}
 }
 
+/* Whether the tile's m image is every integer of [lo, hi]: its m iters
+ * (shards and replicas, stride != 0, extent > 1), sorted by stride, are
+ * a mixed radix (stride 1, then each stride the previous one's stride
+ * times its extent). */
+static bool
+tile_m_dense(const Layout *t)
+{
+	const LayoutIter *its[32];
+	int n = 0;
+	for (int k = 0; k < t->nshard + t->nreplica; k++) {
+		const LayoutIter *it = k < t->nshard ? &t->shard[k]
+						     : &t->replica[k - t->nshard];
+		if (it->axis != AX_M || it->stride == 0 || it->extent <= 1)
+			continue;
+		if (it->stride < 0 || n == 32)
+			return false;
+		its[n++] = it;
+	}
+	int64_t next = 1;
+	for (int done = 0; done < n; done++) {
+		int pick = -1;
+		for (int i = 0; i < n; i++)
+			if (its[i] && its[i]->stride == next)
+				pick = i;
+		if (pick < 0 || its[pick]->extent > INT64_MAX / next)
+			return false;
+		next *= its[pick]->extent;
+		its[pick] = NULL;
+	}
+	return true;
+}
+
+/* The swizzle changes only bits [sw_m, sw_m + sw_b) of m and is a
+ * bijection (sw_s >= 1), so it maps each aligned block of 2^(sw_m +
+ * sw_b) elements onto itself: a dense image made of whole blocks keeps
+ * its span, and needs no enumeration. */
+static bool
+swizzle_keeps_span(const Layout *l, int64_t n, const LayoutSpan *s)
+{
+	/* every shard coordinate is reached only when the shards split
+	 * exactly the n flat indices */
+	int64_t cover = 1;
+	if (!l->inner)
+		return false;
+	for (int k = 0; k < l->inner->nshard; k++) {
+		int64_t e = l->inner->shard[k].extent;
+		if (e <= 0 || cover > INT64_MAX / e)
+			return false;
+		cover *= e;
+	}
+	int64_t block = (int64_t)1 << (l->sw_m + l->sw_b);
+	return cover == n && l->sw_s >= 1 && s->lo[AX_M] >= 0 &&
+	       s->hi[AX_M] < INT64_MAX && s->lo[AX_M] % block == 0 &&
+	       (s->hi[AX_M] + 1) % block == 0 && tile_m_dense(l->inner);
+}
+
 void
 layout_span(const Layout *l, const int64_t *shape, int ndim, LayoutSpan *out)
 {
@@ -204,6 +260,8 @@ layout_span(const Layout *l, const int64_t *shape, int ndim, LayoutSpan *out)
 	if (!l || l->kind != LAYOUT_COMPOSE)
 		return;
 	int64_t n = shape_size(shape, ndim);
+	if (swizzle_keeps_span(l, n, out))
+		return;
 	int64_t nr = layout_nreplicas(l);
 	if (n <= SWIZZLE_ENUM_LIMIT / nr) {
 		swizzle_span_enum(l, n, out);

@@ -289,6 +289,81 @@ TEST(layout_swizzle_is_bijection)
 			}
 }
 
+/* The m span of a swizzled layout by brute force: every flat index and
+ * replica through layout_eval_flat (the definition), min and max. */
+static void
+span_by_definition(const Layout *l, int64_t n, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	for (int64_t r = 0; r < layout_nreplicas(l); r++)
+		for (int64_t f = 0; f < n; f++) {
+			PhysCoord p;
+			layout_eval_flat(l, f, r, &p);
+			*lo = p.v[AX_M] < *lo ? p.v[AX_M] : *lo;
+			*hi = p.v[AX_M] > *hi ? p.v[AX_M] : *hi;
+		}
+}
+
+TEST(layout_span_swizzle_whole_blocks)
+{
+	/* layout_span skips the enumeration when the unswizzled image is
+	 * dense and made of whole 2^(sw_m + sw_b) blocks; the span must
+	 * equal the brute-force one in those cases and in the near misses
+	 * (gaps, a misaligned offset, a partial block) that enumerate */
+	Ctx *c = pt_ctx_new(NULL);
+	static const struct {
+		int n, nrep;
+		LayoutIter it[4], rep;
+		int64_t off;
+		int64_t shape[4];
+		int ndim;
+	} k[] = {
+		/* the GEMM's B ring: (4, 256, 64):(16384, 64, 1), dense */
+		{3, 0, {{4, 16384, AX_M}, {256, 64, AX_M}, {64, 1, AX_M}},
+		 {0}, 0, {4, 256, 64}, 3},
+		/* column-major order of the same kind of tile */
+		{2, 0, {{64, 1, AX_M}, {16, 64, AX_M}}, {0}, 0, {64, 16}, 2},
+		/* dense plus an aligned offset of one block */
+		{2, 0, {{8, 64, AX_M}, {64, 1, AX_M}}, {0}, 512, {8, 64}, 2},
+		/* misaligned offset: enumerates */
+		{2, 0, {{8, 64, AX_M}, {64, 1, AX_M}}, {0}, 8, {8, 64}, 2},
+		/* gaps (only the first chunk of each row): enumerates */
+		{2, 0, {{8, 64, AX_M}, {8, 1, AX_M}}, {0}, 0, {8, 8}, 2},
+		/* aligned hull [64, 127] with gaps: units 8 and 15 only,
+		 * which the swizzle moves to 9 and 14: [72, 119] */
+		{2, 0, {{2, 56, AX_M}, {8, 1, AX_M}}, {0}, 64, {2, 8}, 2},
+		/* a partial last block: enumerates */
+		{2, 0, {{5, 64, AX_M}, {64, 1, AX_M}}, {0}, 0, {5, 64}, 2},
+		/* thread axes beside m, and an m replica completing it */
+		{3, 1, {{4, 1, AX_LANEID}, {8, 64, AX_M}, {32, 1, AX_M}},
+		 {2, 32, AX_M}, 0, {4, 8, 32}, 3},
+		/* a replica leaving a gap: enumerates */
+		{2, 1, {{8, 64, AX_M}, {32, 1, AX_M}}, {2, 1024, AX_M}, 0,
+		 {8, 32}, 2},
+	};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		LayoutOffset off[] = {{k[i].off, AX_M}};
+		Layout *tl = layout_make(&c->arena, k[i].it, k[i].n, &k[i].rep,
+					 k[i].nrep, off, k[i].off ? 1 : 0);
+		Layout *sw = layout_compose(&c->arena, 3, 3, 3, tl);
+		int64_t n = 1;
+		for (int d = 0; d < k[i].ndim; d++)
+			n *= k[i].shape[d];
+		int64_t lo, hi;
+		span_by_definition(sw, n, &lo, &hi);
+		LayoutSpan s;
+		layout_span(sw, k[i].shape, k[i].ndim, &s);
+		if (s.lo[AX_M] != lo || s.hi[AX_M] != hi)
+			test_fail(t, __FILE__, __LINE__,
+				  "case %zu: span [%lld, %lld], by definition "
+				  "[%lld, %lld]", i, (long long)s.lo[AX_M],
+				  (long long)s.hi[AX_M], (long long)lo,
+				  (long long)hi);
+	}
+	pt_ctx_free(c);
+}
+
 TEST(layout_span_gaps_and_swizzle)
 {
 	Ctx *c = pt_ctx_new(NULL);
