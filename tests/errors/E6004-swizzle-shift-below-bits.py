@@ -1,4 +1,4 @@
-# ComposeLayout(B, M, S) needs S >= B
+# the swizzle shift S (third argument) is smaller than the bit count B (second)
 from tvm_tirx.script import tirx as T
 
 @T.function
