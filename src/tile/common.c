@@ -339,9 +339,11 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 {
 	Ctx *c = e->c;
 	int64_t *shape = NEWN(&c->arena, int64_t, b->ndim + 1);
+	bool fixed = true;
 	for (int d = b->ndim - 1; d >= 0; d--) {
 		if (ir_const_int(b->shape[d], &shape[d]))
 			continue;
+		fixed = false;
 		int64_t inner = 1;
 		for (int k = d + 1; k < b->ndim; k++)
 			inner *= shape[k];
@@ -356,8 +358,11 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 		 * its value never enters an address */
 		shape[d] = ((int64_t)1 << 40) / (inner > 0 ? inner : 1);
 	}
+	/* a constant-shaped buffer holds exactly its layout's span (the
+	 * storage lower.c declares): reshape views are checked against it */
+	int64_t len = fixed ? layout_alloc_elems(b->layout, shape, b->ndim) : 0;
 	*out = view_tensor(c, sp, dtype_bits(b->dtype), shape, b->ndim,
-			   b->layout, (int)b->scope, 0);
+			   b->layout, (int)b->scope, len);
 	return *out != NULL;
 }
 
