@@ -995,6 +995,38 @@ slot_coord(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t idx)
 	return tile_coord_str(&c->arena, x, n);
 }
 
+/* A single instruction needs all its register operands at once.  The
+ * kernel's register cap per thread is .maxnreg, or the 64K-register file
+ * of an SM shared by min_blocks_per_sm blocks (.minnctapersm); ptxas
+ * rounds the latter down further, so this bound never rejects what
+ * ptxas accepts. */
+bool
+tile_check_register_budget(TileEnv *e, const TileCall *tc, int64_t regs)
+{
+	const Launch *l = &e->f->launch;
+	int64_t cap = INT64_MAX;
+	const char *why = NULL;
+	if (l->max_registers > 0) {
+		cap = l->max_registers;
+		why = arena_printf(&e->c->arena, "max_registers_per_thread=%lld",
+				   (long long)cap);
+	}
+	if (l->min_blocks_per_sm > 0 && e->nthreads > 0 &&
+	    65536 / (l->min_blocks_per_sm * e->nthreads) < cap) {
+		cap = 65536 / (l->min_blocks_per_sm * e->nthreads);
+		why = arena_printf(&e->c->arena, "min_blocks_per_sm=%lld "
+				   "blocks of %lld threads sharing an SM's 65536 "
+				   "registers", (long long)l->min_blocks_per_sm,
+				   (long long)e->nthreads);
+	}
+	if (regs <= cap)
+		return true;
+	return diag_error(e->c, PT_E_REG_BUDGET, tc->span,
+			  "%s holds %lld registers per thread in its operands, "
+			  "but %s leaves a thread at most %lld", tc->inst.spelling,
+			  (long long)regs, why, (long long)cap);
+}
+
 bool
 tile_check_overlap(TileEnv *e, TileCall *tc)
 {
