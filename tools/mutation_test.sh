@@ -5,8 +5,9 @@
 #   tools/mutation_test.sh [N] [SEED]
 #
 # Candidates are the comparison and logic operators (< <= > >= == != && ||)
-# on `if (...)` lines of src/tile/**/*.c and src/layout/*.c; each mutant
-# flips one operator (< to <=, == to !=, && to ||, ...).  N mutants (default
+# on `if (...)` lines of src/tile/**/*.c and src/layout/*.c (not the
+# shifts << and >>); each mutant flips one operator (< to <=, == to !=,
+# && to ||, ...).  N mutants (default
 # 30) are sampled with SEED (default 1).  Each is built in a private copy of
 # the tree (/tmp, build folder mut/) and run against the unit tests and the
 # errors, golden, hostile, tile_* and property suites (ptx_diff and the
@@ -45,9 +46,12 @@ grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
 		s = $0; pos = 0;
 		while (match(s, /<=|>=|==|!=|&&|\|\||<|>/)) {
 			op = substr(s, RSTART, RLENGTH);
+			prev = RSTART > 1 ? substr(s, RSTART - 1, 1) : \
+			       (pos > 0 ? substr($0, pos, 1) : "");
 			if (!(op == "<" && substr(s, RSTART + 1, 1) == "<") &&
 			    !(op == ">" && substr(s, RSTART + 1, 1) == ">") &&
-			    !(op == ">" && substr(s, RSTART - 1, 1) == "-"))
+			    !(op == "<" && prev == "<") &&
+			    !(op == ">" && (prev == ">" || prev == "-")))
 				print f ":" l ":" (pos + RSTART) ":" op;
 			pos += RSTART + RLENGTH - 1;
 			s = substr(s, RSTART + RLENGTH);
