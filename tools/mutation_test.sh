@@ -14,7 +14,10 @@
 # fuzz replay are left out for time); a mutant is killed when any test
 # fails, the build breaks, or a test exits on a signal.  Prints each mutant
 # and "killed K of N (P%)"; survivors are listed for a closer look
-# (an equivalent mutant cannot be killed).
+# (an equivalent mutant cannot be killed).  MUTANTS=FILE re-tests the
+# sites FILE lists instead (file:line:col:op lines, as printed in the
+# sites list), e.g. earlier survivors after new tests.
+MUTANTS=${MUTANTS:+$(cd "$(dirname "$MUTANTS")" && pwd)/$(basename "$MUTANTS")}
 N=${1:-30}
 SEED=${2:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,8 +62,12 @@ grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
 	}'
 done >sites
 total=$(wc -l <sites)
-awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' sites |
-	sort -n | cut -f2 | head -n "$N" >sample
+if [ -n "$MUTANTS" ]; then # re-test listed sites (file:line:col:op each)
+	cp "$MUTANTS" sample
+else
+	awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' sites |
+		sort -n | cut -f2 | head -n "$N" >sample
+fi
 killed=0 n=0
 : >survivors
 while IFS=: read -r f l c op; do
@@ -80,7 +87,7 @@ while IFS=: read -r f l c op; do
 	else
 		verdict=killed
 	fi
-	[ "$verdict" = SURVIVED ] && echo "$f:$l: $op -> $new" >>survivors ||
+	[ "$verdict" = SURVIVED ] && echo "$f:$l:$c:$op ($op -> $new)" >>survivors ||
 		killed=$((killed + 1))
 	echo "$n. $f:$l: '$op' -> '$new': $verdict"
 	mv "$f.orig" "$f"
