@@ -10,7 +10,7 @@
 # && to ||, ...).  N mutants (default
 # 30) are sampled with SEED (default 1).  Each is built in a private copy of
 # the tree (/tmp, build folder mut/) and run against the unit tests and the
-# errors, golden, hostile, tile_* and property suites (ptx_diff and the
+# errors, golden, hostile, rtsize, tile_* and property suites (ptx_diff and the
 # fuzz replay are left out for time); a mutant is killed when any test
 # fails, the build breaks, or a test exits on a signal.  Prints each mutant
 # and "killed K of N (P%)"; survivors are listed for a closer look
@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
 	echo "mutation_test: the unmutated tree does not build"; exit 2; }
-suites="errors golden hostile tile_counts tile_tcgen05_ld_st tile_tma property"
+suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma property"
 run_tests() {
 	out=$(mut/unit_tests 2>&1)
 	echo "$out" | grep -q '^FAIL ' && return 1
