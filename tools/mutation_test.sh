@@ -5,15 +5,19 @@
 #   tools/mutation_test.sh [N] [SEED]
 #
 # Candidates are the comparison and logic operators (< <= > >= == != && ||)
-# on `if (...)` lines of src/tile/**/*.c and src/layout/*.c; each mutant
-# flips one operator (< to <=, == to !=, && to ||, ...).  N mutants (default
+# on `if (...)` lines of src/tile/**/*.c and src/layout/*.c (not the
+# shifts << and >>); each mutant flips one operator (< to <=, == to !=,
+# && to ||, ...).  N mutants (default
 # 30) are sampled with SEED (default 1).  Each is built in a private copy of
 # the tree (/tmp, build folder mut/) and run against the unit tests and the
-# errors, golden, hostile, tile_* and property suites (ptx_diff and the
+# errors, golden, hostile, rtsize, tile_* and property suites (ptx_diff and the
 # fuzz replay are left out for time); a mutant is killed when any test
 # fails, the build breaks, or a test exits on a signal.  Prints each mutant
 # and "killed K of N (P%)"; survivors are listed for a closer look
-# (an equivalent mutant cannot be killed).
+# (an equivalent mutant cannot be killed).  MUTANTS=FILE re-tests the
+# sites FILE lists instead (file:line:col:op lines, as printed in the
+# sites list), e.g. earlier survivors after new tests.
+MUTANTS=${MUTANTS:+$(cd "$(dirname "$MUTANTS")" && pwd)/$(basename "$MUTANTS")}
 N=${1:-30}
 SEED=${2:-1}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 2
 make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
 	echo "mutation_test: the unmutated tree does not build"; exit 2; }
-suites="errors golden hostile tile_counts tile_tcgen05_ld_st tile_tma property"
+suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma property"
 run_tests() {
 	out=$(mut/unit_tests 2>&1)
 	echo "$out" | grep -q '^FAIL ' && return 1
@@ -45,9 +49,12 @@ grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
 		s = $0; pos = 0;
 		while (match(s, /<=|>=|==|!=|&&|\|\||<|>/)) {
 			op = substr(s, RSTART, RLENGTH);
+			prev = RSTART > 1 ? substr(s, RSTART - 1, 1) : \
+			       (pos > 0 ? substr($0, pos, 1) : "");
 			if (!(op == "<" && substr(s, RSTART + 1, 1) == "<") &&
 			    !(op == ">" && substr(s, RSTART + 1, 1) == ">") &&
-			    !(op == ">" && substr(s, RSTART - 1, 1) == "-"))
+			    !(op == "<" && prev == "<") &&
+			    !(op == ">" && (prev == ">" || prev == "-")))
 				print f ":" l ":" (pos + RSTART) ":" op;
 			pos += RSTART + RLENGTH - 1;
 			s = substr(s, RSTART + RLENGTH);
@@ -55,8 +62,12 @@ grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
 	}'
 done >sites
 total=$(wc -l <sites)
-awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' sites |
-	sort -n | cut -f2 | head -n "$N" >sample
+if [ -n "$MUTANTS" ]; then # re-test listed sites (file:line:col:op each)
+	cp "$MUTANTS" sample
+else
+	awk -v seed="$SEED" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' sites |
+		sort -n | cut -f2 | head -n "$N" >sample
+fi
 killed=0 n=0
 : >survivors
 while IFS=: read -r f l c op; do
@@ -76,7 +87,7 @@ while IFS=: read -r f l c op; do
 	else
 		verdict=killed
 	fi
-	[ "$verdict" = SURVIVED ] && echo "$f:$l: $op -> $new" >>survivors ||
+	[ "$verdict" = SURVIVED ] && echo "$f:$l:$c:$op ($op -> $new)" >>survivors ||
 		killed=$((killed + 1))
 	echo "$n. $f:$l: '$op' -> '$new': $verdict"
 	mv "$f.orig" "$f"

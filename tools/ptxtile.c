@@ -342,25 +342,22 @@ cannot_write(const char *path, int err)
 }
 
 /* Writes every staged output or none: all are staged (temporary files
- * beside their targets) before the first is renamed into place. */
+ * beside their targets) before the first is renamed into place, and a
+ * failure while committing puts the replaced files back. */
 static int
 write_outputs(OutFile *outs, const char *const *paths,
 	      const char *const *data, const size_t *len, int n)
 {
-	int staged = 0, rc = 0;
-	for (; staged < n; staged++)
+	for (int staged = 0; staged < n; staged++)
 		if (!out_stage(&outs[staged], paths[staged], data[staged],
 			       len[staged])) {
-			rc = cannot_write(paths[staged], outs[staged].err);
-			break;
+			int rc = cannot_write(paths[staged], outs[staged].err);
+			for (int i = 0; i < staged; i++)
+				out_abort(&outs[i]);
+			return rc;
 		}
-	for (int i = 0; i < staged; i++) {
-		if (rc)
-			out_abort(&outs[i]);
-		else if (!out_commit(&outs[i]))
-			rc = cannot_write(paths[i], outs[i].err);
-	}
-	return rc;
+	int bad = out_commit_all(outs, n);
+	return bad < 0 ? 0 : cannot_write(paths[bad], outs[bad].err);
 }
 
 static int

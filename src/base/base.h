@@ -266,9 +266,17 @@ typedef struct OutFile {
 	size_t len;
 	bool in_place;     /* stdout, device or pipe */
 	int fd, err;
+	char *bak;         /* out_commit_all: hard link to the replaced file */
+	bool renamed;      /* out_commit_all: tmp is in place */
 } OutFile;
 bool out_stage(OutFile *o, const char *path, const char *data, size_t len);
 bool out_commit(OutFile *o);
 void out_abort(OutFile *o);
+/* Commits n staged outputs all or nothing: the files they replace are
+ * kept (hard links) until every rename and every in-place write (last)
+ * has succeeded, and put back otherwise.  Returns the index of the
+ * output that failed (its err set), or -1.  Bytes already written to
+ * stdout or a device cannot be taken back. */
+int out_commit_all(OutFile *o, int n);
 
 #endif

@@ -206,6 +206,63 @@ out_abort(OutFile *o)
 	o->tmp = o->real = NULL;
 }
 
+/* A hard link beside the file that output o replaces (none when there is
+ * no such file), so that a later failure can put the file back. */
+static bool
+keep_backup(OutFile *o)
+{
+	struct stat st;
+	if (lstat(o->path, &st) != 0)
+		return errno == ENOENT;
+	size_t n = strlen(o->tmp);
+	o->bak = malloc(n + 5);
+	if (!o->bak) {
+		errno = ENOMEM;
+		return false;
+	}
+	memcpy(o->bak, o->tmp, n);
+	memcpy(o->bak + n, ".bak", 5);
+	if (link(o->path, o->bak) == 0)
+		return true;
+	free(o->bak);
+	o->bak = NULL;
+	return false;
+}
+
+int
+out_commit_all(OutFile *o, int n)
+{
+	int bad = -1;
+	for (int i = 0; i < n && bad < 0; i++)
+		if (o[i].tmp && !keep_backup(&o[i]))
+			o[i].err = errno, bad = i;
+	for (int i = 0; i < n && bad < 0; i++) {
+		if (!o[i].tmp)
+			continue;
+		o[i].renamed = rename(o[i].tmp, o[i].path) == 0;
+		if (!o[i].renamed)
+			o[i].err = errno, bad = i;
+	}
+	/* stdout and devices last: they cannot be taken back */
+	for (int i = 0; i < n && bad < 0; i++)
+		if (!o[i].tmp && !out_commit(&o[i]))
+			bad = i;
+	for (int i = 0; i < n; i++) {
+		if (bad >= 0 && o[i].renamed) {
+			if (o[i].bak)
+				rename(o[i].bak, o[i].path);
+			else
+				unlink(o[i].path);
+		} else if (o[i].bak) {
+			unlink(o[i].bak);
+		}
+		free(o[i].bak);
+		o[i].bak = NULL;
+		out_abort(&o[i]);
+	}
+	return bad;
+}
+
 bool
 write_file_atomic(const char *path, const char *data, size_t len)
 {

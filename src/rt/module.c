@@ -89,8 +89,7 @@ module_load_body(ptrt_ctx *rt, ptrt_module *m, const void *image,
 	int rc = meta_parse(&m->arena, meta_json, meta_len, m->meta, &rt->st);
 	if (rc != PT_OK)
 		return rc;
-	if (!is_elf(image, len) &&
-	    (rc = rt_check_signatures(m->meta, image, len, &rt->st)) != PT_OK)
+	if ((rc = rt_check_signatures(m->meta, image, len, &rt->st)) != PT_OK)
 		return rc;
 	if ((rc = rt_cu_check(rt, rt->drv.ctx_set_current(rt->cuctx),
 			      CUSYM_ctx_set_current, 0, NULL)) != PT_OK ||

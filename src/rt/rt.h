@@ -284,7 +284,8 @@ struct RtMeta {
 
 /* Parses and validates metadata JSON into a; PT_E_RT_META on error. */
 /* signature.c: every kernel's metadata parameters against its PTX
- * .entry parameter list (count, names, sizes); PT_E_RT_SIGNATURE. */
+ * .entry parameter list (count, names, sizes), or a cubin's
+ * .nv.info.<kernel> parameter records (count, sizes); PT_E_RT_SIGNATURE. */
 int rt_check_signatures(const RtMeta *meta, const char *ptx, size_t len,
 			RtStatus *st);
 int meta_parse(Arena *a, const char *json, size_t len, RtMeta *out,

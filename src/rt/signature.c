@@ -8,10 +8,19 @@
  * line comments and its `.param` declarations are compared with the
  * metadata in order: same count, the name <kernel>_<param>, the byte
  * size the runtime passes (8 for a tensor pointer, the dtype's size for
- * a scalar, 4 for a symbolic size, 128 for a tensor map).  A cubin's
- * entries are not parsed (they come from ptxas of checked PTX).
+ * a scalar, 4 for a symbolic size, 128 for a tensor map).
+ *
+ * A cubin (ELF) names no parameters, but ptxas records each kernel's in
+ * its section .nv.info.<kernel>: a list of records (byte 0 the format:
+ * 1..3 a 4-byte record, 4 a 4-byte header whose bytes 2..3 give the
+ * length of the value that follows; byte 1 the attribute).  Attribute
+ * 0x17 (EIATTR_KPARAM_INFO) has a 12-byte value: u32 index, u16
+ * ordinal, u16 offset, u32 whose bits 18..31 are the size in bytes
+ * (read from ptxas 13.0 cubins of known entries: .u64 -> 8, .s32 -> 4,
+ * .b8[128] -> 128).  The count and every ordinal's size must match.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt/rt.h"
@@ -191,12 +200,126 @@ check_kernel(const RtKernelMeta *k, const char *ptx, size_t len,
 	return PT_OK;
 }
 
+/* Little-endian unsigned field of n bytes. */
+static uint64_t
+le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	while (n-- > 0)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Section `want` of a 64-bit little-endian ELF image; false when the
+ * image has no such section or its headers do not fit inside it. */
+static bool
+elf_section(const unsigned char *img, size_t len, const char *want,
+	    const unsigned char **sec, size_t *size)
+{
+	if (len < 64 || img[4] != 2 || img[5] != 1)
+		return false;
+	uint64_t shoff = le(img + 0x28, 8), entsz = le(img + 0x3a, 2);
+	uint64_t num = le(img + 0x3c, 2), strndx = le(img + 0x3e, 2);
+	if (entsz < 64 || strndx >= num || shoff > len ||
+	    num > (len - shoff) / entsz)
+		return false;
+	const unsigned char *sh = img + shoff, *strh = sh + strndx * entsz;
+	uint64_t stroff = le(strh + 0x18, 8), strsz = le(strh + 0x20, 8);
+	if (stroff > len || strsz > len - stroff)
+		return false;
+	size_t wn = strlen(want);
+	for (uint64_t i = 0; i < num; i++) {
+		const unsigned char *h = sh + i * entsz;
+		uint64_t name = le(h, 4), off = le(h + 0x18, 8);
+		uint64_t sz = le(h + 0x20, 8);
+		if (name >= strsz || strsz - name <= wn ||
+		    memcmp(img + stroff + name, want, wn + 1))
+			continue;
+		if (off > len || sz > len - off)
+			return false;
+		*sec = img + off;
+		*size = (size_t)sz;
+		return true;
+	}
+	return false;
+}
+
+/* The EIATTR_KPARAM_INFO records of one kernel against its metadata. */
+static int
+check_nv_info(const RtKernelMeta *k, const unsigned char *sec, size_t n,
+	      bool *seen, RtStatus *st)
+{
+	size_t count = 0;
+	for (size_t p = 0; n - p >= 4;) {
+		size_t vlen = sec[p] == 4 ? (size_t)le(sec + p + 2, 2) : 0;
+		if (sec[p] < 1 || sec[p] > 4 || vlen > n - p - 4)
+			return rt_fail(st, PT_E_RT_SIGNATURE,
+				       "kernel %.80s: unreadable record at byte "
+				       "%zu of the cubin's .nv.info", k->name, p);
+		const unsigned char *v = sec + p + 4;
+		if (sec[p] == 4 && sec[p + 1] == 0x17 && vlen >= 12) {
+			uint64_t ord = le(v + 4, 2);
+			int64_t size = (int64_t)(le(v + 8, 4) >> 18);
+			if (ord >= k->nparams || seen[ord])
+				return rt_fail(st, PT_E_RT_SIGNATURE,
+					       "kernel %.80s: the cubin has "
+					       "parameter %llu, the metadata %zu "
+					       "parameters", k->name,
+					       (unsigned long long)ord,
+					       k->nparams);
+			const RtParam *mp = &k->params[ord];
+			if (size != meta_param_size(mp))
+				return rt_fail(st, PT_E_RT_SIGNATURE,
+					       "kernel %.80s: cubin parameter "
+					       "%llu has %lld bytes, the "
+					       "metadata's %.80s needs %lld",
+					       k->name, (unsigned long long)ord,
+					       (long long)size, mp->name,
+					       (long long)meta_param_size(mp));
+			seen[ord] = true;
+			count++;
+		}
+		p += 4 + vlen;
+	}
+	if (count != k->nparams)
+		return rt_fail(st, PT_E_RT_SIGNATURE,
+			       "kernel %.80s: the cubin entry has %zu "
+			       "parameters, the metadata %zu", k->name, count,
+			       k->nparams);
+	return PT_OK;
+}
+
+static int
+check_cubin_kernel(const RtKernelMeta *k, const unsigned char *img,
+		   size_t len, RtStatus *st)
+{
+	char want[300];
+	const unsigned char *sec;
+	size_t n;
+	if (snprintf(want, sizeof(want), ".nv.info.%s", k->name) >=
+		    (int)sizeof(want) ||
+	    !elf_section(img, len, want, &sec, &n))
+		return rt_fail(st, PT_E_RT_SIGNATURE,
+			       "the cubin has no section .nv.info.%.80s with "
+			       "the parameters of the kernel", k->name);
+	bool *seen = calloc(k->nparams + 1, sizeof(bool));
+	if (!seen)
+		return rt_fail(st, PT_E_RT_SIGNATURE, "out of memory");
+	int rc = check_nv_info(k, sec, n, seen, st);
+	free(seen);
+	return rc;
+}
+
 int
-rt_check_signatures(const RtMeta *meta, const char *ptx, size_t len,
+rt_check_signatures(const RtMeta *meta, const char *image, size_t len,
 		    RtStatus *st)
 {
+	bool elf = len >= 4 && memcmp(image, "\x7f" "ELF", 4) == 0;
 	for (size_t i = 0; i < meta->nkernels; i++) {
-		int rc = check_kernel(&meta->kernels[i], ptx, len, st);
+		const RtKernelMeta *k = &meta->kernels[i];
+		int rc = elf ? check_cubin_kernel(k, (const unsigned char *)image,
+						  len, st)
+			     : check_kernel(k, image, len, st);
 		if (rc != PT_OK)
 			return rc;
 	}

@@ -83,6 +83,26 @@ resolve_operands(TileEnv *e, TileCall *tc)
 	return true;
 }
 
+/* A memory destination (cp.async, bulk copy, TMA, ...) is written at
+ * every repeat: a zero-stride broadcast view there would have several
+ * repeats store to one address.  Register destinations are checked by
+ * tile_check_overlap. */
+static bool
+check_mem_writable(TileEnv *e, const TileCall *tc)
+{
+	for (int i = 0; i < tc->nops; i++) {
+		const TileOperand *op = &tc->ops[i];
+		if (!op->out || op->scalar || op->role != ROLE_MEM ||
+		    !op->view || !op->view->readonly)
+			continue;
+		const char *what = arena_printf(&e->c->arena, "operand %d (%s)",
+						op->index, op->root->name);
+		if (!view_check_writable(e->c, op->span, op->view, what))
+			return false;
+	}
+	return true;
+}
+
 TileCall *
 tile_check_apply(TileEnv *e, Expr *call)
 {
@@ -110,7 +130,7 @@ tile_check_apply(TileEnv *e, Expr *call)
 	/* pred=False issues nothing: its operands may lie anywhere */
 	size_t mark = tile_facts_guard(e, tc->pred, false);
 	if (resolve_operands(e, tc))
-		tc->ok = tc->fam->check(e, tc);
+		tc->ok = tc->fam->check(e, tc) && check_mem_writable(e, tc);
 	tile_facts_pop(e, mark);
 	return tc;
 }

@@ -339,9 +339,11 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 {
 	Ctx *c = e->c;
 	int64_t *shape = NEWN(&c->arena, int64_t, b->ndim + 1);
+	bool fixed = true;
 	for (int d = b->ndim - 1; d >= 0; d--) {
 		if (ir_const_int(b->shape[d], &shape[d]))
 			continue;
+		fixed = false;
 		int64_t inner = 1;
 		for (int k = d + 1; k < b->ndim; k++)
 			inner *= shape[k];
@@ -356,8 +358,11 @@ resolve_root(TileEnv *e, Buffer *b, Span sp, View **out)
 		 * its value never enters an address */
 		shape[d] = ((int64_t)1 << 40) / (inner > 0 ? inner : 1);
 	}
+	/* a constant-shaped buffer holds exactly its layout's span (the
+	 * storage lower.c declares): reshape views are checked against it */
+	int64_t len = fixed ? layout_alloc_elems(b->layout, shape, b->ndim) : 0;
 	*out = view_tensor(c, sp, dtype_bits(b->dtype), shape, b->ndim,
-			   b->layout, (int)b->scope, 0);
+			   b->layout, (int)b->scope, len);
 	return *out != NULL;
 }
 
@@ -988,6 +993,38 @@ slot_coord(Ctx *c, const TileCall *tc, const TileOperand *op, int64_t idx)
 		idx /= ext[i];
 	}
 	return tile_coord_str(&c->arena, x, n);
+}
+
+/* A single instruction needs all its register operands at once.  The
+ * kernel's register cap per thread is .maxnreg, or the 64K-register file
+ * of an SM shared by min_blocks_per_sm blocks (.minnctapersm); ptxas
+ * rounds the latter down further, so this bound never rejects what
+ * ptxas accepts. */
+bool
+tile_check_register_budget(TileEnv *e, const TileCall *tc, int64_t regs)
+{
+	const Launch *l = &e->f->launch;
+	int64_t cap = INT64_MAX;
+	const char *why = NULL;
+	if (l->max_registers > 0) {
+		cap = l->max_registers;
+		why = arena_printf(&e->c->arena, "max_registers_per_thread=%lld",
+				   (long long)cap);
+	}
+	if (l->min_blocks_per_sm > 0 && e->nthreads > 0 &&
+	    65536 / (l->min_blocks_per_sm * e->nthreads) < cap) {
+		cap = 65536 / (l->min_blocks_per_sm * e->nthreads);
+		why = arena_printf(&e->c->arena, "min_blocks_per_sm=%lld "
+				   "blocks of %lld threads sharing an SM's 65536 "
+				   "registers", (long long)l->min_blocks_per_sm,
+				   (long long)e->nthreads);
+	}
+	if (regs <= cap)
+		return true;
+	return diag_error(e->c, PT_E_REG_BUDGET, tc->span,
+			  "%s holds %lld registers per thread in its operands, "
+			  "but %s leaves a thread at most %lld", tc->inst.spelling,
+			  (long long)regs, why, (long long)cap);
 }
 
 bool

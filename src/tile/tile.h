@@ -328,6 +328,7 @@ bool tile_chunk_shape(TileEnv *e, TileCall *tc, TileOperand *op, int64_t chunk,
 		      int code);
 /* Written register slots do not overlap (within and across outputs). */
 bool tile_check_overlap(TileEnv *e, TileCall *tc);
+bool tile_check_register_budget(TileEnv *e, const TileCall *tc, int64_t regs);
 /* preserve_dst needs pred, a register result and an initialised dst. */
 bool tile_check_preserve(TileEnv *e, TileCall *tc);
 /* Marks the root buffers that tc writes as initialised. */

@@ -154,6 +154,21 @@ expect_rc missing_dir_output 2 "$P" compile "$good" --meta "$t/m2.json" -o "$t/n
 	ok meta_not_left_behind_nodir
 grep -q "cannot write $t/nodir/x.ptx: No such file or directory" "$t/err" &&
 	ok cannot_write_strerror || bad cannot_write_strerror "$(cat "$t/err")"
+# all or nothing at commit time too: the PTX goes to /dev/full (staged
+# fine, fails when written, after --meta was renamed into place), so the
+# metadata file it replaced is put back and a new one is removed
+if [ -w /dev/full ]; then
+	echo OLDMETA >"$t/m3.json"
+	expect_rc commit_failure 2 "$P" compile "$good" -o /dev/full --meta "$t/m3.json"
+	[ "$(cat "$t/m3.json")" = OLDMETA ] && ok commit_failure_restores ||
+		bad commit_failure_restores "$(head -c 80 "$t/m3.json")"
+	rm -f "$t/m3.json"
+	expect_rc commit_failure_new 2 "$P" compile "$good" -o /dev/full --meta "$t/m3.json"
+	[ -e "$t/m3.json" ] && bad commit_failure_no_new_file "meta left behind" ||
+		ok commit_failure_no_new_file
+	ls -a "$t" | grep -q ptxtile-tmp && bad commit_failure_no_temp "$(ls -a "$t")" ||
+		ok commit_failure_no_temp
+fi
 # budget flags take sizes
 expect_rc budget_flag_bad 2 "$P" check "$good" --max-ptx-bytes 12q
 expect_rc budget_flag_zero 2 "$P" check "$good" --max-ptx-bytes 0

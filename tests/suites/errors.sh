@@ -4,7 +4,8 @@
 # must be the one in the file name (E<number>-slug).  A first line
 # "# cmd: print" runs that command instead of check; "# args: ..." adds
 # CLI arguments.  tests/errors/NAME.json are IR JSON documents checked
-# the same way (no command lines).
+# the same way (no command lines; NAME.args, when present, holds their
+# CLI arguments).
 BUILD=${BUILD:-build}
 for py in tests/errors/E*.py tests/errors/E*.json; do
 	[ -f "$py" ] || continue
@@ -18,6 +19,8 @@ for py in tests/errors/E*.py tests/errors/E*.json; do
 	case $py in *.py)
 		cmd=$(sed -n '1s/^# cmd: *//p' "$py")
 		args=$(sed -n '1,2s/^# args: *//p' "$py");;
+	*.json)
+		[ -f "${py%.*}.args" ] && args=$(cat "${py%.*}.args");;
 	esac
 	out=$("$BUILD/ptxtile" "${cmd:-check}" --diag=short $args "$py" 2>&1 >/dev/null)
 	rc=$?

@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ptxtile.h"
@@ -659,6 +660,79 @@ TEST(rt_driver_signature_checked)
 	ptrt_module *m = load_tk(rt);
 	CHECK(m != NULL);
 	ptrt_close(rt);
+}
+
+/* A cubin is checked too, from ptxas's own record of each entry's
+ * parameters (.nv.info.<kernel>, EIATTR_KPARAM_INFO): tk assembled by
+ * ptxas loads with its metadata; a metadata scalar of another size, one
+ * parameter more, or a cubin cut short never reach the driver.  Skipped
+ * (a note) without ptxas. */
+TEST(rt_driver_cubin_signature_checked)
+{
+	char dir[] = "/tmp/pt-cubin-XXXXXX", cmd[512], path[64];
+	if (system("command -v ptxas >/dev/null 2>&1 || "
+		   "test -x /usr/local/cuda/bin/ptxas") != 0 || !mkdtemp(dir)) {
+		fprintf(stderr, "  note: no ptxas, cubin signatures not tested\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tk.ptx", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	/* tk_ptx with a body ptxas accepts */
+	fputs(".version 8.0\n.target sm_90a\n.address_size 64\n"
+	      ".visible .entry tk(\n\t.param .u64 tk_x,\n\t.param .f32 "
+	      "tk_alpha,\n\t.param .align 64 .b8 tk_tmx[128],\n\t.param "
+	      ".s32 tk_n\n)\n{\n\tret;\n}\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "PATH=$PATH:/usr/local/cuda/bin ptxas "
+		 "-arch=sm_90a %s/tk.ptx -o %s/tk.cubin", dir, dir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/tk.cubin", dir);
+	Arena a;
+	arena_init(&a, NULL);
+	size_t len = 0;
+	const char *cubin = read_file(&a, path, &len);
+	CHECK(cubin != NULL && len > 64);
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	ptrt_module *m = NULL;
+	if (cubin)
+		CHECK_INT(ptrt_module_load(rt, cubin, len, tk_meta,
+					   strlen(tk_meta), &m), PT_OK);
+	CHECK(m != NULL);
+	CHECK_INT(fk.loads, 1);
+	/* alpha as float64 (8 bytes against the cubin's 4) */
+	const char *wide = arena_printf(&a, "%s", tk_meta);
+	char *at = strstr((char *)wide, "\"alpha\",\"kind\":\"scalar\","
+				"\"dtype\":\"float32\"");
+	CHECK(at != NULL);
+	if (at)
+		memcpy(strstr(at, "float32"), "float64", 7);
+	/* one parameter more than the cubin's four */
+	const char *more = arena_printf(&a, "%.*s{\"name\":\"z\",\"kind\":"
+					"\"dim\",\"var\":\"m\"},%s",
+					(int)(strstr(tk_meta, "{\"name\":\"n\"") -
+					      tk_meta), tk_meta,
+					strstr(tk_meta, "{\"name\":\"n\""));
+	const char *const metas[] = {wide, more, tk_meta};
+	const size_t lens[] = {len, len, 200};
+	for (size_t i = 0; cubin && i < 3; i++) {
+		ptrt_module *bad = (ptrt_module *)1;
+		int rc = ptrt_module_load(rt, cubin, lens[i], metas[i],
+					  strlen(metas[i]), &bad);
+		if (rc != PT_E_RT_SIGNATURE)
+			test_fail(t, __FILE__, __LINE__, "case %zu: %d %s", i,
+				  rc, ptrt_errmsg(rt));
+		CHECK(bad == NULL);
+	}
+	CHECK_INT(fk.loads, 1);
+	ptrt_close(rt);
+	arena_free(&a);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
 }
 
 /* A kernel whose row stride is the symbolic size n: its 16-byte vector

@@ -475,5 +475,8 @@ tile_check_wgmma(TileEnv *e, TileCall *tc)
 	tc->count = w->mr * w->nr * w->kr;
 	tc->note = make_note(c, w);
 	tc->lower = lower_wgmma;
-	return tile_check_overlap(e, tc);
+	/* D, register A (4) or A's descriptor (2), B's descriptor (2) */
+	int64_t regs = w->nd + (w->a_reg ? 4 : 2) + 2;
+	return tile_check_register_budget(e, tc, regs) &&
+	       tile_check_overlap(e, tc);
 }
