@@ -189,6 +189,11 @@ reduce_elem(uint8_t *g, const uint8_t *s, const TMap *m, int red)
 		double z = red == RED_ADD ? x + y : red == RED_MIN ? (y < x ? y : x)
 						   : (y > x ? y : x);
 		v = emu_round_small(z, RND_RN, eb, mb);
+		/* min/max with a NaN operand: the canonical NaN 0x7fff, as the
+		 * H200 wrote for f16 and bf16 (emu_fuzz tma_reduce seeds 3,
+		 * 5, 18, 20, 25) */
+		if (red != RED_ADD && (x != x || y != y))
+			v = 0x7fff;
 	} else if (f == 3 || f == 5) { /* INT32, INT64 */
 		int sh = 64 - 8 * (int)m->esize;
 		int64_t x = (int64_t)(a << sh) >> sh, y = (int64_t)(b << sh) >> sh;
@@ -230,6 +235,12 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
 				 "tensor map element at 0x%llx outside every "
 				 "allocation", (unsigned long long)ga);
+		if (op->red && (op->red == RED_MIN || op->red == RED_MAX) &&
+		    (m->format == 7 || m->format == 8 || (m->format >= 10 && m->format <= 12)))
+			emu_fail(r, PT_E_EMU_UNSUPPORTED, p->t, p->in,
+				 "min/max reduction of a float32/float64 map "
+				 "(the ISA has no such reduction; the H200 "
+				 "stopped with an illegal instruction)");
 		if (op->red)
 			reduce_elem(g, s, m, op->red);
 		else

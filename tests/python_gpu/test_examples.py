@@ -309,6 +309,8 @@ def test_every_example_is_covered():
     names = {os.path.basename(p) for p in glob.glob(example("*.py"))}
     tested = {n[5:] + ".py" for n in globals() if n.startswith("test_")}
     tested |= set(SM100) | {"cluster_copy.py"}
+    # run by test_gemm_wgmma's parametrisation beside gemm_wgmma.py
+    tested |= {"gemm_wgmma_direct.py"}
     assert names <= tested, names - tested
 
 

@@ -2911,3 +2911,76 @@ TEST(emu_script_gemm_fp4_f8f6f4)
 	}
 	ptem_free(sr.e);
 }
+
+/* A bf16/f16 .max/.min TMA reduction with a NaN operand writes the
+ * canonical NaN 0x7fff (what the H200 wrote in the emu_fuzz tma_reduce
+ * differential); other elements are the IEEE max/min. */
+static const char tma_reduce_nan_script[] =
+	"from tvm_tirx.script import tirx as T\n"
+	"@T.function\n"
+	"def red(D: T.Tensor((32,), \"%s\", align=16), "
+	"O: T.Tensor((32,), \"%s\", align=16)):\n"
+	"    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+	"    lane = T.cuda.lane_id()\n"
+	"    t = T.alloc_shared((32,), \"%s\", align=128)\n"
+	"    t[lane] = O[lane]\n"
+	"    T.ptx.fence.proxy.async_.shared__cta()\n"
+	"    T.cuda.cta_sync()\n"
+	"    if lane == 0:\n"
+	"        T.cuda.tile.apply(T.ptx[\"cp.reduce.async.bulk.tensor.1d."
+	"global.shared::cta.%s.tile.bulk_group\"], D, t, box=(32,), "
+	"coords=(0,))\n"
+	"        T.ptx.cp.async_.bulk.commit_group()\n"
+	"        T.ptx.cp.async_.bulk.wait_group(0)\n";
+
+TEST(emu_tma_reduce_minmax_nan)
+{
+	/* bf16: 1.0 = 0x3f80, 2.0 = 0x4000, -3.0 = 0xc040, NaN 0x7fc1 and
+	 * a negative NaN 0xffa0; f16: 1.0 = 0x3c00, 2.0 = 0x4000, -3.0 =
+	 * 0xc200, NaN 0x7e01 */
+	static const struct {
+		const char *dt, *op;
+		int ptrt;
+		uint16_t one, two, m3, nan1, nan2;
+	} cs[] = {{"bfloat16", "max", PTRT_BFLOAT16, 0x3f80, 0x4000, 0xc040,
+		   0x7fc1, 0xffa0},
+		  {"bfloat16", "min", PTRT_BFLOAT16, 0x3f80, 0x4000, 0xc040,
+		   0x7fc1, 0xffa0},
+		  {"float16", "max", PTRT_FLOAT16, 0x3c00, 0x4000, 0xc200,
+		   0x7e01, 0xfe00},
+		  {"float16", "min", PTRT_FLOAT16, 0x3c00, 0x4000, 0xc200,
+		   0x7e01, 0xfe00}};
+	for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+		static uint16_t d[32], o[32];
+		uint16_t want[32];
+		bool max = cs[k].op[1] == 'a';
+		for (int i = 0; i < 32; i++) {
+			/* i % 4: (1, 2), (NaN, 2), (1, NaN), (-3, -NaN) */
+			switch (i % 4) {
+			case 0: d[i] = cs[k].one; o[i] = cs[k].two;
+				want[i] = max ? cs[k].two : cs[k].one; break;
+			case 1: d[i] = cs[k].nan1; o[i] = cs[k].two;
+				want[i] = 0x7fff; break;
+			case 2: d[i] = cs[k].one; o[i] = cs[k].nan1;
+				want[i] = 0x7fff; break;
+			default: d[i] = cs[k].m3; o[i] = cs[k].nan2;
+				want[i] = 0x7fff; break;
+			}
+		}
+		char text[2048];
+		snprintf(text, sizeof text, tma_reduce_nan_script, cs[k].dt,
+			 cs[k].dt, cs[k].dt, cs[k].op);
+		SArg sa[] = {{d, sizeof(d), cs[k].ptrt, 1, {32}, {0}},
+			     {o, sizeof(o), cs[k].ptrt, 1, {32}, {0}}};
+		ScriptRun sr;
+		int st = script_run_text(t, &sr, "reduce_nan.py", text,
+					 "sm_90a", sa, 2, 0);
+		CHECK_INT(st, PT_OK);
+		if (st == PT_OK) {
+			const uint16_t *r = script_out(&sr, 0, sizeof(d));
+			for (int i = 0; i < 32; i++)
+				CHECK(r[i] == want[i]);
+		}
+		ptem_free(sr.e);
+	}
+}

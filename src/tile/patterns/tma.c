@@ -716,6 +716,35 @@ check_coords(TileEnv *e, TileCall *tc, TmaCall *k)
 
 /* ---- mode constraints ---- */
 
+/* The reduction's element type is the map's format.  Floating-point
+ * formats take .add, and .min/.max only in 16 bits: the non-tensor
+ * cp.reduce.async.bulk lists min/max for .f16/.bf16 and no wider float,
+ * and/or/xor for .b32/.b64, inc/dec for .u32; a float32 .min tensor
+ * reduction stopped the H200 with an illegal instruction. */
+static bool
+check_reduce_format(TileEnv *e, TileCall *tc, const TmaFields *f)
+{
+	static const char *const int_only[] = {".and", ".or", ".xor", ".inc",
+					       ".dec"};
+	if (!is_float_format(f->format))
+		return true;
+	for (size_t i = 0; i < sizeof int_only / sizeof *int_only; i++)
+		if (ptx_inst_has(&tc->inst, int_only[i]))
+			return diag_error(e->c, PT_E_TMA_FORMAT, tc->span,
+					  "%s reduction of %s data: the bitwise "
+					  "and inc/dec reductions take integer "
+					  "formats", int_only[i] + 1,
+					  dtype_name(f->format));
+	bool minmax = ptx_inst_has(&tc->inst, ".min") ||
+		      ptx_inst_has(&tc->inst, ".max");
+	if (minmax && f->format != DT_FLOAT16 && f->format != DT_BFLOAT16)
+		return diag_error(e->c, PT_E_TMA_FORMAT, tc->span,
+				  "min/max reduction of %s data: floating-point "
+				  "min/max reductions take float16 or bfloat16",
+				  dtype_name(f->format));
+	return true;
+}
+
 static bool
 check_modes(TileEnv *e, TileCall *tc, const TmaCall *k, const TmaFields *f)
 {
@@ -757,6 +786,8 @@ check_modes(TileEnv *e, TileCall *tc, const TmaCall *k, const TmaFields *f)
 		return diag_error(c, PT_E_TMA_FP4, tc->span,
 				  "packed FP4 uses swizzle 0 or 3, found %d",
 				  f->swizzle);
+	if (k->dir == TMA_REDUCE && !check_reduce_format(e, tc, f))
+		return false;
 	if (f->oob && !is_float_format(f->format))
 		return diag_error(c, PT_E_TMA_FIELD, tc->param[TP_OOB_FILL]->span,
 				  "oob_fill=1 (NaN) needs a floating-point "
