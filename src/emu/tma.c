@@ -188,11 +188,14 @@ reduce_elem(uint8_t *g, const uint8_t *s, const TMap *m, int red)
 		double y = emu_small_to_double((uint32_t)b, eb, mb);
 		double z = red == RED_ADD ? x + y : red == RED_MIN ? (y < x ? y : x)
 						   : (y > x ? y : x);
+		/* min/max ignore one NaN operand, as the H200 did for f16 and
+		 * bf16 (emu_fuzz tma_reduce seeds 3, 5, 14, 18, 20, 25: a NaN
+		 * in global memory gave the shared value); two NaNs give the
+		 * canonical NaN, as min/max.f16 do without .NaN */
+		if (red != RED_ADD && x != x)
+			z = y;
 		v = emu_round_small(z, RND_RN, eb, mb);
-		/* min/max with a NaN operand: the canonical NaN 0x7fff, as the
-		 * H200 wrote for f16 and bf16 (emu_fuzz tma_reduce seeds 3,
-		 * 5, 18, 20, 25) */
-		if (red != RED_ADD && (x != x || y != y))
+		if (red != RED_ADD && x != x && y != y)
 			v = 0x7fff;
 	} else if (f == 3 || f == 5) { /* INT32, INT64 */
 		int sh = 64 - 8 * (int)m->esize;
@@ -256,11 +259,11 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 				 "allocation", (unsigned long long)ga);
 		memcpy(val, g, m->esize);
 	} else if (m->oob) {
-		/* NAN_REQUEST_ZERO_FMA: the canonical NaN of the format */
-		uint64_t nan = m->esize == 2 ? 0x7fff
-			       : m->esize == 4 ? 0x7fffffff
-					       : 0x7fffffffffffffffull;
-		emu_store_le(val, nan, m->esize);
+		/* NAN_REQUEST_ZERO_FMA: the H200 wrote 0x7ff7 in every 16-bit
+		 * half (f16/bf16 0x7ff7, f32 0x7ff77ff7, f64 0x7ff7...7ff7;
+		 * measured 2026-12-01, emu_fuzz tma seed 39): a NaN in each
+		 * format, not the canonical one */
+		emu_store_le(val, 0x7ff77ff77ff77ff7ull, m->esize);
 	}
 	for (int k = 0; k < 16; k++) {
 		if (!op->cta[k])

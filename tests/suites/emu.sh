@@ -144,3 +144,15 @@ expect_rc interleave_runtime_map 1 "$P" run --emulate tests/gpu/kernels/tma_mode
 	--kernel interleave16 --target sm_90a --arg A=iota --arg n0=1 --arg c0=2 --arg w0=5
 grep -q "error\[E9502\].*interleaved tensor map: only a dim 0" "$t/err" &&
 	ok interleave_runtime_map_code || bad interleave_runtime_map_code "$(cat "$t/err")"
+
+# TMA's NaN fill: the H200 wrote 0x7ff7 in every 16-bit half of an
+# out-of-bounds element (f16 0x7ff7, f32 0x7ff77ff7; measured with
+# tests/gpu/kernels/tma_oob_nan_*.py), not the canonical NaN
+for w in f16:2 f32:4; do
+	k=${w%:*} n=${w#*:}
+	"$P" run --emulate tests/gpu/kernels/tma_oob_nan_$k.py --target sm_90a \
+		--arg A=zeros --dump O="$t/nan_$k.bin" >"$t/out" 2>"$t/err"
+	vals=$(od -An -tx$n -v "$t/nan_$k.bin" 2>/dev/null | tr -s ' ' '\n' | grep -v '^$' | sort -u | tr '\n' ' ')
+	want=7ff7; [ "$n" = 4 ] && want=7ff77ff7
+	[ "$vals" = "$want " ] && ok tma_oob_nan_$k || bad tma_oob_nan_$k "fill values: $vals"
+done
