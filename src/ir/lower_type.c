@@ -429,6 +429,13 @@ lw_make_binary(Lower *L, BinOp op, Expr *a, Expr *b, Span sp)
 		return NULL;
 	if (!check_operand_kind(L, op, a, sp))
 		return NULL;
+	/* an integer division by a literal zero has no defined PTX result;
+	 * folding catches it only when both operands are constants */
+	if ((op == BIN_DIV || op == BIN_FLOORDIV || op == BIN_MOD) &&
+	    b->kind == EX_INT && b->u.ival == 0)
+		return diag_error(L->c, PT_E_CONST_DIV, sp,
+				  "integer division by a constant zero"),
+		       NULL;
 	if (is_const(a) && is_const(b) && a->kind == b->kind) {
 		bool err = false;
 		Expr *f = fold_binary(L, op, a, b, sp, &err);

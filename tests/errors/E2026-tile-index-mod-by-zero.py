@@ -1,6 +1,7 @@
 # args: --target sm_80
-# a constant divisor of 0 in a tile operand index: the prover treats tid % 0
-# as opaque (no bound), never divides by zero itself
+# a constant divisor of 0 in a tile operand index is rejected at the
+# division (E2026), before any tile contract sees it
+
 from tvm_tirx.script import tirx as T
 
 @T.function
