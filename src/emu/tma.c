@@ -238,12 +238,6 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
 				 "tensor map element at 0x%llx outside every "
 				 "allocation", (unsigned long long)ga);
-		if (op->red && (op->red == RED_MIN || op->red == RED_MAX) &&
-		    (m->format == 7 || m->format == 8 || (m->format >= 10 && m->format <= 12)))
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, p->t, p->in,
-				 "min/max reduction of a float32/float64 map "
-				 "(the ISA has no such reduction; the H200 "
-				 "stopped with an illegal instruction)");
 		if (op->red)
 			reduce_elem(g, s, m, op->red);
 		else
@@ -423,6 +417,13 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	    smo->kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 	tmap_read(r, c, t, in, mapo, &op->m);
+	int f = op->m.format;
+	if ((op->red == RED_MIN || op->red == RED_MAX) &&
+	    (f == 7 || f == 8 || (f >= 10 && f <= 12)))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "min/max reduction of a float32/float64 map (the ISA "
+			 "has no such reduction; the H200 stopped with an "
+			 "illegal instruction)");
 	unsigned ncoord = op->mode == TMA_TILE ? (unsigned)op->m.rank : 5;
 	if (mapo->n != ncoord || (op->mode != TMA_TILE && op->m.rank != 2))
 		emu_fail(r, PT_E_EMU_ARGS, t, in,

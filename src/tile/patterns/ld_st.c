@@ -31,7 +31,6 @@ is_memory(const TileOperand *op)
 	return !op->scalar && op->root && op->root->scope != MS_LOCAL;
 }
 
-
 static bool
 check_order(TileEnv *e, TileCall *tc, bool is_ld)
 {
