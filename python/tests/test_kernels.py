@@ -110,3 +110,32 @@ def test_matmul_argument_rules():
         K.matmul(a, b, out=torch.zeros(64, 8, dtype=bf))
     with pytest.raises(ValueError, match="a is on cpu; it takes CUDA"):
         K.matmul(a, b)
+
+
+@torch_only
+def test_torch_compile_fullgraph_traces_it_on_meta_tensors():
+    # dynamo traces matmul() to one custom-op node (fullgraph=True fails
+    # on any graph break); the fake implementation runs on meta tensors,
+    # so no GPU is needed to see the graph is whole
+    import torch
+    import torch._dynamo
+
+    def f(a, b):
+        return K.matmul(a, b) * 2 + 1
+
+    def g(a, b, out):
+        K.matmul(a, b, out=out)
+        return out + 1
+    bf = torch.bfloat16
+    a = torch.empty(64, 32, dtype=bf, device="meta")
+    b = torch.empty(16, 32, dtype=bf, device="meta")
+    o = torch.empty(64, 16, dtype=bf, device="meta")
+    torch._dynamo.reset()
+    c = torch.compile(f, fullgraph=True, backend="aot_eager")(a, b)
+    assert c.shape == (64, 16) and c.dtype == bf
+    assert torch.compile(g, fullgraph=True, backend="aot_eager")(
+        a, b, o).shape == (64, 16)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="K differ"):
+        torch.compile(f, fullgraph=True, backend="eager")(
+            a, torch.empty(16, 24, dtype=bf, device="meta"))

@@ -1,5 +1,7 @@
 """ptxtile.kernels.matmul: C = A @ B.T in bf16 on Hopper, from
 scripts/gemm_wgmma.py (a copy of examples/gemm_wgmma.py)."""
+import sys
+
 from . import _registry
 
 _SCRIPT = "gemm_wgmma"
@@ -15,6 +17,7 @@ def _kernel():
 
 
 def _launch(a, b, out):
+    _check_device(a, b, out)
     _kernel()(a, b, out, _registry.sm_count(a.device.index or 0))
 
 
@@ -25,6 +28,7 @@ def _matmul_impl(a, b):
 
 
 def _matmul_fake(a, b):
+    _check_shapes(a, b, None)
     return a.new_empty((a.shape[0], b.shape[0]))
 
 
@@ -33,16 +37,20 @@ def _matmul_out_impl(a, b, out):
 
 
 def _matmul_out_fake(a, b, out):
+    _check_shapes(a, b, out)
     return None
 
 
-def _check(a, b, out):
-    """Argument errors, each naming the argument: types, dtypes, shapes,
-    then devices (so the shape rules can be tested without a GPU)."""
+def _named(a, b, out):
+    return [("a", a), ("b", b)] + ([("out", out)] if out is not None
+                                    else [])
+
+
+def _check_shapes(a, b, out):
+    """Argument errors, each naming the argument: types, dtypes, shapes
+    (run eagerly and by the fake implementation under torch.compile)."""
     import torch
-    named = [("a", a), ("b", b)] + ([("out", out)] if out is not None
-                                     else [])
-    for name, t in named:
+    for name, t in _named(a, b, out):
         if not isinstance(t, torch.Tensor):
             raise TypeError("matmul: %s must be a torch.Tensor, not %s"
                             % (name, type(t).__name__))
@@ -67,7 +75,11 @@ def _check(a, b, out):
     if out is not None and tuple(out.shape) != (m, n):
         raise ValueError("matmul: out is %s; it must be (M, N) = (%d, %d)"
                          % (tuple(out.shape), m, n))
-    for name, t in named:
+
+
+def _check_device(a, b, out):
+    """The devices: one CUDA device of compute capability 9.x."""
+    for name, t in _named(a, b, out):
         if not t.is_cuda:
             raise ValueError("matmul: %s is on %s; it takes CUDA tensors"
                              % (name, t.device))
@@ -110,21 +122,40 @@ def matmul(a, b, *, out=None):
     torch.compile(fullgraph=True) and in CUDA graph capture (warm it up,
     i.e. call it once per shape, before capturing: the first call
     compiles and loads the kernel)."""
-    _check(a, b, out)
+    import torch
+    if not torch.compiler.is_compiling():
+        # eagerly: the messages of the checks, before torch's dispatcher
+        # (whose own error for a CPU tensor would not name the argument);
+        # under torch.compile the fake implementation checks the shapes
+        _check_shapes(a, b, out)
+        _check_device(a, b, out)
+        _register()
     if out is None:
-        return _op()(a, b)
-    _out_op()(a, b, out)
+        return torch.ops.ptxtile.matmul(a, b)
+    torch.ops.ptxtile.matmul_out(a, b, out)
     return out
 
 
 def _op():
-    """torch.ops.ptxtile.matmul, defined on first use."""
+    """The CustomOpDef of torch.ops.ptxtile.matmul."""
     return _registry.custom_op("matmul", "(Tensor a, Tensor b) -> Tensor",
                                _matmul_impl, _matmul_fake)
 
 
 def _out_op():
-    """torch.ops.ptxtile.matmul_out (writes out), defined on first use."""
+    """The CustomOpDef of torch.ops.ptxtile.matmul_out (writes out)."""
     return _registry.custom_op(
         "matmul_out", "(Tensor a, Tensor b, Tensor(a!) out) -> ()",
         _matmul_out_impl, _matmul_out_fake, mutates_args=("out",))
+
+
+def _register():
+    _op()
+    _out_op()
+
+
+# torch.compile traces matmul() but cannot trace defining an op: when
+# torch is already imported, the ops exist from here on (otherwise from
+# the first eager call)
+if "torch" in sys.modules:
+    _register()
