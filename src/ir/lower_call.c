@@ -479,6 +479,16 @@ lower_typed(Lower *L, DType t, Ast *call)
 	    !lw_check_count(L, &a, 1, 1, call->span, dtype_name(t)))
 		return NULL;
 	Expr *x = lw_arg_expr(L, &a.pos.v[0]);
+	/* a literal above INT64_MAX (a uint64 constant) fits only 64-bit
+	 * unsigned dtypes */
+	const Ast *lit = a.pos.v[0].ast;
+	if (x && lit && lit->kind == A_INT && lit->ival > (uint64_t)INT64_MAX &&
+	    !(lw_is_unsigned(t) && dtype_bits(t) == 64)) {
+		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,
+			   "%llu is out of range for %s",
+			   (unsigned long long)lit->ival, dtype_name(t));
+		return NULL;
+	}
 	if (x && x->kind == EX_INT && x->dtype == DT_NONE && t != DT_BOOL &&
 	    dtype_kind(t) != DK_FLOAT && !literal_fits(x->u.ival, t)) {
 		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,

@@ -234,6 +234,9 @@ lw_const_str(Lower *L, Ast *a, const char *what)
 
 /* ---- folding ---- */
 
+/* Whether a Python-int result leaves int64 (x << y for y >= 64 does
+ * unless x is 0; a negative x << y leaves it when bits shift past the
+ * sign). */
 static bool
 weak_overflows(BinOp op, int64_t x, int64_t y)
 {
@@ -242,9 +245,14 @@ weak_overflows(BinOp op, int64_t x, int64_t y)
 	case BIN_ADD: return ckd_add64(&r, x, y);
 	case BIN_SUB: return ckd_sub64(&r, x, y);
 	case BIN_MUL: return ckd_mul64(&r, x, y);
+	case BIN_DIV:
+	case BIN_FLOORDIV: return x == INT64_MIN && y == -1;
 	case BIN_SHL:
-		return y >= 0 && y < 64 &&
-		       (x < 0 || (y > 0 && (x >> (63 - y)) != 0));
+		if (y < 0 || x == 0)
+			return false;
+		if (y >= 64)
+			return true;
+		return (x >> (63 - y)) != 0 && (x >> (63 - y)) != -1;
 	default: return false;
 	}
 }
@@ -256,6 +264,8 @@ binop_text(BinOp op)
 	case BIN_ADD: return "+";
 	case BIN_SUB: return "-";
 	case BIN_MUL: return "*";
+	case BIN_DIV: return "/";
+	case BIN_FLOORDIV: return "//";
 	default: return "<<";
 	}
 }
@@ -275,6 +285,16 @@ fold_int(Lower *L, BinOp op, DType t, int64_t x, int64_t y, int64_t *out,
 				  "constant %lld %s %lld does not fit in 64 "
 				  "bits", (long long)x, binop_text(op),
 				  (long long)y) - 1;
+	/* Python raises on a negative shift count; a wider right shift
+	 * leaves the sign */
+	if (t == DT_NONE && (op == BIN_SHL || op == BIN_SHR) && y < 0)
+		return diag_error(L->c, PT_E_CONST_SHIFT, sp,
+				  "constant shift by a negative amount (%lld)",
+				  (long long)y) - 1;
+	if (t == DT_NONE && (op == BIN_SHL || op == BIN_SHR) && y >= 64) {
+		*out = op == BIN_SHL ? 0 : x < 0 ? -1 : 0;
+		return 1;
+	}
 	switch (op) {
 	case BIN_ADD: *out = (int64_t)(ux + uy); break;
 	case BIN_SUB: *out = (int64_t)(ux - uy); break;
@@ -481,6 +501,13 @@ lw_make_unary(Lower *L, UnOp op, Expr *a, Span sp)
 			   "'-' needs a numeric operand");
 		return NULL;
 	}
+	/* a weak constant is a Python int: -(-2**63) leaves int64 */
+	if (a->kind == EX_INT && t == DT_NONE && op == UN_NEG &&
+	    a->u.ival == INT64_MIN)
+		return diag_error(L->c, PT_E_INT_OVERFLOW, sp,
+				  "constant -(%lld) does not fit in 64 bits",
+				  (long long)a->u.ival),
+		       NULL;
 	if (a->kind == EX_INT)
 		return ir_int(L->c, lw_wrap_int(op == UN_NEG ? (int64_t)(0 - (uint64_t)a->u.ival)
 					      : ~a->u.ival, t), t, sp);
