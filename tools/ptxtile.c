@@ -561,7 +561,9 @@ main(int argc, char **argv)
 		pt_set_budget(ctx, (pt_budget)i, o.budget[i]);
 	size_t len = 0;
 	errno = 0;
-	char *text = read_file(&ctx->arena, o.input, &len);
+	/* one byte past the budget is enough for pt_load to refuse it */
+	char *text = read_file_max(&ctx->arena, o.input,
+				   ctx->budget[PT_BUDGET_INPUT_BYTES], &len);
 	if (!text) {
 		fprintf(stderr, "ptxtile: cannot read %s: %s\n", o.input,
 			errno ? strerror(errno) : "read error");

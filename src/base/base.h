@@ -251,6 +251,7 @@ bool target_is_specific(Target t);
 
 /* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
 char *read_file(Arena *a, const char *path, size_t *len);
+char *read_file_max(Arena *a, const char *path, size_t max, size_t *len);
 /* Writes data to path atomically (temp file + rename); false on failure
  * (errno set), leaving no partial file behind. */
 bool write_file_atomic(const char *path, const char *data, size_t len);

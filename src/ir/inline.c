@@ -187,6 +187,34 @@ ir_tree_size(const Expr *x, size_t limit)
 	return n;
 }
 
+/* Whether x nests deeper than limit (EX_VAR leaves count 1); recurses no
+ * deeper than limit + 1, so it is safe on any tree. */
+bool
+ir_tree_deeper(const Expr *x, int limit)
+{
+	if (!x)
+		return false;
+	if (limit <= 0)
+		return true;
+	switch (x->kind) {
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		return ir_tree_deeper(x->u.op.a, limit - 1) ||
+		       ir_tree_deeper(x->u.op.b, limit - 1) ||
+		       ir_tree_deeper(x->u.op.c, limit - 1);
+	case EX_BUILTIN:
+		for (size_t i = 0; i < x->u.call.args.n; i++)
+			if (ir_tree_deeper(x->u.call.args.v[i], limit - 1))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
 Expr *
 ir_inline_call(Ctx *c, const Func *f, Expr *const *args, size_t nargs)
 {

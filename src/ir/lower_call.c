@@ -704,6 +704,12 @@ lower_scalar_call(Lower *L, Ast *call, const Func *f)
 				  "more than %d nodes", f->name,
 				  INLINE_MAX_NODES),
 		       NULL;
+	else if (ir_tree_deeper(x, IR_MAX_DEPTH))
+		return diag_error(L->c, PT_E_DEPTH_BUDGET, call->a->span,
+				  "calling '%s' here makes an expression "
+				  "nested deeper than %d", f->name,
+				  IR_MAX_DEPTH),
+		       NULL;
 	return x;
 }
 

@@ -29,6 +29,7 @@ enum { ALIGN_MAX = 1 << 20 };
 typedef struct Validator {
 	Ctx *c;
 	StrSet kernels;
+	bool deep_reported; /* one E9019 for a chain, not one per link */
 } Validator;
 
 bool
@@ -213,6 +214,30 @@ check_buffer(Validator *v, const Buffer *b)
 
 static void check_block(Validator *v, const Block *b);
 
+/* The buffer a view expression reads (through nested regions and
+ * views of one expression); NULL when it is not a buffer. */
+static const Buffer *
+view_base(const Expr *e)
+{
+	while (e && (e->kind == EX_REGION || e->kind == EX_VIEW_DTYPE ||
+		     e->kind == EX_VIEW_RESHAPE))
+		e = e->kind == EX_REGION ? e->u.region.base : e->u.view.base;
+	return e && e->kind == EX_BUF ? e->u.buf : NULL;
+}
+
+/* Whether b is a view of a view ... more than limit levels deep (codegen
+ * resolves a chain recursively); walks at most limit + 1 links. */
+static bool
+view_chain_longer(const Buffer *b, int limit)
+{
+	for (int n = 0; b && b->kind == BK_VIEW && b->view; n++) {
+		if (n >= limit)
+			return true;
+		b = view_base(b->view);
+	}
+	return false;
+}
+
 static void
 check_var(Validator *v, const Var *x, Span sp)
 {
@@ -231,6 +256,14 @@ check_stmt(Validator *v, const Stmt *s)
 	case ST_BUF_DEF:
 		if (s->u.buf)
 			check_buffer(v, s->u.buf);
+		if (s->u.buf && !v->deep_reported &&
+		    view_chain_longer(s->u.buf, IR_MAX_DEPTH)) {
+			diag_error(v->c, PT_E_DEPTH_BUDGET, s->span,
+				   "buffer %s is a view of a view ... more than "
+				   "%d levels deep", s->u.buf->name,
+				   IR_MAX_DEPTH);
+			v->deep_reported = true;
+		}
 		break;
 	case ST_FOR:
 		check_var(v, s->u.loop.var, s->span);
@@ -323,7 +356,7 @@ check_func(Validator *v, const Module *m, const Func *f)
 void
 ir_validate_module(Ctx *c, const Module *m)
 {
-	Validator v = {c, {0}};
+	Validator v = {c, {0}, false};
 	for (size_t i = 0; i < m->dyn.n; i++)
 		check_name(&v, m->dyn.v[i]->name, m->dyn.v[i]->span,
 			   "symbolic size");
