@@ -228,3 +228,9 @@ ir_inline_call(Ctx *c, const Func *f, Expr *const *args, size_t nargs)
 	return body_value(&in, (const Stmt *const *)f->body.v, f->body.n,
 			  f->ret, 0);
 }
+
+bool
+ir_dtype_is_storage(DType t)
+{
+	return dtype_kind(t) == DK_FLOAT && dtype_bits(t) < 16;
+}

@@ -437,6 +437,8 @@ Expr *ir_clone_subst(Ctx *c, const Expr *x,
  * each use), stopping at limit. */
 size_t ir_tree_size(const Expr *x, size_t limit);
 bool ir_tree_deeper(const Expr *x, int limit);
+/* float8/6/4: a float format narrower than 16 bits, storage only */
+bool ir_dtype_is_storage(DType t);
 /* Expression trees the inliner makes and buffer view chains are no
  * deeper than this (PT_E_DEPTH_BUDGET), so every later recursive walk
  * (tile checker, codegen, printer, JSON writer) is bounded. */

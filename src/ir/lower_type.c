@@ -95,12 +95,29 @@ adapt(Lower *L, Expr *e, DType t)
 	return e;
 }
 
+/* float8/6/4 are storage formats: PTX has no immediate of them (`mov.b16
+ * %rs1, 0f3F800000` is refused by ptxas), so a constant of one is an
+ * error rather than a wrong encoding. */
+static bool
+storage_constant(Lower *L, const Expr *e, DType t, Span sp)
+{
+	if (!is_const(e) || e->kind == EX_BOOL || !ir_dtype_is_storage(t))
+		return false;
+	return !diag_error(L->c, PT_E_STORAGE_LITERAL, sp,
+			   "a %s constant cannot be written: %s is a storage "
+			   "format (write its bits through .view(\"uint8\"), "
+			   "or convert in registers)", dtype_name(t),
+			   dtype_name(t));
+}
+
 /* e converted for a place of dtype t: weak literals adapt, others must
  * match.  NULL after an error. */
 Expr *
 lw_coerce(Lower *L, Expr *e, DType t, Span sp)
 {
 	if (!e)
+		return NULL;
+	if (storage_constant(L, e, t, sp))
 		return NULL;
 	e = adapt(L, e, t);
 	lw_settle(e);
@@ -550,7 +567,7 @@ fold_cast(Lower *L, Expr *a, DType t, Span sp)
 Expr *
 lw_make_cast(Lower *L, Expr *a, DType t, Span sp)
 {
-	if (!lw_need_scalar(L, a, sp))
+	if (!lw_need_scalar(L, a, sp) || storage_constant(L, a, t, sp))
 		return NULL;
 	if (is_const(a)) {
 		Expr *f = fold_cast(L, a, t, sp);
