@@ -490,6 +490,28 @@ gen_init(Gen *g, Ctx *c, const Module *m, Func *f)
 	g->ptx_ver = ptx_target_min_version(c->target);
 }
 
+/* ptxas 13.0 reads a .file name as bytes between quotes: it has no escape
+ * for '"' ("Parsing error") and refuses non-ASCII bytes ("Unexpected
+ * non-ASCII character"); control bytes would end the line.  A name the
+ * directive cannot hold is an error, not a silently different name. */
+static void
+check_file_names(Ctx *c)
+{
+	for (size_t i = 0; i < c->files.n; i++) {
+		const char *n = c->files.v[i].name;
+		for (const unsigned char *p = (const unsigned char *)n; p && *p;
+		     p++)
+			if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\') {
+				diag_error(c, PT_E_LINEINFO_PATH, (Span){0},
+					   "--lineinfo: source path %s holds "
+					   "byte 0x%02x, which a PTX .file "
+					   "directive cannot spell; compile "
+					   "it from another path", n, *p);
+				break;
+			}
+	}
+}
+
 void
 codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 {
@@ -521,6 +543,8 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 		first = false;
 	}
 	sb_puts(&doc, "]}\n");
+	if (c->lineinfo)
+		check_file_names(c);
 	if (ctx_has_errors(c))
 		return;
 	StrBuf out;
