@@ -127,6 +127,19 @@ typedef struct StrSet {
 bool strset_add(Arena *a, StrSet *set, const char *s);
 bool strset_has(const StrSet *set, const char *s);
 
+/* Module-wide ids (Var.id, Buffer.id) -> dense indices 0, 1, ... in the
+ * order first seen, so per-kernel tables stay the size of the kernel,
+ * not of the module (10,000 kernels made every table 10,000 times too
+ * big: 1.7 GB). */
+typedef struct DenseIds {
+	int64_t *key;  /* id + 1; 0 = empty */
+	size_t *dense;
+	size_t n, cap; /* cap is 0 or a power of two */
+} DenseIds;
+
+size_t dense_index(Arena *a, DenseIds *m, int64_t id);
+size_t dense_find(const DenseIds *m, int64_t id);
+
 /* Longest name (kernel, parameter, variable, buffer, symbolic size)
  * accepted from any input (ir/validate.c). */
 #define PT_NAME_MAX 128

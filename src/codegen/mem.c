@@ -32,17 +32,17 @@ typedef struct Access {
 BufInfo *
 gen_buf(Gen *g, const Buffer *b)
 {
-	if ((size_t)b->id < g->bufs.n)
-		return g->bufs.v[b->id];
-	return NULL;
+	size_t k = dense_find(&g->ids, b->id);
+	return k < g->bufs.n ? g->bufs.v[k] : NULL;
 }
 
 static void
 set_buf(Gen *g, const Buffer *b, BufInfo *bi)
 {
-	while (g->bufs.n <= (size_t)b->id)
+	size_t k = dense_index(&g->c->arena, &g->ids, b->id);
+	while (g->bufs.n <= k)
 		vec_push(&g->c->arena, &g->bufs, NULL);
-	g->bufs.v[b->id] = bi;
+	g->bufs.v[k] = bi;
 }
 
 /* A symbol not yet used in this entry, from a readable stem. */

@@ -26,19 +26,21 @@
 void
 gen_bind(Gen *g, const Var *v, Val val)
 {
-	while (g->vars.n <= (size_t)v->id) {
+	size_t k = dense_index(&g->c->arena, &g->ids, v->id);
+	while (g->vars.n <= k) {
 		VarSlot s = {0};
 		vec_push(&g->c->arena, &g->vars, s);
 	}
-	g->vars.v[v->id].bound = true;
-	g->vars.v[v->id].val = val;
+	g->vars.v[k].bound = true;
+	g->vars.v[k].val = val;
 }
 
 Val *
 gen_var(Gen *g, const Var *v)
 {
-	if ((size_t)v->id < g->vars.n && g->vars.v[v->id].bound)
-		return &g->vars.v[v->id].val;
+	size_t k = dense_find(&g->ids, v->id);
+	if (k < g->vars.n && g->vars.v[k].bound)
+		return &g->vars.v[k].val;
 	return NULL;
 }
 

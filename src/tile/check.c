@@ -207,9 +207,9 @@ mark_buf(TileEnv *e, const Buffer *b)
 {
 	if (!b)
 		return;
-	while (e->written.n <= (size_t)b->id)
+	while (e->written.n <= tile_slot(e, b->id))
 		vec_push(&e->c->arena, &e->written, false);
-	e->written.v[b->id] = true;
+	e->written.v[tile_slot(e, b->id)] = true;
 }
 
 static void
@@ -250,9 +250,9 @@ scan_assigned(TileEnv *e, const Block *b)
 		const Stmt *s = b->v[i];
 		switch (s->kind) {
 		case ST_ASSIGN:
-			while (e->assigned.n <= (size_t)s->u.var.var->id)
+			while (e->assigned.n <= tile_slot(e, s->u.var.var->id))
 				vec_push(&e->c->arena, &e->assigned, false);
-			e->assigned.v[s->u.var.var->id] = true;
+			e->assigned.v[tile_slot(e, s->u.var.var->id)] = true;
 			break;
 		case ST_FOR:
 			scan_assigned(e, &s->u.loop.body);

@@ -1086,7 +1086,7 @@ tile_check_overlap(TileEnv *e, TileCall *tc)
 static bool
 was_written(TileEnv *e, const Buffer *b)
 {
-	return (size_t)b->id < e->written.n && e->written.v[b->id];
+	return tile_slot(e, b->id) < e->written.n && e->written.v[tile_slot(e, b->id)];
 }
 
 bool
@@ -1125,9 +1125,9 @@ tile_mark_written(TileEnv *e, TileCall *tc)
 		TileOperand *op = &tc->ops[i];
 		if (!op->out || !op->root)
 			continue;
-		while (e->written.n <= (size_t)op->root->id)
+		while (e->written.n <= tile_slot(e, op->root->id))
 			vec_push(&e->c->arena, &e->written, false);
-		e->written.v[op->root->id] = true;
+		e->written.v[tile_slot(e, op->root->id)] = true;
 	}
 }
 
