@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "ptxtile.h"
@@ -264,6 +265,8 @@ bool target_is_specific(Target t);
 
 /* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
 char *read_file(Arena *a, const char *path, size_t *len);
+/* diag.c: s with control bytes shown as \xNN (file names, arguments). */
+void fputs_escaped(const char *s, FILE *f);
 char *read_file_max(Arena *a, const char *path, size_t max, size_t *len);
 /* Writes data to path atomically (temp file + rename); false on failure
  * (errno set), leaving no partial file behind. */

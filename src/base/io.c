@@ -233,8 +233,20 @@ keep_backup(OutFile *o)
 	}
 	memcpy(o->bak, o->tmp, n);
 	memcpy(o->bak + n, ".bak", 5);
-	if (link(o->path, o->bak) == 0)
-		return true;
+	/* link() can fail with ENOENT while another writer renames its own
+	 * output over the path (600 concurrent compiles to one file: one
+	 * failed); the path is never missing, so look again */
+	for (int try = 0; try < 100; try++) {
+		if (link(o->path, o->bak) == 0)
+			return true;
+		if (errno != ENOENT)
+			break;
+		if (lstat(o->path, &st) != 0 && errno == ENOENT) {
+			free(o->bak); /* removed meanwhile: nothing to keep */
+			o->bak = NULL;
+			return true;
+		}
+	}
 	free(o->bak);
 	o->bak = NULL;
 	return false;

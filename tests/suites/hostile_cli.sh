@@ -41,3 +41,43 @@ else bad view_chain_at_budget "$(head -c 200 "$t/err")"; fi
 printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=T.cuda.block_idx("x") // 16, block=32))\n    A[0] = 1\n' >"$t/grid.py"
 "$P" compile --diag=short "$t/grid.py" -o "$t/g.ptx" >/dev/null 2>"$t/err"; rc=$?
 expect grid_block_idx E2035
+# near-linear lookups: 40,000 locals took 38 s of CPU (a linear symbol
+# scan per name), 10,000 trivial kernels 1.75 GB (per-kernel tables
+# indexed by module-wide ids); CPU time and address space are capped
+python3 - "$t" <<'PY'
+import sys
+head = 'from tvm_tirx.script import tirx as T\n\n'
+s = head + ('@T.function\ndef k(A: T.Tensor((64,), "int32")):\n'
+            '    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n')
+s += "".join("    v%d = A[%d]\n" % (i, i % 64) for i in range(40000))
+open(sys.argv[1] + "/locals.py", "w").write(s)
+s = head + "".join(
+    '@T.function\ndef k%d(A: T.Tensor((64,), "int32")):\n'
+    '    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n'
+    '    A[0] = 1\n\n' % i for i in range(10000))
+open(sys.argv[1] + "/kernels.py", "w").write(s)
+PY
+if (ulimit -t 10; "$P" check "$t/locals.py" >/dev/null 2>"$t/err"); then
+	ok locals_40000_linear
+else bad locals_40000_linear "over 10 s of CPU or failed: $(head -c 200 "$t/err")"; fi
+case $BUILD in
+*asan*) echo "SKIP hostile_cli/kernels_10000_memory: ASan reserves more address space than the cap";;
+*) if (ulimit -v 1000000; "$P" check "$t/kernels.py" >/dev/null 2>"$t/err"); then
+	ok kernels_10000_memory
+else bad kernels_10000_memory "over 1 GB or failed: $(head -c 200 "$t/err")"; fi;;
+esac
+# concurrent compiles to one output: link() of the file being replaced
+# failed with ENOENT for 1 of 600 (backup of the replaced file)
+mkdir "$t/conc"
+seq 1 300 | xargs -P 16 -I{} sh -c '"$1" compile examples/saxpy_relu.py -o "$2/out.ptx" 2>"$2/err.{}" || echo "exit $? in {}: $(cat "$2/err.{}")"' sh "$P" "$t/conc" >"$t/conc.log"
+if [ ! -s "$t/conc.log" ] && grep -q '\.entry' "$t/conc/out.ptx" &&
+   ! ls -a "$t/conc" | grep -q ptxtile-tmp; then ok concurrent_one_output
+else bad concurrent_one_output "$(head -c 300 "$t/conc.log")"; fi
+# paths in the CLI's own messages are escaped like the input's
+"$P" compile examples/saxpy_relu.py -o "$(printf "$t/no\033]0;x\007dir/o.ptx")" 2>"$t/err"
+if grep -q 'no\\x1b\]0;x\\x07dir' "$t/err" && ! grep -q "$(printf '\033')" "$t/err"; then
+	ok output_path_escaped
+else bad output_path_escaped "$(od -c "$t/err" | head -3)"; fi
+"$P" compile "$(printf "$t/in\033[2J.py")" 2>"$t/err"
+if grep -q 'in\\x1b\[2J.py' "$t/err"; then ok input_path_escaped_cannot_read
+else bad input_path_escaped_cannot_read "$(od -c "$t/err" | head -3)"; fi
