@@ -75,3 +75,42 @@ def test_parser_nesting_past_its_budget():
 def test_deep_unary_chain_past_its_budget():
     text = kernel("    A[0] = T.float32(%s1)\n" % ("-" * 100000))
     assert codes_of(text)[0] == "E1009"
+
+
+def binding_chain_call(n):
+    text = HEAD + "@T.function\ndef f(x: T.float32) -> T.float32:\n    y = x\n"
+    text += "    y = y + 1.0\n" * n
+    text += ("    return y\n\n@T.function\n"
+             "def k(A: T.Tensor((64,), \"float32\")):\n"
+             "    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n"
+             "    A[0] = f(A[1])\n")
+    return text
+
+
+def test_worst_cases_on_a_one_mib_thread_stack():
+    """The deepest inputs the budgets admit, and those just past them,
+    on a thread with a 1 MiB stack (a 60,000-binding chain overflowed
+    it in the inliner's node count before the depth budget)."""
+    import threading
+    results = {}
+
+    def work():
+        for name, text in (("bindings", binding_chain_call(60000)),
+                           ("views", view_chain(20000))):
+            try:
+                ptxtile.compile(text, target="sm_90a")
+                results[name] = "compiled"
+            except ptxtile.CompileError as e:
+                results[name] = e.codes[0]
+        results["views_512"] = bool(ptxtile.compile(view_chain(512),
+                                                    target="sm_90a").ptx)
+
+    old = threading.stack_size(1 << 20)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert results == {"bindings": "E9019", "views": "E9019",
+                       "views_512": True}

@@ -435,8 +435,8 @@ Expr *ir_clone_subst(Ctx *c, const Expr *x,
 		     const void *ud);
 /* inline.c: nodes of x counted as a tree (a shared subexpression at
  * each use), stopping at limit. */
-size_t ir_tree_size(const Expr *x, size_t limit);
-bool ir_tree_deeper(const Expr *x, int limit);
+typedef enum IrTree { IR_TREE_OK, IR_TREE_DEEP, IR_TREE_BIG } IrTree;
+IrTree ir_tree_measure(const Expr *x, int depth, size_t nodes);
 /* float8/6/4: a float format narrower than 16 bits, storage only */
 bool ir_dtype_is_storage(DType t);
 /* Expression trees the inliner makes and buffer view chains are no

@@ -691,20 +691,23 @@ lower_scalar_call(Lower *L, Ast *call, const Func *f)
 			return NULL;
 	}
 	Expr *x = ir_inline_call(L->c, f, args, a.pos.n);
+	IrTree r;
 	if (!x)
 		diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
 			   "scalar function '%s' is not complete here: a "
 			   "function may call only scalar functions defined "
 			   "above it (no recursion)", f->name);
 	/* nested calls share their arguments; written out as a tree
-	 * (codegen, print) they could double per level */
-	else if (ir_tree_size(x, INLINE_MAX_NODES + 1) > INLINE_MAX_NODES)
+	 * (codegen, print) they could double per level, and a chain of
+	 * bindings or calls nests one level each */
+	else if ((r = ir_tree_measure(x, IR_MAX_DEPTH, INLINE_MAX_NODES)) ==
+		 IR_TREE_BIG)
 		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
 				  "calling '%s' here makes an expression of "
 				  "more than %d nodes", f->name,
 				  INLINE_MAX_NODES),
 		       NULL;
-	else if (ir_tree_deeper(x, IR_MAX_DEPTH))
+	else if (r == IR_TREE_DEEP)
 		return diag_error(L->c, PT_E_DEPTH_BUDGET, call->a->span,
 				  "calling '%s' here makes an expression "
 				  "nested deeper than %d", f->name,

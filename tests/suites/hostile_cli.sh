@@ -81,3 +81,29 @@ else bad output_path_escaped "$(od -c "$t/err" | head -3)"; fi
 "$P" compile "$(printf "$t/in\033[2J.py")" 2>"$t/err"
 if grep -q 'in\\x1b\[2J.py' "$t/err"; then ok input_path_escaped_cannot_read
 else bad input_path_escaped_cannot_read "$(od -c "$t/err" | head -3)"; fi
+# the deepest IR JSON expression the reader admits (990 levels) compiles
+# on a 1 MiB stack; 2,000 levels are E7011, not a stack overflow
+printf 'from tvm_tirx.script import tirx as T\n\n@T.function\ndef k(A: T.Tensor((4,), "int32")):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n    A[0] = 1\n' >"$t/j.py"
+"$P" json "$t/j.py" -o "$t/template.json"
+build_json() {
+	python3 - "$1" "$2" "$t/template.json" <<'PY'
+import json, sys
+sys.setrecursionlimit(20000)
+n, out = int(sys.argv[1]), sys.argv[2]
+doc = json.load(open(sys.argv[3]))
+tid = {"expr": "builtin", "dtype": "int32", "name": "T.cuda.thread_idx",
+       "args": [{"expr": "str", "value": "x"}]}
+e = {"expr": "int", "dtype": "int32", "value": 1}
+for _ in range(n):
+    e = {"expr": "binary", "dtype": "int32", "op": "add", "a": e, "b": tid}
+doc["funcs"][0]["body"][0]["value"] = e
+json.dump(doc, open(out, "w"))
+PY
+}
+build_json 990 "$t/deep990.json"
+build_json 2000 "$t/deep2000.json"
+if (ulimit -s 1024; "$P" compile "$t/deep990.json" -o "$t/d.ptx" 2>"$t/err"); then
+	ok json_depth_990_small_stack
+else bad json_depth_990_small_stack "exit $?: $(head -c 200 "$t/err")"; fi
+"$P" compile --diag=short "$t/deep2000.json" -o "$t/d.ptx" >/dev/null 2>"$t/err"; rc=$?
+expect json_depth_2000 E7011
