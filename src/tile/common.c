@@ -1086,7 +1086,8 @@ tile_check_overlap(TileEnv *e, TileCall *tc)
 static bool
 was_written(TileEnv *e, const Buffer *b)
 {
-	return tile_slot(e, b->id) < e->written.n && e->written.v[tile_slot(e, b->id)];
+	size_t k = tile_slot_find(e, b->id);
+	return k < e->written.n && e->written.v[k];
 }
 
 bool
@@ -1125,9 +1126,10 @@ tile_mark_written(TileEnv *e, TileCall *tc)
 		TileOperand *op = &tc->ops[i];
 		if (!op->out || !op->root)
 			continue;
-		while (e->written.n <= tile_slot(e, op->root->id))
+		size_t k = tile_slot(e, op->root->id);
+		while (e->written.n <= k)
 			vec_push(&e->c->arena, &e->written, false);
-		e->written.v[tile_slot(e, op->root->id)] = true;
+		e->written.v[k] = true;
 	}
 }
 

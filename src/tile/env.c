@@ -335,10 +335,11 @@ dtype_range(DType t, int64_t *lo, int64_t *hi)
 static int
 var_sym(TileEnv *e, const Var *v, Span sp)
 {
-	while (e->var_sym.n <= tile_slot(e, v->id))
+	size_t k = tile_slot(e, v->id);
+	while (e->var_sym.n <= k)
 		vec_push(&e->c->arena, &e->var_sym, 0);
-	if (e->var_sym.v[tile_slot(e, v->id)])
-		return e->var_sym.v[tile_slot(e, v->id)] - 1;
+	if (e->var_sym.v[k])
+		return e->var_sym.v[k] - 1;
 	int64_t lo, hi;
 	dtype_range(v->dtype, &lo, &hi);
 	if (v->kind == VK_DYN)
@@ -348,7 +349,7 @@ var_sym(TileEnv *e, const Var *v, Span sp)
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, sp);
 	x->u.var = (Var *)v;
 	int s = tile_new_sym(e, v->name, lo, hi, x);
-	e->var_sym.v[tile_slot(e, v->id)] = s + 1;
+	e->var_sym.v[k] = s + 1;
 	return s;
 }
 
@@ -356,20 +357,21 @@ void
 tile_env_decl(TileEnv *e, const Stmt *decl)
 {
 	const Var *v = decl->u.var.var;
+	size_t slot = tile_slot(e, v->id);
 	if (!decl->u.var.value ||
-	    (tile_slot(e, v->id) < e->assigned.n && e->assigned.v[tile_slot(e, v->id)]))
+	    (slot < e->assigned.n && e->assigned.v[slot]))
 		return;
 	DTypeKind k = dtype_kind(v->dtype);
 	if (k != DK_INT && k != DK_UINT)
 		return;
-	while (e->var_init.n <= tile_slot(e, v->id))
+	while (e->var_init.n <= slot)
 		vec_push(&e->c->arena, &e->var_init, NULL);
-	e->var_init.v[tile_slot(e, v->id)] = decl->u.var.value;
+	e->var_init.v[slot] = decl->u.var.value;
 	Lin *l = NEW(&e->c->arena, Lin);
 	*l = tile_lin(e, decl->u.var.value);
-	while (e->var_lin.n <= tile_slot(e, v->id))
+	while (e->var_lin.n <= slot)
 		vec_push(&e->c->arena, &e->var_lin, NULL);
-	e->var_lin.v[tile_slot(e, v->id)] = l;
+	e->var_lin.v[slot] = l;
 }
 
 void
@@ -388,7 +390,8 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 		if (ckd_sub64(&hi, ehi, 1) || hi < lo) /* ehi may be INT64_MIN */
 			hi = lo;
 	}
-	while (e->var_sym.n <= tile_slot(e, v->id))
+	size_t k = tile_slot(e, v->id);
+	while (e->var_sym.n <= k)
 		vec_push(&e->c->arena, &e->var_sym, 0);
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, loop->span);
 	x->u.var = v;
@@ -400,7 +403,7 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 	while (e->sym_expr.n <= (size_t)s)
 		vec_push(&e->c->arena, &e->sym_expr, NULL);
 	e->sym_expr.v[s] = x;
-	e->var_sym.v[tile_slot(e, v->id)] = s + 1;
+	e->var_sym.v[k] = s + 1;
 }
 
 static Lin
@@ -447,11 +450,12 @@ tile_lin(TileEnv *e, const Expr *x)
 	if (ir_const_int(x, &k))
 		return lin_const(k);
 	switch (x->kind) {
-	case EX_VAR:
-		if (tile_slot(e, x->u.var->id) < e->var_lin.n &&
-		    e->var_lin.v[tile_slot(e, x->u.var->id)])
-			return *e->var_lin.v[tile_slot(e, x->u.var->id)];
+	case EX_VAR: {
+		size_t slot = tile_slot_find(e, x->u.var->id);
+		if (slot < e->var_lin.n && e->var_lin.v[slot])
+			return *e->var_lin.v[slot];
 		return lin_sym(&e->st, var_sym(e, x->u.var, x->span));
+	}
 	case EX_BUILTIN:
 		if (x->u.call.id == BI_LANE_ID)
 			return lin_sym(&e->st, e->lane_sym);
