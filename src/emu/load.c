@@ -83,6 +83,8 @@ typedef struct Reader {
 	Module *m;
 	uint32_t loc_file;
 	int loc_line;
+	StrSet kernel_names; /* every .entry so far (E9555) */
+	StrSet label_names;  /* the labels of the kernel being read */
 } Reader;
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void
@@ -1048,20 +1050,31 @@ read_dims(Reader *rd, unsigned d[3])
 	}
 }
 
+static int
+label_cmp(const void *a, const void *b)
+{
+	return strcmp(((const Sym *)a)->name, ((const Sym *)b)->name);
+}
+
+/* Labels sorted by name, each reference a binary search: n log n for a
+ * kernel of any size (a linear search per reference was quadratic). */
 static void
 resolve_labels(Reader *rd)
 {
+	if (rd->labels.n)
+		qsort(rd->labels.v, rd->labels.n, sizeof(Sym), label_cmp);
 	for (size_t i = 0; i < rd->refs.n; i++) {
 		LabelRef *ref = &rd->refs.v[i];
-		size_t j = 0;
-		while (j < rd->labels.n && strcmp(rd->labels.v[j].name, ref->name))
-			j++;
-		if (j == rd->labels.n) {
+		Sym key = {.name = ref->name};
+		const Sym *l = rd->labels.n ? bsearch(&key, rd->labels.v,
+						      rd->labels.n, sizeof(Sym),
+						      label_cmp)
+					    : NULL;
+		if (!l) {
 			rd->line = ref->line;
 			fail(rd, PT_E_EMU_PARSE, "unknown name '%s'", ref->name);
 		}
-		rd->code.v[ref->insn].o[ref->opnd].imm =
-			(int64_t)rd->labels.v[j].value;
+		rd->code.v[ref->insn].o[ref->opnd].imm = (int64_t)l->value;
 	}
 }
 
@@ -1096,6 +1109,10 @@ read_body(Reader *rd)
 		if (w[wl - 1] == ':' && (wl < 2 || w[wl - 2] != ':')) {
 			Sym l = {.name = arena_strndup(rd->a, w, wl - 1),
 				 .kind = 4, .value = (uint64_t)rd->code.n};
+			/* ptxas: "Duplicate definition of label" */
+			if (!strset_add(rd->a, &rd->label_names, l.name))
+				fail(rd, PT_E_EMU_PARSE, "label '%s' defined "
+				     "twice", l.name);
 			vec_push(rd->a, &rd->labels, l);
 			continue;
 		}
@@ -1134,11 +1151,12 @@ read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
 	memset(&rd->params, 0, sizeof(rd->params));
 	memset(&rd->refs, 0, sizeof(rd->refs));
 	memset(&rd->labels, 0, sizeof(rd->labels));
+	memset(&rd->label_names, 0, sizeof(rd->label_names));
 	rd->dyn_name = ext_dyn;
 	rd->dyn_align = ext_align;
 	rd->dyn_used = false;
 	k->name = word(rd);
-	if (emu_find_kernel(m, k->name))
+	if (!strset_add(rd->a, &rd->kernel_names, k->name))
 		fail(rd, PT_E_EMU_DUPLICATE, "kernel '%s' is defined twice",
 		     k->name);
 	if (ext_dyn)

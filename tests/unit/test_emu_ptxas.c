@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -86,6 +87,8 @@ static const Case cases[] = {
 	 "uses too much shared data (0xc001 bytes, 0xc000 max)"},
 	{"8.0", "sm_80", " .shared .align 16 .b8 s[49152];", "ret;", PT_OK,
 	 0, "accepted"},
+	{"8.0", "sm_90a", "", "$L1: bra $L1; $L1: ret;", PT_E_EMU_PARSE, 12,
+	 "Duplicate definition of label '$L1'"},
 	{"8.6", "sm_100f", " .shared .align 16 .b8 s[49153];", "ret;",
 	 PT_E_EMU_TARGET, 2, "PTX .version 8.6 does not support .target sm_100f"},
 };
@@ -182,4 +185,33 @@ TEST(emu_refuses_what_ptxas_refuses)
 				 "Duplicate definition of function 'k'"};
 	case_text(text, sizeof(text), &dup, 1);
 	check_case(t, &dup, text, PT_E_EMU_DUPLICATE, 15, ptxas);
+}
+
+/* Near-linear loading (issue #19: lookups must not be quadratic): 20,000
+ * kernels (each checked against every other for a duplicate) and one
+ * kernel of 50,000 labels each branched to, in CPU seconds. */
+TEST(emu_load_is_near_linear)
+{
+	size_t cap = 64u << 20, n = 0;
+	char *text = malloc(cap);
+	n += (size_t)snprintf(text + n, cap - n,
+			      ".version 8.0\n.target sm_90a\n");
+	for (int k = 0; k < 20000; k++)
+		n += (size_t)snprintf(text + n, cap - n,
+				      ".visible .entry k%d()\n{\n\tret;\n}\n", k);
+	ptem *e = ptem_new();
+	clock_t t0 = clock();
+	CHECK_INT(ptem_load(e, text, n), PT_OK);
+	n = (size_t)snprintf(text, cap, ".version 8.0\n.target sm_90a\n"
+			     ".visible .entry k()\n{\n");
+	for (int l = 0; l < 50000; l++)
+		n += (size_t)snprintf(text + n, cap - n, "$L%d:\n\tbra $L%d;\n",
+				      l, 49999 - l);
+	n += (size_t)snprintf(text + n, cap - n, "\tret;\n}\n");
+	CHECK_INT(ptem_load(e, text, n), PT_OK);
+	double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	if (s > 3.0)
+		test_fail(t, __FILE__, __LINE__, "loading took %.1f s of CPU", s);
+	ptem_free(e);
+	free(text);
 }
