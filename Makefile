@@ -91,9 +91,8 @@ fuzz:
 			tests/fuzz/$$t.c build-fuzz/src/rt/*.o build-fuzz/libptxtile.a -lm -ldl \
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
-		dict=; [ -f tests/fuzz/dict/$$t.dict ] && dict=-dict=tests/fuzz/dict/$$t.dict; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
-			$$dict build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
+			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 
 # Every fuzz target for FUZZ_SMOKE_SECONDS (CI); skipped with a note when
