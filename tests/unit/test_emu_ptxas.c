@@ -19,10 +19,10 @@
 
 typedef struct Case {
 	const char *version, *target;
-	const char *decl; /* inside the kernel, before the registers */
-	const char *body; /* one statement, on PTX line 11 */
-	int status;       /* ptem_load's */
-	int line;         /* the PTX line the error names (0: none) */
+	const char *decl;  /* inside the kernel, before the registers */
+	const char *body;  /* one statement, on PTX line 11 */
+	int status;	   /* ptem_load's */
+	int line;	   /* the PTX line the error names (0: none) */
 	const char *ptxas; /* what ptxas 13.0 said (documentation) */
 } Case;
 
@@ -30,7 +30,8 @@ typedef struct Case {
 
 static const Case cases[] = {
 	{"8.0", "sm_90a", "", "add.u32 %r1, %r2, %r3, %r1;",
-	 PT_E_EMU_OPERAND_COUNT, 12, "Arguments mismatch for instruction 'add'"},
+	 PT_E_EMU_OPERAND_COUNT, 12,
+	 "Arguments mismatch for instruction 'add'"},
 	{"8.0", "sm_90a", "", "add.u32 %r1, %r2;", PT_E_EMU_OPERAND_COUNT, 12,
 	 "Arguments mismatch for instruction 'add'"},
 	{"8.0", "sm_90a", "", "mov.u32 %r1;", PT_E_EMU_OPERAND_COUNT, 12,
@@ -43,15 +44,15 @@ static const Case cases[] = {
 	 PT_E_EMU_CONSTANT, 12, "Constant overflow"},
 	{"8.0", "sm_90a", "", "mov.u64 %rd1, 18446744073709551615;", PT_OK, 0,
 	 "accepted"},
-	{"8.0", "sm_90a", "", "add.s64 %rd1, %rd2, -9223372036854775808;", PT_OK,
-	 0, "accepted"},
+	{"8.0", "sm_90a", "", "add.s64 %rd1, %rd2, -9223372036854775808;",
+	 PT_OK, 0, "accepted"},
 	/* the INT64_MIN offset of issue #19 (UB under UBSan before) */
 	{"8.0", "sm_90a", "", "ld.global.u32 %r1, [%rd1+-9223372036854775808];",
 	 PT_OK, 0, "accepted"},
 	{"8.0", "sm_90a", "", "ld.global.u32 %r1, [%rd1+18446744073709551615];",
 	 PT_OK, 0, "accepted"},
-	{"8.0", "sm_90a", "", "ld.global.u32 %r1, [%rd1-8];", PT_E_EMU_PARSE, 12,
-	 "Parsing error near '-': syntax error"},
+	{"8.0", "sm_90a", "", "ld.global.u32 %r1, [%rd1-8];", PT_E_EMU_PARSE,
+	 12, "Parsing error near '-': syntax error"},
 	{"8.0", "sm_90a", "", V8, PT_E_EMU_TARGET, 12,
 	 "'256 bit wide load/store' requires PTX ISA .version 8.8"},
 	{"8.8", "sm_90a", "", V8, PT_E_EMU_TARGET, 12,
@@ -80,17 +81,18 @@ static const Case cases[] = {
 	{"8.0", "sm_90a", " .shared .align 16 .b8 s[233472];", "ret;",
 	 PT_E_EMU_SMEM_LIMIT, 6,
 	 "uses too much shared data (0x39000 bytes, 0x38c00 max)"},
-	{"8.0", "sm_90a", " .shared .align 16 .b8 s[232448];", "ret;", PT_OK,
-	 0, "accepted"},
+	{"8.0", "sm_90a", " .shared .align 16 .b8 s[232448];", "ret;", PT_OK, 0,
+	 "accepted"},
 	{"8.0", "sm_80", " .shared .align 16 .b8 s[49153];", "ret;",
 	 PT_E_EMU_SMEM_LIMIT, 6,
 	 "uses too much shared data (0xc001 bytes, 0xc000 max)"},
-	{"8.0", "sm_80", " .shared .align 16 .b8 s[49152];", "ret;", PT_OK,
-	 0, "accepted"},
+	{"8.0", "sm_80", " .shared .align 16 .b8 s[49152];", "ret;", PT_OK, 0,
+	 "accepted"},
 	{"8.0", "sm_90a", "", "$L1: bra $L1; $L1: ret;", PT_E_EMU_PARSE, 12,
 	 "Duplicate definition of label '$L1'"},
 	{"8.6", "sm_100f", " .shared .align 16 .b8 s[49153];", "ret;",
-	 PT_E_EMU_TARGET, 2, "PTX .version 8.6 does not support .target sm_100f"},
+	 PT_E_EMU_TARGET, 2,
+	 "PTX .version 8.6 does not support .target sm_100f"},
 };
 
 /* The module of one case: the body's statement is on PTX line 12, the
@@ -139,8 +141,10 @@ ptxas_accepts(const char *ptxas, const char *text, const char *target)
 	 * .target line and refuses it */
 	const char *arch = strcmp(target, "sm_1") ? target : "sm_90a";
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "'%s' -arch=%s %s -o /dev/null >/dev/null "
-		 "2>&1", ptxas, arch, path);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' -arch=%s %s -o /dev/null >/dev/null "
+		 "2>&1",
+		 ptxas, arch, path);
 	int rc = system(cmd);
 	unlink(path);
 	return rc == -1 ? -1 : rc == 0;
@@ -153,19 +157,24 @@ check_case(TestCtx *t, const Case *c, const char *text, int status, int line,
 	ptem *e = ptem_new();
 	int st = ptem_load(e, text, strlen(text));
 	if (st != status)
-		test_fail(t, __FILE__, __LINE__, "%s (%s %s): status %d, expected "
-			  "%d (ptxas: %s): %s", c->body, c->version, c->target,
-			  st, status, c->ptxas, ptem_errmsg(e));
+		test_fail(t, __FILE__, __LINE__,
+			  "%s (%s %s): status %d, expected "
+			  "%d (ptxas: %s): %s",
+			  c->body, c->version, c->target, st, status, c->ptxas,
+			  ptem_errmsg(e));
 	char want[32];
 	snprintf(want, sizeof(want), "PTX line %d:", line);
 	if (line && st == status && !strstr(ptem_errmsg(e), want))
-		test_fail(t, __FILE__, __LINE__, "%s: '%s' does not name line %d",
-			  c->body, ptem_errmsg(e), line);
+		test_fail(t, __FILE__, __LINE__,
+			  "%s: '%s' does not name line %d", c->body,
+			  ptem_errmsg(e), line);
 	ptem_free(e);
 	int verdict = ptxas ? ptxas_accepts(ptxas, text, c->target) : -1;
 	if (verdict >= 0 && verdict != (status == PT_OK))
-		test_fail(t, __FILE__, __LINE__, "%s (%s %s): ptxas %s it, the "
-			  "emulator %s", c->body, c->version, c->target,
+		test_fail(t, __FILE__, __LINE__,
+			  "%s (%s %s): ptxas %s it, the "
+			  "emulator %s",
+			  c->body, c->version, c->target,
 			  verdict ? "accepts" : "rejects",
 			  status == PT_OK ? "accepts" : "rejects");
 }
@@ -181,7 +190,12 @@ TEST(emu_refuses_what_ptxas_refuses)
 	}
 	/* PT_E_EMU_DUPLICATE: the same kernel twice ("Duplicate definition
 	 * of function 'k'"); the second .entry is on line 15 */
-	static const Case dup = {"8.0", "sm_90a", "", "ret;", 0, 0,
+	static const Case dup = {"8.0",
+				 "sm_90a",
+				 "",
+				 "ret;",
+				 0,
+				 0,
 				 "Duplicate definition of function 'k'"};
 	case_text(text, sizeof(text), &dup, 1);
 	check_case(t, &dup, text, PT_E_EMU_DUPLICATE, 15, ptxas);
@@ -198,11 +212,13 @@ TEST(emu_load_is_near_linear)
 			      ".version 8.0\n.target sm_90a\n");
 	for (int k = 0; k < 20000; k++)
 		n += (size_t)snprintf(text + n, cap - n,
-				      ".visible .entry k%d()\n{\n\tret;\n}\n", k);
+				      ".visible .entry k%d()\n{\n\tret;\n}\n",
+				      k);
 	ptem *e = ptem_new();
 	clock_t t0 = clock();
 	CHECK_INT(ptem_load(e, text, n), PT_OK);
-	n = (size_t)snprintf(text, cap, ".version 8.0\n.target sm_90a\n"
+	n = (size_t)snprintf(text, cap,
+			     ".version 8.0\n.target sm_90a\n"
 			     ".visible .entry k()\n{\n");
 	for (int l = 0; l < 50000; l++)
 		n += (size_t)snprintf(text + n, cap - n, "$L%d:\n\tbra $L%d;\n",
@@ -211,7 +227,8 @@ TEST(emu_load_is_near_linear)
 	CHECK_INT(ptem_load(e, text, n), PT_OK);
 	double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	if (s > 3.0)
-		test_fail(t, __FILE__, __LINE__, "loading took %.1f s of CPU", s);
+		test_fail(t, __FILE__, __LINE__, "loading took %.1f s of CPU",
+			  s);
 	ptem_free(e);
 	free(text);
 }

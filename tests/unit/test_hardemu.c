@@ -16,7 +16,8 @@ static const char loop_doc[] =
 	" \"funcs\": [{\"name\": \"k\", \"kernel\": true, \"params\": [],\n"
 	"  \"ret\": null, \"launch\": {\"grid\": [{\"expr\": \"int\","
 	" \"dtype\": \"int32\", \"value\": 1}], \"grid_tuple\": false,"
-	" \"block\": [{\"expr\": \"int\", \"dtype\": \"int32\", \"value\": 32}],"
+	" \"block\": [{\"expr\": \"int\", \"dtype\": \"int32\", \"value\": "
+	"32}],"
 	" \"block_tuple\": false, \"cluster\": [], \"cluster_tuple\": false},\n"
 	"  \"body\": [{\"stmt\": \"for\", \"kind\": \"serial\", \"var\":"
 	" {\"id\": 1, \"name\": \"i\", \"dtype\": \"int32\"},"
@@ -40,10 +41,13 @@ first_code(const char *lit)
 TEST(ir_json_literal_kind_matches_dtype)
 {
 	CHECK_INT(first_code("{\"expr\": \"int\", \"dtype\": \"int32\", "
-			     "\"value\": 8}"), 0);
+			     "\"value\": 8}"),
+		  0);
 	/* the mutant: a float node with the int32 dtype of the bound */
 	CHECK_INT(first_code("{\"expr\": \"float\", \"dtype\": \"int32\", "
-			     "\"value\": 8.0}"), PT_E_JSON_VALUE);
+			     "\"value\": 8.0}"),
+		  PT_E_JSON_VALUE);
 	CHECK_INT(first_code("{\"expr\": \"int\", \"dtype\": \"float32\", "
-			     "\"value\": 8}"), PT_E_JSON_VALUE);
+			     "\"value\": 8}"),
+		  PT_E_JSON_VALUE);
 }
