@@ -5,7 +5,8 @@
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make fuzz-smoke  the same, 60 s each (CI)
 #   make fuzz-mutate structure-aware mutants, "accepted => ptxas accepts"
-#   make demo        build, compile every example; run them where a GPU is
+#   make demo        build, compile every example; run them on the GPU, or
+#                    without one in the PTX emulator (host-checked)
 #   make test-gpu    GPU tests (a skip, exit 0, when no driver)
 #   make test-tirx   compare tile instructions with apache-tvm-tirx (optional)
 #   make bench-frontend  front-end timing per example (bench/README.md)
@@ -119,6 +120,7 @@ fuzz-mutate: all
 		$(if $(filter build-asan,$(O)),--cli,)
 
 demo: all
+demo: all $(O)/unit_tests
 	@BUILD=$(O) sh tools/demo.sh
 
 # Front-end benchmark (bench/README.md): parse + lower + print per example.
