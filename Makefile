@@ -119,7 +119,6 @@ fuzz-mutate: all
 		--seed $(MUTATE_SEED) --ptxtile $(O)/ptxtile --corpus $(MUTATE_CORPUS) \
 		$(if $(filter build-asan,$(O)),--cli,)
 
-demo: all
 demo: all $(O)/unit_tests
 	@BUILD=$(O) sh tools/demo.sh
 
