@@ -716,6 +716,17 @@ rd_expr(Reader *r, const JsonValue *v, unsigned types)
 	Expr *e = rd_expr_head(r, v);
 	if (!e || !rd_expr_body(r, v, e))
 		return NULL;
+	/* a literal's kind and dtype agree (the script front end types
+	 * them so): an int node of a float dtype, or a float node of an
+	 * integer one, reached PTX as `setp.ge.s32 %p, %r, 0f41000000` */
+	bool flt = dtype_kind(e->dtype) == DK_FLOAT;
+	if ((e->kind == EX_FLOAT && e->dtype != DT_NONE && !flt) ||
+	    (e->kind == EX_INT && flt)) {
+		rd_fail(r, v, PT_E_JSON_VALUE, "a%s literal of dtype %s",
+			e->kind == EX_FLOAT ? " float" : "n integer",
+			dtype_name(e->dtype));
+		return NULL;
+	}
 	if (!(types & TY(e->type))) {
 		rd_fail(r, v, PT_E_JSON_VALUE, "a %s expression is not allowed "
 			"here", type_names[e->type]);
