@@ -12,9 +12,12 @@
 # <=, == to !=, && to ||, ...).  N mutants (default
 # 30) are sampled with SEED (default 1).  Each is built in a private copy of
 # the tree (/tmp, build folder mut/) and run against the unit tests and the
-# errors, golden, hostile, rtsize, tile_* and property suites (ptx_diff and the
-# fuzz replay are left out for time); a mutant is killed when any test
-# fails, the build breaks, or a test exits on a signal.  Prints each mutant
+# errors, golden, hostile, rtsize, tile_*, property, dx, gemm_mxf8,
+# wgmma_explain, tirx_compat and roundtrip suites (ptx_diff, cli, emu*,
+# json_roundtrip, codes and the fuzz replay are left out for time: 5 to
+# 30 s each per surviving mutant); a mutant is killed when any test
+# fails, the build breaks, or a test program or suite exits non-zero
+# (a signal included).  Prints each mutant
 # and "killed K of N (P%)"; survivors are listed for a closer look
 # (an equivalent mutant cannot be killed).  MUTANTS=FILE re-tests the
 # sites FILE lists instead (file:line:col:op lines, as printed in the
@@ -65,14 +68,17 @@ total=$(wc -l <sites)
 [ -n "$SITES" ] && { cat sites; echo "candidate sites: $total"; exit 0; }
 make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
 	echo "mutation_test: the unmutated tree does not build"; exit 2; }
-suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma property"
+suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma
+	property dx gemm_mxf8 wgmma_explain tirx_compat roundtrip"
+# A FAIL line or a non-zero exit (a unit test that dies on a signal cuts
+# off the FAIL line it would print) kills the mutant.
 run_tests() {
-	out=$(mut/unit_tests 2>&1)
+	out=$(mut/unit_tests 2>&1) || return 1
 	echo "$out" | grep -q '^FAIL ' && return 1
 	echo "$out" | grep -q '^PASS ' || return 1
 	for s in $suites; do
 		[ -f "tests/suites/$s.sh" ] || continue
-		out=$(BUILD=mut sh "tests/suites/$s.sh" 2>&1)
+		out=$(BUILD=mut sh "tests/suites/$s.sh" 2>&1) || return 1
 		echo "$out" | grep -q '^FAIL ' && return 1
 	done
 	return 0
