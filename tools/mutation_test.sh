@@ -71,14 +71,26 @@ make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
 suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma
 	property dx gemm_mxf8 wgmma_explain tirx_compat roundtrip"
 # A FAIL line or a non-zero exit (a unit test that dies on a signal cuts
-# off the FAIL line it would print) kills the mutant.
+# off the FAIL line it would print) kills the mutant; so does a program
+# that runs past TIMEOUT seconds (default 300; a mutated loop bound can
+# loop forever), reported as "killed (timeout)".
+TIMEOUT=${TIMEOUT:-300}
+timed_out=
+check_rc() {
+	[ "$1" -eq 0 ] && return 0
+	[ "$1" -eq 124 ] && timed_out=1
+	return 1
+}
 run_tests() {
-	out=$(mut/unit_tests 2>&1) || return 1
+	timed_out=
+	out=$(timeout "$TIMEOUT" mut/unit_tests 2>&1)
+	check_rc $? || return 1
 	echo "$out" | grep -q '^FAIL ' && return 1
 	echo "$out" | grep -q '^PASS ' || return 1
 	for s in $suites; do
 		[ -f "tests/suites/$s.sh" ] || continue
-		out=$(BUILD=mut sh "tests/suites/$s.sh" 2>&1) || return 1
+		out=$(BUILD=mut timeout "$TIMEOUT" sh "tests/suites/$s.sh" 2>&1)
+		check_rc $? || return 1
 		echo "$out" | grep -q '^FAIL ' && return 1
 	done
 	return 0
@@ -106,6 +118,8 @@ while IFS=: read -r f l c op; do
 		verdict="killed (build)"
 	elif run_tests; then
 		verdict="SURVIVED"
+	elif [ -n "$timed_out" ]; then
+		verdict="killed (timeout)"
 	else
 		verdict=killed
 	fi
