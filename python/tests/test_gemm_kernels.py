@@ -1,0 +1,152 @@
+"""The GEMM kernel scripts of python/ptxtile/kernels/scripts in the PTX
+emulator, one small configuration of each variant (swap-AB, split-K,
+MN-major weights, fused epilogue), against products computed here in
+float64 with numpy from the inputs (never from the emulator or the
+lowering).  Inputs are multiples of 1/4 in [-1, 1], so every product and
+partial sum is exact in float32 and a float32 output must equal the host
+sum exactly; 16-bit outputs are compared after the host rounds them."""
+import os
+import re
+
+import pytest
+
+import ptxtile
+from conftest import ROOT
+
+np = pytest.importorskip("numpy")
+
+SCRIPTS = os.path.join(ROOT, "python", "ptxtile", "kernels", "scripts")
+
+
+def script(name, **consts):
+    """The script's text with module constants replaced (the literal
+    line `NAME = ...` must exist exactly once)."""
+    with open(os.path.join(SCRIPTS, name)) as f:
+        text = f.read()
+    if "BT" in consts:
+        consts.setdefault("WGMMA", "wgmma.mma_async.sync.aligned.m64n%dk16"
+                          ".f32.bf16.bf16" % consts["BT"])
+    for k, v in consts.items():
+        text, n = re.subn(r"^%s = .*$" % k, "%s = %r" % (k, v), text,
+                          flags=re.M)
+        assert n == 1, k
+    return text
+
+
+def to_bf16(a):
+    """float32 values (exact in bf16 here) as bf16 bit patterns."""
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    return (a.view(np.uint32) >> 16).astype(np.uint16)
+
+
+def from_bf16(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def round_bf16(a):
+    """float64 -> nearest-even bf16 value, as float64."""
+    f = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    f = (f + 0x7FFF + ((f >> 16) & 1)) >> 16 << 16
+    return f.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def quarters(rng, shape):
+    return rng.integers(-4, 5, shape).astype(np.float32) / 4
+
+
+def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
+               resid=None, out="float32", launches=1, **consts):
+    """Runs gemm_swapab.py (or gemm_swapab_kn.py for W stored (K, N)) on
+    random quarter-valued inputs; returns (C, X, W, CNT) with X (m, k)
+    and W (n, k) as float64."""
+    name = "gemm_swapab.py" if w_kmajor else "gemm_swapab_kn.py"
+    consts.update(OUT=out, BIAS=int(bias is not None),
+                  RESID=int(resid is not None))
+    kern = ptxtile.compile(script(name, **consts), target="sm_90a",
+                           cache=False)
+    rng = np.random.default_rng(m * 131 + n * 7 + k)
+    x, w = quarters(rng, (m, k)), quarters(rng, (n, k))
+    npdt = {"float32": np.float32, "bfloat16": np.uint16,
+            "float16": np.float16}[out]
+    c = np.zeros((m, n), dtype=npdt)
+    split = consts.get("SPLIT", 1)
+    ws = np.zeros((split, m, n), dtype=np.float32)
+    cnt = np.zeros((m, n), dtype=np.uint32)
+    b = np.zeros(n, np.float32) if bias is None else bias
+    r = np.zeros((m, n), dtype=npdt) if resid is None else resid
+    wt = to_bf16(w) if w_kmajor else to_bf16(w.T.copy())
+    for _ in range(launches):
+        c[...] = np.nan if out != "bfloat16" else 0x7FC0
+        kern(to_bf16(x), wt, c, b, r, ws, cnt, alpha, beta,
+             device="emulator")
+    got = from_bf16(c) if out == "bfloat16" else c.astype(np.float64)
+    return got, x.astype(np.float64), w.astype(np.float64), cnt
+
+
+def test_swapab_ragged_two_warpgroups_bf16_out():
+    # 13 tokens in a BT = 16 tile, 136 weight rows over three CTAs of
+    # BW = 128 (the last ragged), K = 200 over four k-tiles (the last
+    # ragged, zero-filled by the map); bf16 output
+    got, x, w, _ = run_swapab(13, 136, 200, BT=16, WG=2, STAGES=2,
+                              out="bfloat16")
+    assert np.array_equal(got, round_bf16(x @ w.T))
+
+
+def test_swapab_token_tiles_and_bt8():
+    # BT = 8 (m64n8k16) and M = 20: three token tiles along grid.z
+    got, x, w, _ = run_swapab(20, 64, 64, BT=8, WG=1, STAGES=2)
+    assert np.array_equal(got, x @ w.T)
+
+
+def test_split_k_last_cta_sums_and_resets_the_counters():
+    # SPLIT = 3 over 9 k-tiles (K = 520: 3 each, the last ragged); two
+    # launches: the counters left at zero by the first let the second
+    # reduce again; a counter never reset would leave the output NaN
+    got, x, w, cnt = run_swapab(5, 70, 520, BT=8, WG=1, STAGES=2, SPLIT=3,
+                                launches=2)
+    assert np.array_equal(got, x @ w.T)
+    assert not cnt.any()
+
+
+def test_split_k_more_splits_than_k_tiles():
+    # 4 splits of 2 k-tiles: splits 1..3 hold 1, 0, 0 k-tiles; an empty
+    # split contributes zeros and still counts
+    got, x, w, cnt = run_swapab(3, 64, 72, BT=8, WG=1, STAGES=2, SPLIT=4)
+    assert np.array_equal(got, x @ w.T)
+    assert not cnt.any()
+
+
+def gelu_tanh(v):
+    return 0.5 * v * (1 + np.tanh(0.7978845608028654 * (v + 0.044715 * v ** 3)))
+
+
+@pytest.mark.parametrize("act,fn", [
+    (1, lambda v: np.maximum(v, 0)),
+    (2, gelu_tanh),
+    (3, lambda v: np.where(v < -30, 0, v / (1 + np.exp(-v)))),
+])
+def test_fused_epilogue_alpha_bias_activation_residual(act, fn):
+    # y = act(alpha acc + bias[n]) + beta R[m, n], float32 out; the
+    # activation is evaluated in float32 on the device (tanh.approx and
+    # ex2.approx), hence the tolerance
+    m, n, k = 9, 72, 128
+    rng = np.random.default_rng(act)
+    bias = quarters(rng, (n,))
+    resid = quarters(rng, (m, n))
+    got, x, w, _ = run_swapab(m, n, k, BT=16, WG=1, STAGES=3, ACT=act,
+                              alpha=0.5, beta=2.0, bias=bias, resid=resid,
+                              SPLIT=2)
+    want = fn(0.5 * (x @ w.T) + bias) + 2.0 * resid
+    assert np.allclose(got, want, rtol=2e-3, atol=2e-3)
+    # not the plain product: the epilogue did something
+    assert not np.allclose(got, x @ w.T, atol=0.5)
+
+
+def test_fused_epilogue_float16_out():
+    m, n, k = 4, 64, 64
+    rng = np.random.default_rng(5)
+    bias = quarters(rng, (n,))
+    got, x, w, _ = run_swapab(m, n, k, BT=8, WG=1, STAGES=2, bias=bias,
+                              out="float16")
+    want = (x @ w.T + bias).astype(np.float16).astype(np.float64)
+    assert np.array_equal(got, want)
