@@ -56,13 +56,12 @@ def quarters(rng, shape):
 
 def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
                resid=None, out="float32", launches=1, **consts):
-    """Runs gemm_swapab.py (or gemm_swapab_kn.py for W stored (K, N)) on
-    random quarter-valued inputs; returns (C, X, W, CNT) with X (m, k)
-    and W (n, k) as float64."""
-    name = "gemm_swapab.py" if w_kmajor else "gemm_swapab_kn.py"
+    """Runs gemm_swapab.py (W_KMAJOR = 0: W stored (K, N)) on random
+    quarter-valued inputs; returns (C, X, W, CNT) with X (m, k) and W
+    (n, k) as float64."""
     consts.update(OUT=out, BIAS=int(bias is not None),
-                  RESID=int(resid is not None))
-    kern = ptxtile.compile(script(name, **consts), target="sm_90a",
+                  RESID=int(resid is not None), W_KMAJOR=int(w_kmajor))
+    kern = ptxtile.compile(script("gemm_swapab.py", **consts), target="sm_90a",
                            cache=False)
     rng = np.random.default_rng(m * 131 + n * 7 + k)
     x, w = quarters(rng, (m, k)), quarters(rng, (n, k))
@@ -150,3 +149,19 @@ def test_fused_epilogue_float16_out():
                               out="float16")
     want = (x @ w.T + bias).astype(np.float16).astype(np.float64)
     assert np.array_equal(got, want)
+
+
+def test_mn_major_weights_two_warpgroups_split():
+    # W stored (K, N) (torch.matmul(x, w)): per warpgroup one 64 x 64
+    # box of k rows, an MN-major A descriptor; ragged N = 136 (a multiple
+    # of 8, the map's row stride) and K = 200, two splits
+    got, x, w, cnt = run_swapab(11, 136, 200, w_kmajor=False, BT=16, WG=2,
+                                STAGES=2, SPLIT=2)
+    assert np.array_equal(got, x @ w.T)
+    assert not cnt.any()
+
+
+def test_mn_major_weights_bf16_out():
+    got, x, w, _ = run_swapab(8, 64, 128, w_kmajor=False, BT=8, WG=1,
+                              STAGES=2, out="bfloat16")
+    assert np.array_equal(got, round_bf16(x @ w.T))

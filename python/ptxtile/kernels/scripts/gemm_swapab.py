@@ -1,7 +1,8 @@
 # gemm_swapab.py - a Hopper GEMM for few rows of X (decode, small M):
-# C = epilogue(X @ W.T) for bf16 X (M, K) and weights W (N, K), both
-# K-contiguous and row-major, float32 accumulation, C (M, N) of dtype OUT.
-# sm_90a.
+# C = epilogue(X @ W^T) for bf16 X (M, K) row-major and weights W stored
+# (N, K) row-major (W_KMAJOR = 1, torch's F.linear weight) or (K, N)
+# row-major (W_KMAJOR = 0: C = X @ W, torch.matmul(x, w)); float32
+# accumulation, C (M, N) of dtype OUT.  sm_90a.
 #
 # Swap-AB: the kernel computes the tile C^T = W . X^T, so the weight rows
 # are wgmma's M side (64 per consumer warpgroup) and the few tokens are
@@ -37,6 +38,14 @@
 # direct and masked to m < M, n < N (any M, N >= 1); TMA needs the row
 # stride K * 2 bytes to be a multiple of 16: K % 8 == 0 (E5015 at launch
 # otherwise).
+# W (K, N) reaches wgmma as an MN-major A operand (the descriptor's
+# transpose bit, legal for 16-bit inputs): per warpgroup one TMA box of
+# 64 k rows x 64 weight columns (128 bytes, the 128B swizzle's width)
+# into that warpgroup's 64 rows of the stage; its row stride N * 2 must
+# be a multiple of 16 then (N % 8 == 0).  W's dimensions (WR, WC) are
+# only read by its tensor map: rows and columns past them are zeros, so a
+# W smaller than (N, K) or (K, N) cannot be read out of bounds (the
+# caller, kernels.matmul, checks the shapes).
 # WGMMA must name the m64nBTk16 form for BT (a mismatch is a wgmma shape
 # error at compile time).
 from tvm_tirx.script import tirx as T
@@ -51,13 +60,22 @@ BIAS = 0                # 1: add bias[n] (float32)
 ACT = 0                 # 0 none, 1 relu, 2 gelu-tanh, 3 silu
 RESID = 0               # 1: add beta R[m, n]
 OUT = "bfloat16"        # C's dtype: bfloat16, float16 or float32
+W_KMAJOR = 1            # 1: W (N, K); 0: W (K, N)
 
 BW = 64 * WG
 STAGE_BYTES = (BW + BT) * 128
+# element strides of the A view (k16 slice, weight row, k) of one stage:
+# K-major rows are weight rows, MN-major rows are k
+KM = W_KMAJOR
+A_SLICE = 16 * KM + 1024 * (1 - KM)
+A_ROW = 64 * KM + (1 - KM)
+A_K = KM + 64 * (1 - KM)
 
 M = T.dynamic("M")
 N = T.dynamic("N")
 K = T.dynamic("K")
+WR = T.dynamic("WR")
+WC = T.dynamic("WC")
 
 
 @T.function
@@ -81,7 +99,7 @@ def silu(x: T.float32) -> T.float32:
 
 @T.function
 def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
-                W: T.Tensor((N, K), "bfloat16", align=16),
+                W: T.Tensor((WR, WC), "bfloat16", align=16),
                 C: T.Tensor((M, N), OUT),
                 bias: T.Tensor((N,), "float32"),
                 R: T.Tensor((M, N), OUT),
@@ -119,10 +137,17 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
                 if it >= STAGES:
                     T.cuda.mbarrier_wait(empty.ptr_to([sp]), (it // STAGES - 1) % 2)
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(STAGE_BYTES))
-                T.cuda.tile.apply(
-                    T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                    SA.sub[sp, :, :], W, box=(BW, 64), coords=(nb * BW, kp * 64), swizzle=3,
-                    l2_promotion=3, mbar=full.ptr_to([sp]))
+                if W_KMAJOR == 1:
+                    T.cuda.tile.apply(
+                        T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+                        SA.sub[sp, :, :], W, box=(BW, 64), coords=(nb * BW, kp * 64), swizzle=3,
+                        l2_promotion=3, mbar=full.ptr_to([sp]))
+                else:
+                    for g in T.unroll(WG):
+                        T.cuda.tile.apply(
+                            T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+                            SA.sub[sp, 64 * g:64 * g + 64, :], W, box=(64, 64), coords=(kp * 64, nb * BW + 64 * g), swizzle=3,
+                            l2_promotion=3, mbar=full.ptr_to([sp]))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
                     SB.sub[sp, :, :], X, box=(BT, 64), coords=(mt * BT, kp * 64), swizzle=3,
@@ -130,9 +155,10 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
     elif warp < 4 * WG:
         wg = warp // 4 % WG  # warp < 4 WG here; the % proves it in range
         # stage s as (M_rep, K_rep, 64, 16) per warpgroup and (N_rep,
-        # K_rep, BT, 16): k16 slice j starts 16 elements into each
-        # swizzled 128-byte row
-        VA = SA.view(STAGES, WG, 1, 4, 64, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, WG, 1, 4, 64, 16):(BW * 64, 4096, 4096, 16, 64, 1)])))
+        # K_rep, BT, 16): K-major, k16 slice j starts 16 elements into
+        # each swizzled 128-byte row; MN-major (W_KMAJOR = 0), it is 16
+        # rows of k further (1024 elements), weight rows adjacent
+        VA = SA.view(STAGES, WG, 1, 4, 64, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, WG, 1, 4, 64, 16):(BW * 64, 4096, 4096, A_SLICE, A_ROW, A_K)])))
         VB = SB.view(STAGES, 1, 4, BT, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 1, 4, BT, 16):(BT * 64, BT * 64, 16, 64, 1)])))
         # accumulators: warp w, register r of lane l at weight row
         # 16w + l/4 + 8((r/2)%2), token 8(r/4) + 2(l%4) + r%2
