@@ -165,3 +165,74 @@ def test_mn_major_weights_bf16_out():
     got, x, w, _ = run_swapab(8, 64, 128, w_kmajor=False, BT=8, WG=1,
                               STAGES=2, out="bfloat16")
     assert np.array_equal(got, round_bf16(x @ w.T))
+
+
+def sm90_consts(bn, dt="bfloat16", out="bfloat16"):
+    short = {"bfloat16": "bf16", "float16": "f16"}
+    return dict(BN=bn, OUT=out, DT=dt,
+                WGMMA="wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
+                % (bn, short[dt], short[dt]),
+                CVT="cvt.rn.%sx2.f32" % short[out])
+
+
+def run_sm90(m, n, k, *, b_kmajor=True, bn=256, dt="bfloat16",
+             out="bfloat16", alpha=1.0, beta=0.0, bias=None, resid=None,
+             sms=132, **consts):
+    """Runs gemm_sm90.py on quarter-valued inputs; returns (C as float64,
+    A, B (n, k) as float64)."""
+    consts.update(sm90_consts(bn, dt, out), B_KMAJOR=int(b_kmajor),
+                  RESID=int(resid is not None))
+    consts.setdefault("BIAS", int(bias is not None))
+    kern = ptxtile.compile(script("gemm_sm90.py", **consts),
+                           target="sm_90a", cache=False)
+    rng = np.random.default_rng(m * 131 + n * 7 + k)
+    a, b = quarters(rng, (m, k)), quarters(rng, (n, k))
+    enc = to_bf16 if dt == "bfloat16" else (lambda v: v.astype(np.float16))
+    cdt = np.uint16 if out == "bfloat16" else np.float16
+    c = np.zeros((m, n), dtype=cdt)
+    c[...] = 0x7FC0 if out == "bfloat16" else np.nan
+    bv = np.zeros(1, np.float32) if bias is None else bias
+    r = np.zeros((m, n), dtype=cdt) if resid is None else resid
+    bt = enc(b) if b_kmajor else enc(b.T.copy())
+    kern(enc(a), bt, c, bv, r, alpha, beta, sms, device="emulator")
+    got = from_bf16(c) if out == "bfloat16" else c.astype(np.float64)
+    return got, a.astype(np.float64), b.astype(np.float64)
+
+
+def test_sm90_k_major_ragged_bn128():
+    # BN = 128: two 256 x 128 blocks along N (the second ragged at 136),
+    # M = 200 (rank 1 of the cluster partly zero fill), K = 136
+    got, a, b = run_sm90(200, 136, 136, bn=128, STAGES=3)
+    assert np.array_equal(got, round_bf16(a @ b.T))
+
+
+def test_sm90_mn_major_b_both_tiles():
+    # B stored (K, N): MN-major B descriptors, 64-column chunks (BN =
+    # 256: each CTA multicasts two 64 x 64 boxes per stage); sms = 2: one
+    # cluster walks both blocks
+    got, a, b = run_sm90(130, 264, 128, b_kmajor=False, bn=256, sms=2)
+    assert np.array_equal(got, round_bf16(a @ b.T))
+
+
+def test_sm90_mn_major_b_bn128_fp16():
+    got, a, b = run_sm90(64, 128, 192, b_kmajor=False, bn=128, STAGES=2,
+                         dt="float16", out="float16")
+    assert np.array_equal(got, (a @ b.T).astype(np.float16))
+
+
+@pytest.mark.parametrize("bias_kind", [1, 2])
+def test_sm90_fused_bias_gelu_residual(bias_kind):
+    # y = gelu(alpha acc + bias) + beta R, bias per column (1) or per
+    # row (2), bf16 out: within one bf16 rounding of the float64 value
+    # (gelu in float32 with tanh.approx on the device)
+    m, n, k = 72, 128, 64
+    rng = np.random.default_rng(bias_kind)
+    bias = quarters(rng, (n if bias_kind == 1 else m,))
+    resid = quarters(rng, (m, n))
+    got, a, b = run_sm90(m, n, k, bn=128, STAGES=2, BIAS=bias_kind, ACT=2,
+                         alpha=0.5, beta=-1.0, bias=bias,
+                         resid=to_bf16(resid))
+    badd = bias[None, :] if bias_kind == 1 else bias[:, None]
+    want = gelu_tanh(0.5 * (a @ b.T) + badd) - resid
+    assert np.all(np.abs(got - want) <= np.abs(want) * 2 ** -8 + 4e-3)
+    assert not np.allclose(got, a @ b.T, atol=0.5)
