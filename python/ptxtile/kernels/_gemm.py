@@ -1,0 +1,411 @@
+"""The GEMM family behind ptxtile.kernels.matmul: the two sm_90a scripts
+of kernels/scripts (gemm_swapab.py for few rows of A, gemm_sm90.py for
+the rest), their configurations as module constants, the per-shape
+configuration list the tuner walks, and the launch on torch tensors.
+
+A configuration is (script, constants): the script's text is compiled
+with its literal `NAME = value` lines replaced (instantiate()), so each
+configuration is an ordinary script that `ptxtile compile` takes too;
+the constants that must agree with others (the wgmma form for BT or BN
+and the input dtype, the conversion for the output dtype) are derived
+here, never chosen independently.
+"""
+import json
+import os
+import re
+import threading
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "scripts")
+_SHORT = {"bfloat16": "bf16", "float16": "f16"}
+ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 2,
+               "silu": 3}
+SMEM_MAX = 227 * 1024  # sm_90's opt-in dynamic shared memory per CTA
+
+
+def instantiate(script, consts):
+    """The text of kernels/scripts/<script> with each constant of consts
+    replacing its `NAME = ...` line (exactly one must exist)."""
+    with open(os.path.join(SCRIPTS, script)) as f:
+        text = f.read()
+    for name, value in sorted(consts.items()):
+        if not re.match(r"^[A-Z][A-Z0-9_]*$", name):
+            raise ValueError("constant name %r" % (name,))
+        text, n = re.subn(r"^%s = .*$" % name, "%s = %r" % (name, value),
+                          text, flags=re.M)
+        if n != 1:
+            raise ValueError("%s has no constant %s" % (script, name))
+    return text
+
+
+def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
+                  resid=0, out="bfloat16"):
+    if bt % 8 or not 8 <= bt <= 128:
+        raise ValueError("BT %d: a multiple of 8 in 8..128" % bt)
+    return {"BT": bt, "WG": wg, "STAGES": stages, "SPLIT": split,
+            "W_KMAJOR": w_kmajor, "BIAS": bias, "ACT": act,
+            "RESID": resid, "OUT": out,
+            "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16"
+            % bt}
+
+
+def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
+                bias=0, act=0, resid=0):
+    if bn not in (128, 256):
+        raise ValueError("BN %d: 128 or 256" % bn)
+    if dt not in _SHORT or out not in _SHORT:
+        raise ValueError("gemm_sm90 takes bfloat16/float16 in and out")
+    return {"BN": bn, "STAGES": stages, "B_KMAJOR": b_kmajor, "DT": dt,
+            "OUT": out, "BIAS": bias, "ACT": act, "RESID": resid,
+            "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
+            % (bn, _SHORT[dt], _SHORT[dt]),
+            "CVT": "cvt.rn.%sx2.f32" % _SHORT[out]}
+
+
+def swapab_smem(c):
+    return c["STAGES"] * (64 * c["WG"] + c["BT"]) * 128
+
+
+def sm90_smem(c):
+    return c["STAGES"] * (128 + c["BN"]) * 128 + 32768
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
+            b_kmajor=1, bias=0, act=0, resid=0):
+    """The configurations worth timing for one problem, as (script,
+    constants) pairs, best guess first.  Few rows (m <= 128): swap-AB with
+    the smallest token tile covering m and the K splits that put about
+    one to four CTAs on every SM; otherwise (or for m >= 64, as a
+    candidate) gemm_sm90 with both block widths."""
+    out_list = []
+    epi = {"bias": bias, "act": act, "resid": resid}
+    swap_ok = dt == "bfloat16" and bias in (0, 1)
+    if swap_ok and (m <= 128 or out == "float32"):
+        bt = min(128, max(8, cdiv(min(m, 128), 8) * 8))
+        for wg in (1, 2):
+            bw = 64 * wg
+            tiles = cdiv(n, bw) * cdiv(m, bt)
+            kt = cdiv(k, 64)
+            splits = sorted({s for s in (1, 2, 3, 4, 6, 8, 12, 16)
+                             if s <= kt and tiles * s <= 4 * sms and
+                             (tiles * s >= sms // 2 or s == 1)})
+            # the few splits closest to 1 and 2 CTAs per SM
+            splits = sorted(splits, key=lambda s: min(
+                abs(tiles * s - sms), abs(tiles * s - 2 * sms)))[:2]
+            for s in splits:
+                for bytes_in_flight in (64 * 1024, 128 * 1024):
+                    st = max(2, min(16, bytes_in_flight //
+                                    ((bw + bt) * 128)))
+                    c = swapab_consts(bt, wg, st, s, w_kmajor=b_kmajor,
+                                      out=out, **epi)
+                    if swapab_smem(c) <= SMEM_MAX:
+                        out_list.append(("gemm_swapab.py", c))
+    if out != "float32" and (m >= 64 or not out_list) and bias in (0, 1, 2):
+        for bn, st in ((256, 4), (128, 6), (128, 4)):
+            if m <= 512 and bn == 256 and (n // 256) * cdiv(m, 256) < sms // 4:
+                continue  # too few blocks for the wide tile
+            out_list.append(("gemm_sm90.py", sm90_consts(
+                bn, st, b_kmajor=b_kmajor, dt=dt, out=out, **epi)))
+    # the same constants twice (different guesses) are one config
+    seen, uniq = set(), []
+    for s, c in out_list:
+        key = (s, tuple(sorted(c.items())))
+        if key not in seen:
+            seen.add(key)
+            uniq.append((s, c))
+    return uniq
+
+
+def config_name(script, c):
+    """A short readable name of a configuration (tables, the cache)."""
+    if script == "gemm_swapab.py":
+        return "swapab BT%d WG%d S%d split%d%s" % (
+            c["BT"], c["WG"], c["STAGES"], c["SPLIT"],
+            "" if c["W_KMAJOR"] else " W(K,N)")
+    return "sm90 256x%d S%d%s%s" % (c["BN"], c["STAGES"],
+                                    "" if c["B_KMAJOR"] else " B(K,N)",
+                                    "" if c["DT"] == "bfloat16" else " f16")
+
+
+class Gemm(object):
+    """Compiled configurations and the workspaces of split-K, per process
+    (a lock guards both: launches may come from several threads)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._kernels = {}
+        self._work = {}
+
+    def kernel(self, script, c):
+        import ptxtile
+        key = (script, tuple(sorted(c.items())))
+        with self._lock:
+            k = self._kernels.get(key)
+        if k is None:
+            k = ptxtile.compile(instantiate(script, c), target="sm_90a")
+            with self._lock:
+                self._kernels[key] = k
+        return k
+
+    def workspace(self, device, stream, split, m, n):
+        """WS (split, m, n) float32 and CNT (m, n) uint32 zeros, one pair
+        per (device, stream, split, m, n): the counters return to zero
+        after each launch, so launches in one stream reuse them; two
+        streams never share one."""
+        import torch
+        key = (str(device), stream, split, m, n)
+        with self._lock:
+            w = self._work.get(key)
+            if w is None:
+                w = (torch.empty((split, m, n), device=device,
+                                 dtype=torch.float32),
+                     torch.zeros((m, n), device=device, dtype=torch.uint32))
+                self._work[key] = w
+        return w
+
+    def launch(self, script, c, a, w, out, *, bias=None, resid=None,
+               alpha=1.0, beta=0.0, sms=132):
+        """One launch: out = epilogue(a @ w^T) (w (N, K) when the config's
+        major is 1, else (K, N))."""
+        import torch
+        k = self.kernel(script, c)
+        m, n = out.shape
+        dev = a.device
+        b = bias if bias is not None else _dummy(dev, n)
+        r = resid if resid is not None else out
+        if script == "gemm_swapab.py":
+            stream = torch.cuda.current_stream(dev).cuda_stream
+            ws, cnt = self.workspace(dev, stream, c["SPLIT"], m, n)
+            k(a, w, out, b, r, ws, cnt, float(alpha), float(beta))
+        else:
+            k(a, w, out, b, r, float(alpha), float(beta), int(sms))
+
+
+_dummies = {}
+
+
+def _dummy(dev, n):
+    import torch
+    key = (str(dev), n)
+    t = _dummies.get(key)
+    if t is None:
+        t = torch.zeros(max(n, 1), device=dev, dtype=torch.float32)
+        _dummies[key] = t
+    return t
+
+
+class Tuner(object):
+    """The fastest configuration per problem key, timed on the problem's
+    own tensors (CUDA graphs of `iters` launches when capture works, so
+    decode-sized kernels are not timed as host launch overhead), kept in
+    memory and in a JSON file (path, or none)."""
+
+    def __init__(self, path=None):
+        self.path = path
+        self._best = {}
+        if path and os.path.exists(path):
+            try:
+                with open(path) as f:
+                    self._best = json.load(f)
+            except (OSError, ValueError):
+                self._best = {}
+
+    def get(self, key):
+        v = self._best.get(key)
+        return (v[0], dict(v[1])) if v else None
+
+    def put(self, key, script, c, ms):
+        self._best[key] = [script, c, ms]
+        if self.path:
+            tmp = self.path + ".%d.tmp" % os.getpid()
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            with open(tmp, "w") as f:
+                json.dump(self._best, f, indent=0, sort_keys=True)
+            os.replace(tmp, self.path)
+
+
+def time_graph(fn, iters=20, reps=3):
+    """ms per call of fn: a CUDA graph of iters calls replayed reps times
+    (median), or eager calls between events when capture fails."""
+    import torch
+    fn()
+    torch.cuda.synchronize()
+    g = None
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            fn()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for _ in range(iters):
+                fn()
+    except Exception:  # capture is an optimization; eager still times
+        g = None
+        torch.cuda.synchronize()
+    run = g.replay if g is not None else (lambda: [fn() for _ in range(iters)])
+    run()
+    times = []
+    for _ in range(reps):
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        e0.record()
+        run()
+        e1.record()
+        e1.synchronize()
+        times.append(e0.elapsed_time(e1) / iters)
+    return sorted(times)[len(times) // 2], g is not None
+
+
+GEMM = Gemm()
+_tuner = []
+
+
+def tuner():
+    """The process's Tuner, its file in ptxtile's cache folder
+    (gemm_tune.json; none when the cache is off)."""
+    if not _tuner:
+        from .. import _cache
+        path = (os.path.join(_cache.cache_dir(), "gemm_tune.json")
+                if _cache.enabled() else None)
+        _tuner.append(Tuner(path))
+    return _tuner[0]
+
+
+def _name(dt):
+    return str(dt).replace("torch.", "")
+
+
+def plan(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
+         residual=None):
+    """Checks the operands of matmul and returns (m, n, k, w, b_kmajor,
+    out_dtype name, bias kind, act code): refusals are ValueError /
+    TypeError naming the operand and the stride or dtype."""
+    import torch
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError("matmul takes 2-D a (M, K) and b (K, N); got %s "
+                         "and %s" % (tuple(a.shape), tuple(b.shape)))
+    if a.dtype not in (torch.bfloat16, torch.float16) or b.dtype != a.dtype:
+        raise TypeError("matmul takes bfloat16 or float16 a and b of one "
+                        "dtype; got %s and %s" % (a.dtype, b.dtype))
+    if not a.is_cuda or b.device != a.device:
+        raise ValueError("a and b must be CUDA tensors of one device")
+    m, k = a.shape
+    k2, n = b.shape
+    if k != k2:
+        raise ValueError("a is (%d, %d) but b is (%d, %d): K differs"
+                         % (m, k, k2, n))
+    if k < 1:
+        raise ValueError("K = 0: nothing to accumulate")
+    if a.stride(1) != 1 or a.stride(0) % 8 or a.data_ptr() % 16:
+        raise ValueError("a needs unit column stride and a row stride that "
+                         "is a multiple of 8 elements (16 bytes, TMA) at a "
+                         "16-byte aligned address; got strides %s"
+                         % (a.stride(),))
+    if b.stride(1) == 1 and b.stride(0) % 8 == 0 and b.stride(0) >= n:
+        w, b_kmajor = b, 0                 # b (K, N) row-major
+    elif b.stride(0) == 1 and b.stride(1) % 8 == 0 and b.stride(1) >= k:
+        w, b_kmajor = b.t(), 1             # b = W^T of a row-major W (N, K)
+    else:
+        raise ValueError("b (K, N) needs one unit stride and the other a "
+                         "multiple of 8 elements (16 bytes, TMA); got "
+                         "strides %s" % (b.stride(),))
+    if w.data_ptr() % 16:
+        raise ValueError("b must start at a 16-byte aligned address")
+    odt = _name(out_dtype if out_dtype is not None else
+                (out.dtype if out is not None else a.dtype))
+    if odt not in ("bfloat16", "float16", "float32"):
+        raise TypeError("out_dtype %s: bfloat16, float16 or float32" % odt)
+    if activation not in ACTIVATIONS:
+        raise ValueError("activation %r: one of relu, gelu (tanh form), "
+                         "silu or None" % (activation,))
+    if out is not None and (tuple(out.shape) != (m, n) or
+                            _name(out.dtype) != odt or
+                            not out.is_contiguous()):
+        raise ValueError("out must be a contiguous (%d, %d) %s tensor"
+                         % (m, n, odt))
+    if residual is not None and (tuple(residual.shape) != (m, n) or
+                                 _name(residual.dtype) != odt or
+                                 not residual.is_contiguous()):
+        raise ValueError("residual must be a contiguous (%d, %d) %s tensor"
+                         % (m, n, odt))
+    bkind = 0
+    if bias is not None:
+        if bias.dim() != 1 or bias.shape[0] != n:
+            raise ValueError("bias must have N = %d values (one per column)"
+                             % n)
+        bkind = 1
+    return m, n, k, w, b_kmajor, odt, bkind, ACTIVATIONS[activation]
+
+
+def matmul(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
+           alpha=1.0, residual=None, beta=1.0, config=None, tune=True):
+    """out = act(alpha a @ b + bias) + beta residual on torch tensors (see
+    ptxtile.kernels.matmul)."""
+    import torch
+    m, n, k, w, b_kmajor, odt, bkind, act = plan(
+        a, b, bias=bias, activation=activation, out_dtype=out_dtype,
+        out=out, residual=residual)
+    dt = _name(a.dtype)
+    if out is None:
+        out = torch.empty((m, n), device=a.device, dtype=getattr(torch, odt))
+    if m == 0 or n == 0:
+        return out
+    bias32 = (bias.to(device=a.device, dtype=torch.float32).contiguous()
+              if bias is not None else None)
+    resid = 1 if residual is not None else 0
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    if config is None:
+        config = choose(m, n, k, w, a, sms=sms, dt=dt, out=odt,
+                        b_kmajor=b_kmajor, bias=bkind, act=act, resid=resid,
+                        bias32=bias32, residual=residual, tune=tune)
+    script, c = config
+    GEMM.launch(script, c, a, w, out, bias=bias32, resid=residual,
+                alpha=alpha, beta=beta if residual is not None else 0.0,
+                sms=sms)
+    return out
+
+
+def problem_key(dev, m, n, k, **kw):
+    import torch
+    return "%s|%dx%dx%d|%s" % (torch.cuda.get_device_name(dev), m, n, k,
+                               ",".join("%s=%s" % i for i in
+                                        sorted(kw.items())))
+
+
+def choose(m, n, k, w, a, *, sms, dt, out, b_kmajor, bias, act, resid,
+           bias32=None, residual=None, tune=True, iters=10):
+    """The configuration for one problem: the tuned one when known, else
+    the fastest of configs() timed now on a scratch output (tune=False:
+    the first guess)."""
+    import torch
+    cands = configs(m, n, k, sms=sms, dt=dt, out=out, b_kmajor=b_kmajor,
+                    bias=bias, act=act, resid=resid)
+    if not cands:
+        raise ValueError("no GEMM configuration for %dx%dx%d %s -> %s "
+                         "(float32 output needs bfloat16 inputs)"
+                         % (m, n, k, dt, out))
+    if len(cands) == 1 or not tune:
+        return cands[0]
+    key = problem_key(a.device, m, n, k, dt=dt, out=out, b=b_kmajor,
+                      bias=bias, act=act, resid=resid, sms=sms)
+    t = tuner()
+    hit = t.get(key)
+    if hit is not None:
+        return hit
+    scratch = torch.empty((m, n), device=a.device, dtype=getattr(torch, out))
+    best = None
+    for script, c in cands:
+        def go(script=script, c=c):
+            GEMM.launch(script, c, a, w, scratch, bias=bias32,
+                        resid=residual, alpha=1.0, beta=0.0, sms=sms)
+        ms, _ = time_graph(go, iters=iters)
+        if best is None or ms < best[0]:
+            best = (ms, script, c)
+    t.put(key, best[1], best[2], best[0])
+    return best[1], best[2]
