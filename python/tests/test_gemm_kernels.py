@@ -236,3 +236,54 @@ def test_sm90_fused_bias_gelu_residual(bias_kind):
     want = gelu_tanh(0.5 * (a @ b.T) + badd) - resid
     assert np.all(np.abs(got - want) <= np.abs(want) * 2 ** -8 + 4e-3)
     assert not np.allclose(got, a @ b.T, atol=0.5)
+
+
+def suite_shapes():
+    """bench/gemm/suite.py's rows: (m, n, k, dict of configs() keywords)."""
+    out = []
+    for n, k in [(4096, 4096), (14336, 4096), (4096, 14336)]:
+        for m in (1, 16, 64, 128, 8192):
+            out.append((m, n, k, {}))
+    for s in (1024, 2048, 4096, 8192):
+        out.append((s, s, s, {}))
+    out += [(4096, 4096, 4096, {"b_kmajor": 0}),
+            (16, 4096, 4096, {"b_kmajor": 0}),
+            (4096, 4096, 4096, {"dt": "float16", "out": "float16"}),
+            (8192, 14336, 4096, {"bias": 1, "act": 2}),
+            (16, 14336, 4096, {"bias": 1, "act": 2}),
+            (16, 4096, 4096, {"out": "float32"})]
+    return out
+
+
+def test_every_suite_configuration_compiles_and_fits():
+    # what the GPU run will compile: every candidate of every suite shape
+    # is a valid script (ptxtile compile; ptxas when present), at most 8
+    # per shape (the tuning budget), within sm_90's shared memory
+    from ptxtile.kernels import _gemm
+    ptxas = ptxtile.find_ptxas() if hasattr(ptxtile, "find_ptxas") else None
+    seen = {}
+    for m, n, k, kw in suite_shapes():
+        cands = _gemm.configs(m, n, k, sms=132, **kw)
+        assert 1 <= len(cands) <= 11, (m, n, k, kw)
+        for script, c in cands:
+            smem = (_gemm.swapab_smem(c) if script == "gemm_swapab.py"
+                    else _gemm.sm90_smem(c))
+            assert smem <= _gemm.SMEM_MAX, c
+            key = (script, tuple(sorted(c.items())))
+            if key not in seen:
+                seen[key] = ptxtile.compile(_gemm.instantiate(script, c),
+                                            target="sm_90a", cache=False)
+    assert len(seen) > 20
+    if ptxas:
+        for kern in list(seen.values())[::7]:
+            assert kern.cubin  # ptxas accepts the PTX
+
+
+def test_instantiate_refuses_unknown_constants():
+    from ptxtile.kernels import _gemm
+    with pytest.raises(ValueError):
+        _gemm.instantiate("gemm_swapab.py", {"NOPE": 1})
+    with pytest.raises(ValueError):
+        _gemm.instantiate("gemm_swapab.py", {"bad name": 1})
+    with pytest.raises(ValueError):
+        _gemm.swapab_consts(12, 1, 2, 1)   # BT not a multiple of 8

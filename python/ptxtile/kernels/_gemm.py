@@ -163,7 +163,8 @@ class Gemm(object):
             if w is None:
                 w = (torch.empty((split, m, n), device=device,
                                  dtype=torch.float32),
-                     torch.zeros((m, n), device=device, dtype=torch.uint32))
+                     torch.zeros((m, n), device=device,
+                                 dtype=torch.int32).view(torch.uint32))
                 self._work[key] = w
         return w
 
@@ -242,7 +243,7 @@ def time_graph(fn, iters=20, reps=3):
             fn()
         torch.cuda.current_stream().wait_stream(s)
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
+        with torch.cuda.graph(g, stream=s):
             for _ in range(iters):
                 fn()
     except Exception:  # capture is an optimization; eager still times
