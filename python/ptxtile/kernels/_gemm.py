@@ -84,7 +84,9 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
     out_list = []
     epi = {"bias": bias, "act": act, "resid": resid}
     swap_ok = dt == "bfloat16" and bias in (0, 1)
-    if swap_ok and (m <= 128 or out == "float32"):
+    # gemm_sm90 stores C through a tensor map: its rows need N % 8 == 0
+    sm90_ok = out != "float32" and n % 8 == 0
+    if swap_ok and (m <= 128 or not sm90_ok):
         bt = min(128, max(8, cdiv(min(m, 128), 8) * 8))
         for wg in (1, 2):
             bw = 64 * wg
@@ -104,7 +106,7 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                                       out=out, **epi)
                     if swapab_smem(c) <= SMEM_MAX:
                         out_list.append(("gemm_swapab.py", c))
-    if out != "float32" and (m >= 64 or not out_list) and bias in (0, 1, 2):
+    if sm90_ok and (m >= 64 or not out_list) and bias in (0, 1, 2):
         for bn, st in ((256, 4), (128, 6), (128, 4)):
             if m <= 512 and bn == 256 and (n // 256) * cdiv(m, 256) < sms // 4:
                 continue  # too few blocks for the wide tile

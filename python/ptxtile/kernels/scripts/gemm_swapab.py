@@ -196,6 +196,8 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
             if tid == 0 and mt * BT < M and nb * BW < N:
                 old: T.uint32 = T.uint32(0)
                 T.ptx["atom.global.add.u32"](old, CNT.ptr_to([mt * BT, nb * BW]), T.uint32(1))
+                # acquire: what the counted CTAs stored is visible here
+                T.ptx["fence.acq_rel.gpu"]()
                 if old == T.uint32(SPLIT - 1):
                     CNT[mt * BT, nb * BW] = T.uint32(0)
                 last[0] = old
