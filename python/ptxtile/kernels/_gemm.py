@@ -153,6 +153,18 @@ class Gemm(object):
                 self._kernels[key] = k
         return k
 
+    def prepare(self, cands, workers=None):
+        """Compiles every (script, constants) of cands here and has ptxas
+        assemble them in parallel threads (ptxas is a subprocess, so the
+        threads overlap): the tuner's first launches do not wait for
+        ptxas one configuration at a time."""
+        from concurrent.futures import ThreadPoolExecutor
+        kernels = [self.kernel(s, c) for s, c in cands]
+        n = workers or min(16, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=max(1, n)) as pool:
+            list(pool.map(lambda k: k.cubin, kernels))
+        return kernels
+
     def workspace(self, device, stream, split, m, n):
         """WS (split, m, n) float32 and CNT (m, n) uint32 zeros, one pair
         per (device, stream, split, m, n): the counters return to zero
