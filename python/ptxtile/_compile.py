@@ -6,27 +6,28 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import re
 import threading
 
-from . import _args, _cache, _emulate, _lib, _runtime, _source, _target
+from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
+               _target)
 from ._errors import CompileError, Diagnostic, LaunchError
 from .tirx import Function
 
-_OPTIONS = ("name", "cache")
-
 
 def _read_source(kernel):
-    """(source name, text, kernel name or None) of what compile() got."""
+    """(source name, text, kernel name or None, notes) of what compile()
+    got; notes: why a module global was not captured (_source.py)."""
     if isinstance(kernel, Function):
-        name, text = _source.function_source(kernel)
-        return name, text, kernel.__name__
+        name, text, notes = _source.function_source(kernel)
+        return name, text, kernel.__name__, notes
     if isinstance(kernel, os.PathLike) or (
             isinstance(kernel, str) and "\n" not in kernel):
         path = os.fspath(kernel)
         with open(path, encoding="utf-8") as f:
-            return path, f.read(), None
+            return path, f.read(), None, {}
     if isinstance(kernel, str):
-        return "<string>", kernel, None
+        return "<string>", kernel, None, {}
     raise TypeError("ptxtile.compile takes a script path, script text or "
                     "a @T.function, not %s" % type(kernel).__name__)
 
@@ -43,14 +44,37 @@ def _diagnostics(lib, ctx, name):
     return out
 
 
-def _run(name, text, target, step):
-    """Loads text into a fresh compiler context and runs step(lib, ctx,
-    module) -> status; CompileError when any step fails."""
+_UNKNOWN_NAME = re.compile(r"unknown name '([^']+)'")
+
+
+def _explain_uncaptured(diags, notes):
+    """Lines saying why each unknown name that is an uncaptured Python
+    global was not captured."""
+    out = []
+    for d in diags:
+        m = _UNKNOWN_NAME.search(d.message) if d.number == 2001 else None
+        if m and m.group(1) in notes:
+            out.append("note: " + notes[m.group(1)])
+    return "".join("\n" + line for line in dict.fromkeys(out))
+
+
+def _set_constants(lib, ctx, constants):
+    for cname, value in constants.items():
+        if lib.pt_set_constant(ctx, cname.encode(), value.encode()):
+            msg = lib.pt_ctx_errmsg(ctx) or b""
+            raise ValueError("constants=: %s" % msg.decode(errors="replace"))
+
+
+def _run(name, text, target, step, constants=None, notes=None):
+    """Loads text into a fresh compiler context (with the constant
+    overrides, {name: script text}) and runs step(lib, ctx, module) ->
+    status; CompileError when any step fails."""
     lib = _lib.compiler()
     ctx = lib.pt_ctx_new(None)
     if not ctx:
         raise MemoryError("ptxtile: cannot allocate a compiler context")
     try:
+        _set_constants(lib, ctx, constants or {})
         data = text.encode("utf-8")
         mod = ctypes.c_void_p()
         rc = lib.pt_load(ctx, name.encode(), data, len(data),
@@ -62,7 +86,8 @@ def _run(name, text, target, step):
         diags = _diagnostics(lib, ctx, name)
         if diags:
             rendered = lib.pt_diag_render(ctx, 0) or b""
-            raise CompileError(rendered.decode(errors="replace").rstrip(),
+            text = rendered.decode(errors="replace").rstrip()
+            raise CompileError(text + _explain_uncaptured(diags, notes or {}),
                                diags)
         msg = (lib.pt_ctx_errmsg(ctx) or b"").decode(errors="replace")
         raise CompileError("%s: %s" % (name, msg or "error %d" % rc))
@@ -70,14 +95,15 @@ def _run(name, text, target, step):
         lib.pt_ctx_free(ctx)
 
 
-def compile_text(name, text, target):
-    """(PTX, metadata JSON) of a script, through libptxtile."""
+def compile_text(name, text, target, constants=None, notes=None):
+    """(PTX, metadata JSON) of a script, through libptxtile; constants:
+    {name: script text}."""
     def step(lib, ctx, mod):
         ptx, meta = ctypes.c_char_p(), ctypes.c_char_p()
         rc = lib.pt_compile(ctx, mod, target.encode(), ctypes.byref(ptx),
                             ctypes.byref(meta))
         return rc, rc == 0 and (ptx.value.decode(), meta.value.decode())
-    return _run(name, text, target, step)
+    return _run(name, text, target, step, constants, notes)
 
 
 def find_ptxas():
@@ -92,32 +118,41 @@ def find_ptxas():
     return p if os.access(p, os.X_OK) else None
 
 
-def compile(kernel, target=None, **options):
+def compile(kernel, target=None, *, name=None, constants=None, cache=True):
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
-    device's target (ptxtile.default_target()).  Options: name= (which
-    kernel of a module with several), cache= (False skips the on-disk
-    cache).  Raises CompileError with every diagnostic."""
-    bad = sorted(set(options) - set(_OPTIONS))
-    if bad:
-        raise TypeError("unknown option(s) %s; ptxtile.compile takes %s"
-                        % (", ".join(bad), ", ".join(_OPTIONS)))
-    src_name, text, entry = _read_source(kernel)
-    entry = options.get("name") or entry
+    device's target (ptxtile.default_target()).
+
+    name: which kernel of a module with several.
+    constants: {NAME: value} overriding module constants (`NAME = ...`
+      at module level) - int, float, bool, str (e.g. a dtype name), a
+      torch/numpy dtype, or tuples of them; each must have the type of
+      the value it replaces (E2051), and name a constant the script
+      assigns (E2050).  They are part of the cache key; kernel.constants
+      shows them.
+    cache: False skips the on-disk cache.
+    Raises CompileError with every diagnostic."""
+    src_name, text, entry, notes = _read_source(kernel)
+    entry = name or entry
+    consts = _constants.normalize(constants)
     if target is None:
         target = _target.default_target()
-    use_cache = options.get("cache", True) and _cache.enabled()
-    key = _cache.key(src_name, text, target, {})
+    use_cache = cache and _cache.enabled()
+    key = _cache.key(src_name, text, target,
+                     {"constants": sorted(consts.items())} if consts else {})
     art = _cache.load(key) if use_cache else None
     hit = art is not None
     if not hit:
-        ptx, meta = compile_text(src_name, text, target)
+        ptx, meta = compile_text(src_name, text, target, consts, notes)
         if use_cache:
             _cache.store(key, ptx, meta)
     else:
         ptx, meta = art["ptx"], art["meta"]
-    return Kernel(src_name, text, target, ptx, meta, entry,
-                  key if use_cache else None, hit)
+    k = Kernel(src_name, text, target, ptx, meta, entry,
+               key if use_cache else None, hit)
+    k.constants = dict(constants or {})
+    k._const_text = consts
+    return k
 
 
 _modules_lock = threading.Lock()
@@ -165,6 +200,8 @@ class Kernel(object):
         self._lock = threading.Lock()
         self._params = None
         self._user = None
+        self.constants = {}     # the constants= of compile()
+        self._const_text = {}   # the same as script text
         if entry is not None:
             k = self.meta["kernels"][self.kernel_names.index(entry)]
             self._params = [_Param(p) for p in k["params"]]
@@ -182,6 +219,7 @@ class Kernel(object):
         k = Kernel(self.source_name, self.source, self.target, self.ptx,
                    self.meta_json, name, self.cache_key, self.cache_hit)
         k._cubin = self._cubin
+        k.constants, k._const_text = self.constants, self._const_text
         return k
 
     @property
@@ -230,7 +268,8 @@ class Kernel(object):
             rc = lib.pt_explain(ctx, mod, self.target.encode(),
                                 ctypes.byref(text))
             return rc, rc == 0 and text.value.decode()
-        return _run(self.source_name, self.source, self.target, step)
+        return _run(self.source_name, self.source, self.target, step,
+                    self._const_text)
 
     # ---- launching ----
 
