@@ -6,7 +6,6 @@ lowering).  Inputs are multiples of 1/4 in [-1, 1], so every product and
 partial sum is exact in float32 and a float32 output must equal the host
 sum exactly; 16-bit outputs are compared after the host rounds them."""
 import os
-import re
 
 import pytest
 
@@ -18,19 +17,14 @@ np = pytest.importorskip("numpy")
 SCRIPTS = os.path.join(ROOT, "python", "ptxtile", "kernels", "scripts")
 
 
-def script(name, **consts):
-    """The script's text with module constants replaced (the literal
-    line `NAME = ...` must exist exactly once)."""
-    with open(os.path.join(SCRIPTS, name)) as f:
-        text = f.read()
+def compiled(name, **consts):
+    """The script compiled with its module constants overridden
+    (ptxtile.compile(..., constants=)); BT implies the wgmma form."""
     if "BT" in consts:
         consts.setdefault("WGMMA", "wgmma.mma_async.sync.aligned.m64n%dk16"
                           ".f32.bf16.bf16" % consts["BT"])
-    for k, v in consts.items():
-        text, n = re.subn(r"^%s = .*$" % k, "%s = %r" % (k, v), text,
-                          flags=re.M)
-        assert n == 1, k
-    return text
+    return ptxtile.compile(os.path.join(SCRIPTS, name), target="sm_90a",
+                           cache=False, constants=consts)
 
 
 def to_bf16(a):
@@ -61,8 +55,7 @@ def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
     (n, k) as float64."""
     consts.update(OUT=out, BIAS=int(bias is not None),
                   RESID=int(resid is not None), W_KMAJOR=int(w_kmajor))
-    kern = ptxtile.compile(script("gemm_swapab.py", **consts), target="sm_90a",
-                           cache=False)
+    kern = compiled("gemm_swapab.py", **consts)
     rng = np.random.default_rng(m * 131 + n * 7 + k)
     x, w = quarters(rng, (m, k)), quarters(rng, (n, k))
     npdt = {"float32": np.float32, "bfloat16": np.uint16,
@@ -183,8 +176,7 @@ def run_sm90(m, n, k, *, b_kmajor=True, bn=256, dt="bfloat16",
     consts.update(sm90_consts(bn, dt, out), B_KMAJOR=int(b_kmajor),
                   RESID=int(resid is not None))
     consts.setdefault("BIAS", int(bias is not None))
-    kern = ptxtile.compile(script("gemm_sm90.py", **consts),
-                           target="sm_90a", cache=False)
+    kern = compiled("gemm_sm90.py", **consts)
     rng = np.random.default_rng(m * 131 + n * 7 + k)
     a, b = quarters(rng, (m, k)), quarters(rng, (n, k))
     enc = to_bf16 if dt == "bfloat16" else (lambda v: v.astype(np.float16))
@@ -272,19 +264,23 @@ def test_every_suite_configuration_compiles_and_fits():
             assert smem <= _gemm.SMEM_MAX, c
             key = (script, tuple(sorted(c.items())))
             if key not in seen:
-                seen[key] = ptxtile.compile(_gemm.instantiate(script, c),
-                                            target="sm_90a", cache=False)
+                seen[key] = compiled(script, **c)
     assert len(seen) > 20
     if ptxas:
         for kern in list(seen.values())[::7]:
             assert kern.cubin  # ptxas accepts the PTX
 
 
-def test_instantiate_refuses_unknown_constants():
+def test_config_constants_are_checked():
     from ptxtile.kernels import _gemm
-    with pytest.raises(ValueError):
-        _gemm.instantiate("gemm_swapab.py", {"NOPE": 1})
-    with pytest.raises(ValueError):
-        _gemm.instantiate("gemm_swapab.py", {"bad name": 1})
+    with pytest.raises(ptxtile.CompileError) as e:
+        compiled("gemm_swapab.py", NOPE=1)       # no such constant
+    assert "E2050" in str(e.value)
+    with pytest.raises(ptxtile.CompileError):
+        # a token tile that is not the wgmma form's N
+        compiled("gemm_swapab.py", BT=24, WGMMA="wgmma.mma_async.sync."
+                 "aligned.m64n16k16.f32.bf16.bf16")
     with pytest.raises(ValueError):
         _gemm.swapab_consts(12, 1, 2, 1)   # BT not a multiple of 8
+    with pytest.raises(ValueError):
+        _gemm.sm90_consts(64, 4)           # BN 128 or 256

@@ -3,16 +3,15 @@ of kernels/scripts (gemm_swapab.py for few rows of A, gemm_sm90.py for
 the rest), their configurations as module constants, the per-shape
 configuration list the tuner walks, and the launch on torch tensors.
 
-A configuration is (script, constants): the script's text is compiled
-with its literal `NAME = value` lines replaced (instantiate()), so each
-configuration is an ordinary script that `ptxtile compile` takes too;
-the constants that must agree with others (the wgmma form for BT or BN
-and the input dtype, the conversion for the output dtype) are derived
-here, never chosen independently.
+A configuration is (script, constants): the script compiled with
+ptxtile.compile(path, constants=...) (the CLI's `ptxtile compile -D
+NAME=VALUE` is the same override), so each configuration is an ordinary
+script; the constants that must agree with others (the wgmma form for BT
+or BN and the input dtype, the conversion for the output dtype) are
+derived here, never chosen independently.
 """
 import json
 import os
-import re
 import threading
 
 SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -23,19 +22,8 @@ ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 2,
 SMEM_MAX = 227 * 1024  # sm_90's opt-in dynamic shared memory per CTA
 
 
-def instantiate(script, consts):
-    """The text of kernels/scripts/<script> with each constant of consts
-    replacing its `NAME = ...` line (exactly one must exist)."""
-    with open(os.path.join(SCRIPTS, script)) as f:
-        text = f.read()
-    for name, value in sorted(consts.items()):
-        if not re.match(r"^[A-Z][A-Z0-9_]*$", name):
-            raise ValueError("constant name %r" % (name,))
-        text, n = re.subn(r"^%s = .*$" % name, "%s = %r" % (name, value),
-                          text, flags=re.M)
-        if n != 1:
-            raise ValueError("%s has no constant %s" % (script, name))
-    return text
+def script_path(script):
+    return os.path.join(SCRIPTS, script)
 
 
 def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
@@ -148,7 +136,8 @@ class Gemm(object):
         with self._lock:
             k = self._kernels.get(key)
         if k is None:
-            k = ptxtile.compile(instantiate(script, c), target="sm_90a")
+            k = ptxtile.compile(script_path(script), target="sm_90a",
+                                constants=c)
             with self._lock:
                 self._kernels[key] = k
         return k
