@@ -8,10 +8,12 @@ import sys
 import tempfile
 import re
 import threading
+import warnings
 
 from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
                _target)
-from ._errors import CompileError, Diagnostic, LaunchError
+from ._errors import (ArgumentCountError, CompileError, Diagnostic,
+                      LaunchError)
 from .tirx import Function
 
 
@@ -214,13 +216,35 @@ class Kernel(object):
             self.name or "|".join(self.kernel_names), self.target,
             self.source_name)
 
-    def __getitem__(self, name):
-        """The kernel `name` of the same module."""
+    def kernel(self, name):
+        """The kernel `name` of the same module (also module.NAME)."""
+        if name not in self.kernel_names:
+            raise ValueError("%s has no kernel %r (kernels: %s)"
+                             % (self.source_name, name,
+                                ", ".join(self.kernel_names) or "none"))
         k = Kernel(self.source_name, self.source, self.target, self.ptx,
                    self.meta_json, name, self.cache_key, self.cache_hit)
         k._cubin = self._cubin
         k.constants, k._const_text = self.constants, self._const_text
         return k
+
+    def __getattr__(self, attr):
+        names = self.__dict__.get("kernel_names") or ()
+        if attr in names and not attr.startswith("_"):
+            return self.kernel(attr)
+        raise AttributeError("%r object has no attribute %r%s" % (
+            type(self).__name__, attr, " (kernels: %s)" % ", ".join(names)
+            if names else ""))
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self.kernel_names))
+
+    def __getitem__(self, name):
+        """Deprecated: kernel.kernel(name) or kernel.NAME (in Triton
+        k[...] is the grid, so ptxtile does not use it)."""
+        warnings.warn("kernel[name] is deprecated; use kernel.kernel(name) "
+                      "or kernel.%s" % name, DeprecationWarning, stacklevel=2)
+        return self.kernel(name)
 
     @property
     def params(self):
@@ -276,25 +300,33 @@ class Kernel(object):
     def _need_entry(self):
         if self.name is None:
             raise TypeError("%s holds several kernels (%s): compile with "
-                            "name=, or pick one with kernel[name]"
+                            "name=, or pick one with .kernel(name)"
                             % (self.source_name,
                                ", ".join(self.kernel_names)))
 
-    def _pack(self, args, stream, buf):
+    def _pack(self, args, stream, buf, host=False):
         """Fills buf with the ptrt_arg array for args; returns the launch
         device (None when no argument tells), what must stay alive until
-        the launch, and whether a torch tensor was among them."""
+        the launch, and whether a torch tensor was among them.  With
+        host=True, host arrays (numpy, CPU tensors) are packed at their
+        host addresses, for the checks alone."""
         user = self._user
         if len(args) != len(user):
-            raise LaunchError('kernel "%s" takes %d arguments, got %d'
-                              % (self.name, len(user), len(args)), 5008)
+            raise ArgumentCountError(
+                'kernel "%s" takes %d arguments (%s), got %d'
+                % (self.name, len(user), ", ".join(p.name for p in user),
+                   len(args)))
         keep, device, torch_seen = [], None, False
         torch = sys.modules.get("torch")
         tensor_type = torch.Tensor if torch is not None else ()
         for i, p in enumerate(user):
             a = args[i]
             try:
-                if p.kind == "tensor":
+                hv = _args.host_view(a, i, p) if host and p.kind == \
+                    "tensor" else None
+                if hv is not None:
+                    _args.pack_tensor(buf, i, p, hv)
+                elif p.kind == "tensor":
                     if isinstance(a, tensor_type):
                         d = _args.pack_torch(buf, i, p, a)
                         torch_seen = True
@@ -323,12 +355,13 @@ class Kernel(object):
                                            _args.ARG_SIZE)
 
     def check(self, *args):
-        """Checks args as a launch would (argument count, kinds, dtypes,
-        shapes, symbolic sizes, strides, alignment, tensor map limits,
-        launch dimensions) without launching or needing a GPU; raises
-        LaunchError."""
+        """Checks args as a launch would (argument kinds, dtypes, shapes,
+        symbolic sizes, strides, alignment, tensor map limits, launch
+        dimensions) without launching or needing a GPU: CUDA tensors, or
+        host arrays (numpy, CPU torch tensors) at their host addresses.
+        Raises LaunchError (TypeError for a wrong argument count)."""
         buf = self._new_buffer()
-        self._pack(args, None, buf)
+        self._pack(args, None, buf, host=True)
         self._check_packed(buf, len(args))
 
     def _check_packed(self, buf, n):
@@ -372,28 +405,37 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
+    def emulate(self, *args, late=False, check_races=False, max_steps=0):
+        """Runs the kernel in the PTX emulator (docs/emulator.md) on numpy
+        arrays, updated in place, with no GPU: after the checks of a GPU
+        launch (check()) on the arrays as given.  late=True completes
+        asynchronous copies as late as allowed, check_races=True reports
+        shared-memory races, max_steps bounds the instructions (0: the
+        default).  Returns the instructions executed; raises LaunchError
+        or EmulatorError."""
+        self._need_entry()
+        return _emulate.launch(self, args, late=late,
+                               check_races=check_races, max_steps=max_steps)
+
     def __call__(self, *args, stream=None, device=None, **emulator):
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that
-        device's primary context (torch's).
-        device="emulator" runs it in the PTX emulator instead, on numpy
-        arrays (updated in place), with no GPU; options late=True (late
-        completion of asynchronous copies), check_races=True, max_steps=N
-        (docs/emulator.md); returns the instructions executed."""
+        device's primary context (torch's).  (device="emulator" is the
+        older spelling of kernel.emulate(*args, ...), kept with a
+        DeprecationWarning.)"""
         if device == "emulator":
-            self._need_entry()
-            bad = sorted(set(emulator) - {"late", "check_races",
-                                          "max_steps"})
-            if bad or stream is not None:
-                raise TypeError("device=\"emulator\" takes late=, "
-                                "check_races=, max_steps=; not %s"
-                                % ", ".join(bad or ["stream="]))
-            return _emulate.launch(self, args, **emulator)
+            warnings.warn("kernel(..., device=\"emulator\") is deprecated; "
+                          "call kernel.emulate(...)", DeprecationWarning,
+                          stacklevel=2)
+            if stream is not None:
+                raise TypeError("the emulator takes no stream=")
+            return self.emulate(*args, **emulator)
         if device is not None or emulator:
-            raise TypeError("device= is \"emulator\" or left out (a GPU "
-                            "launch goes to the tensors' device); late=, "
-                            "check_races=, max_steps= are emulator options")
+            raise TypeError("unexpected keyword argument(s) %s: a launch "
+                            "takes stream=; late=, check_races=, "
+                            "max_steps= are options of kernel.emulate()"
+                            % ", ".join(sorted(emulator) or ["device"]))
         s = _stream_handle(stream)
         if self._buf is None:
             self._buf = self._new_buffer()
