@@ -69,8 +69,8 @@ def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
     wt = to_bf16(w) if w_kmajor else to_bf16(w.T.copy())
     for _ in range(launches):
         c[...] = np.nan if out != "bfloat16" else 0x7FC0
-        kern(to_bf16(x), wt, c, b, r, ws, cnt, alpha, beta,
-             device="emulator", check_races=True)
+        kern.emulate(to_bf16(x), wt, c, b, r, ws, cnt, alpha, beta,
+                     check_races=True)
     got = from_bf16(c) if out == "bfloat16" else c.astype(np.float64)
     return got, x.astype(np.float64), w.astype(np.float64), cnt
 
@@ -186,8 +186,7 @@ def run_sm90(m, n, k, *, b_kmajor=True, bn=256, dt="bfloat16",
     bv = np.zeros(1, np.float32) if bias is None else bias
     r = np.zeros((m, n), dtype=cdt) if resid is None else resid
     bt = enc(b) if b_kmajor else enc(b.T.copy())
-    kern(enc(a), bt, c, bv, r, alpha, beta, sms, device="emulator",
-         check_races=True)
+    kern.emulate(enc(a), bt, c, bv, r, alpha, beta, sms, check_races=True)
     got = from_bf16(c) if out == "bfloat16" else c.astype(np.float64)
     return got, a.astype(np.float64), b.astype(np.float64)
 
