@@ -249,14 +249,14 @@ def suite_shapes():
 
 def test_every_suite_configuration_compiles_and_fits():
     # what the GPU run will compile: every candidate of every suite shape
-    # is a valid script (ptxtile compile; ptxas when present), at most 8
+    # is a valid script (ptxtile compile; ptxas when present), at most 15
     # per shape (the tuning budget), within sm_90's shared memory
     from ptxtile.kernels import _gemm
     ptxas = ptxtile.find_ptxas() if hasattr(ptxtile, "find_ptxas") else None
     seen = {}
     for m, n, k, kw in suite_shapes():
         cands = _gemm.configs(m, n, k, sms=132, **kw)
-        assert 1 <= len(cands) <= 11, (m, n, k, kw)
+        assert 1 <= len(cands) <= 15, (m, n, k, kw)
         for script, c in cands:
             smem = (_gemm.swapab_smem(c) if script == "gemm_swapab.py"
                     else _gemm.sm90_smem(c))

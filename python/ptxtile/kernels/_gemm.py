@@ -83,13 +83,18 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
             splits = sorted({s for s in (1, 2, 3, 4, 6, 8, 12, 16)
                              if s <= kt and tiles * s <= 4 * sms and
                              (tiles * s >= sms // 2 or s == 1)})
-            # the few splits closest to 1 and 2 CTAs per SM
+            # the two splits closest to 1 and 2 CTAs per SM, and no split
+            # (no partials, no reduction tail) however few the CTAs
             splits = sorted(splits, key=lambda s: min(
                 abs(tiles * s - sms), abs(tiles * s - 2 * sms)))[:2]
+            splits = sorted(set(splits) | {1})
             for s in splits:
-                for bytes_in_flight in (64 * 1024, 128 * 1024):
-                    st = max(2, min(16, bytes_in_flight //
-                                    ((bw + bt) * 128)))
+                # weight bytes in flight per CTA (the token rows of a
+                # stage come from L2): 48 or 96 KiB, as the ring allows
+                for w_bytes in (48 * 1024, 96 * 1024):
+                    st = max(2, min(16, w_bytes // (bw * 128)))
+                    while st > 2 and st * (bw + bt) * 128 > SMEM_MAX - 8192:
+                        st -= 1
                     c = swapab_consts(bt, wg, st, s, w_kmajor=b_kmajor,
                                       out=out, **epi)
                     if swapab_smem(c) <= SMEM_MAX:

@@ -212,7 +212,7 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
                     m = m0 + 8 * (r // 4) + r % 2
                     v: T.float32 = T.float32(0.0)
                     if m < M and n < N:
-                        for j in range(SPLIT):
+                        for j in T.unroll(SPLIT):
                             if j == sk:
                                 v = v + PD[r]
                             else:
