@@ -46,6 +46,7 @@ def test_every_candidate_of_decode_shapes(m, n, k, kn):
     ref = a.float() @ b.float()
     cands = _gemm.configs(m, n, k, sms=sms(), b_kmajor=0 if kn else 1)
     assert any(s == "gemm_swapab.py" for s, _ in cands)
+    _gemm.GEMM.prepare(cands)  # ptxas in parallel threads
     for cfg in cands:
         out = torch.full((m, n), float("nan"), device=dev,
                          dtype=torch.bfloat16)
@@ -70,6 +71,7 @@ def test_every_candidate_of_sm90_shapes(m, n, k, kn, dt):
     cands = _gemm.configs(m, n, k, sms=sms(), dt=name, out=name,
                           b_kmajor=0 if kn else 1)
     assert cands
+    _gemm.GEMM.prepare(cands)
     for cfg in cands:
         cc = torch.full((m + 1, n), float("nan"), device=dev, dtype=dt)
         out = cc[:m]
