@@ -86,19 +86,32 @@ class _Candidate(object):
         self.reason = None
 
 
-def _argument_key(kernel, names, args):
-    """The key values of `names`: a parameter's value (a tensor gives its
-    shape and dtype) or a symbolic size's value read from the shapes."""
+def _key_reader(kernel, names):
+    """fn(args) -> the key values of `names`: a parameter's value (a
+    tensor gives its shape and dtype) or a symbolic size's value, read
+    from the first tensor whose shape names it (worked out once)."""
     params = kernel.params
     index = {p[0]: i for i, p in enumerate(params)}
-    out = []
+    getters = []
     for name in names:
         if name in index:
-            a = args[index[name]] if index[name] < len(args) else None
-            out.append(_value_key(a))
+            getters.append(lambda args, i=index[name]: _value_key(args[i]))
             continue
-        out.append(_symbol_value(params, args, name))
-    return tuple(out)
+        for i, (_, kind, _, shape) in enumerate(params):
+            if kind == "tensor" and shape and name in shape:
+                d = shape.index(name)
+                getters.append(lambda args, i=i, d=d: int(args[i].shape[d]))
+                break
+        else:
+            raise ValueError("autotune key %r is neither a parameter nor a "
+                             "symbolic size of the kernel (parameters: %s)"
+                             % (name, ", ".join(p[0] for p in params)))
+
+    def read(args):
+        if len(args) != len(params):
+            return None  # the launch reports the count
+        return tuple(g(args) for g in getters)
+    return read
 
 
 def _value_key(a):
@@ -108,18 +121,6 @@ def _value_key(a):
     if isinstance(a, (int, float, bool, str)) or a is None:
         return a
     return repr(a)
-
-
-def _symbol_value(params, args, name):
-    for i, (_, kind, _, shape) in enumerate(params):
-        if kind != "tensor" or not shape or i >= len(args):
-            continue
-        for d, s in enumerate(shape):
-            if s == name:
-                return int(args[i].shape[d])
-    raise ValueError("autotune key %r is neither a parameter nor a "
-                     "symbolic size of the kernel (parameters: %s)"
-                     % (name, ", ".join(p[0] for p in params)))
 
 
 def _device_name(args):
@@ -200,6 +201,7 @@ class Autotuner(object):
         self._kernels = {}    # config index -> Kernel or CompileError
         self._lock = threading.Lock()
         self._src = None
+        self._read_key = None
 
     # ---- compiling ----
 
@@ -248,7 +250,9 @@ class Autotuner(object):
         if callable(self.key):
             v = self.key(*args)
             return tuple(v) if isinstance(v, (tuple, list)) else (v,)
-        return _argument_key(self._reference_kernel(), self.key, args)
+        if self._read_key is None:
+            self._read_key = _key_reader(self._reference_kernel(), self.key)
+        return self._read_key(args)
 
     def _reference_kernel(self):
         """A compiled config, for the parameter list of the key."""
