@@ -130,3 +130,26 @@ def test_refusals_name_the_problem():
         _gemm.matmul(a, b[:32])
     with pytest.raises(ValueError, match="activation"):
         _gemm.matmul(a, b, activation="tanh")
+
+
+def test_public_matmul_epilogue_majors_and_dtypes():
+    # ptxtile.kernels.matmul (the custom op): C = a @ b.T with b stored
+    # (N, K), and with b the transpose of a (K, N) tensor (no copy); bias
+    # + gelu, float32 output; decode and prefill-like M
+    import ptxtile.kernels as K
+    for m, n, k in ((16, 4096, 4096), (300, 520, 136)):
+        a, b_nk = inputs(m, n, k, seed=m)        # b_nk: (K, N) view of (N, K)
+        w_nk = b_nk.t()                          # (N, K) contiguous
+        w_kn = b_nk.contiguous()                 # (K, N) contiguous
+        ref = a.float() @ w_nk.float().t()
+        assert close(K.matmul(a, w_nk), ref)
+        assert close(K.matmul(a, w_kn.t()), ref)
+        g = torch.Generator(device=dev).manual_seed(2)
+        bias = torch.randn(n, generator=g, device=dev)
+        got = K.matmul(a, w_nk, bias=bias, activation="gelu")
+        assert close(got, F.gelu(ref + bias, approximate="tanh"))
+        if m <= 128:
+            got32 = K.matmul(a, w_nk, out_dtype=torch.float32)
+            assert got32.dtype == torch.float32
+            assert torch.allclose(got32, ref, rtol=1e-4, atol=1e-3)
+    torch.cuda.synchronize()

@@ -147,6 +147,11 @@ class Gemm(object):
                 self._kernels[key] = k
         return k
 
+    def has(self, script, c):
+        """Whether this configuration is compiled in this process."""
+        with self._lock:
+            return (script, tuple(sorted(c.items()))) in self._kernels
+
     def prepare(self, cands, workers=None):
         """Compiles every (script, constants) of cands here and has ptxas
         assemble them in parallel threads (ptxas is a subprocess, so the
@@ -231,10 +236,14 @@ class Tuner(object):
         self._best[key] = [script, c, ms]
         if self.path:
             tmp = self.path + ".%d.tmp" % os.getpid()
-            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-            with open(tmp, "w") as f:
-                json.dump(self._best, f, indent=0, sort_keys=True)
-            os.replace(tmp, self.path)
+            try:
+                os.makedirs(os.path.dirname(self.path) or ".",
+                            exist_ok=True)
+                with open(tmp, "w") as f:
+                    json.dump(self._best, f, indent=0, sort_keys=True)
+                os.replace(tmp, self.path)
+            except OSError:
+                pass  # an unwritable cache only costs a re-tune
 
 
 def time_graph(fn, iters=20, reps=3):
@@ -399,7 +408,7 @@ def choose(m, n, k, w, a, *, sms, dt, out, b_kmajor, bias, act, resid,
         raise ValueError("no GEMM configuration for %dx%dx%d %s -> %s "
                          "(float32 output needs bfloat16 inputs)"
                          % (m, n, k, dt, out))
-    if len(cands) == 1 or not tune:
+    if len(cands) == 1:
         return cands[0]
     key = problem_key(a.device, m, n, k, dt=dt, out=out, b=b_kmajor,
                       bias=bias, act=act, resid=resid, sms=sms)
@@ -407,6 +416,14 @@ def choose(m, n, k, w, a, *, sms, dt, out, b_kmajor, bias, act, resid,
     hit = t.get(key)
     if hit is not None:
         return hit
+    if not tune:
+        # untimed (e.g. inside CUDA graph capture): a configuration whose
+        # kernel this process has already compiled and loaded, else the
+        # first guess
+        for cand in cands:
+            if GEMM.has(*cand):
+                return cand
+        return cands[0]
     scratch = torch.empty((m, n), device=a.device, dtype=getattr(torch, out))
     best = None
     for script, c in cands:
