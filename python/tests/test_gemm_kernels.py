@@ -198,6 +198,13 @@ def test_sm90_k_major_ragged_bn128():
     assert np.array_equal(got, round_bf16(a @ b.T))
 
 
+def test_sm90_bn64_ragged():
+    # BN = 64: each CTA multicasts a 32-row half of B; three column blocks
+    # (the last ragged at 136), M = 130 over one cluster row
+    got, a, b = run_sm90(130, 136, 128, bn=64, STAGES=3, sms=4)
+    assert np.array_equal(got, round_bf16(a @ b.T))
+
+
 def test_sm90_mn_major_b_both_tiles():
     # B stored (K, N): MN-major B descriptors, 64-column chunks (BN =
     # 256: each CTA multicasts two 64 x 64 boxes per stage); sms = 2: one
@@ -282,4 +289,6 @@ def test_config_constants_are_checked():
     with pytest.raises(ValueError):
         _gemm.swapab_consts(12, 1, 2, 1)   # BT not a multiple of 8
     with pytest.raises(ValueError):
-        _gemm.sm90_consts(64, 4)           # BN 128 or 256
+        _gemm.sm90_consts(64, 4, b_kmajor=0)  # BN 64 needs B (N, K)
+    with pytest.raises(ValueError):
+        _gemm.sm90_consts(32, 4)

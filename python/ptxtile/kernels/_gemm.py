@@ -39,8 +39,9 @@ def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
 
 def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
                 bias=0, act=0, resid=0):
-    if bn not in (128, 256):
-        raise ValueError("BN %d: 128 or 256" % bn)
+    if bn not in (64, 128, 256) or (bn == 64 and not b_kmajor):
+        raise ValueError("BN %d: 128 or 256, or 64 with B stored (N, K)"
+                         % bn)
     if dt not in _SHORT or out not in _SHORT:
         raise ValueError("gemm_sm90 takes bfloat16/float16 in and out")
     return {"BN": bn, "STAGES": stages, "B_KMAJOR": b_kmajor, "DT": dt,
@@ -100,9 +101,13 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                     if swapab_smem(c) <= SMEM_MAX:
                         out_list.append(("gemm_swapab.py", c))
     if sm90_ok and (m >= 64 or not out_list) and bias in (0, 1, 2):
-        for bn, st in ((256, 4), (128, 6), (128, 4)):
-            if m <= 512 and bn == 256 and (n // 256) * cdiv(m, 256) < sms // 4:
+        for bn, st in ((256, 4), (128, 6), (128, 4), (64, 8)):
+            blocks = cdiv(n, bn) * cdiv(m, 256)
+            if bn == 256 and m <= 512 and blocks < sms // 4:
                 continue  # too few blocks for the wide tile
+            if bn == 64 and (not b_kmajor or cdiv(n, 128) * cdiv(m, 256)
+                             >= sms // 2):
+                continue  # the narrow tile only where 128 leaves SMs idle
             out_list.append(("gemm_sm90.py", sm90_consts(
                 bn, st, b_kmajor=b_kmajor, dt=dt, out=out, **epi)))
     # the same constants twice (different guesses) are one config

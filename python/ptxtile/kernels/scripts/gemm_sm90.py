@@ -12,8 +12,10 @@
 # of the block's B), the epilogue through swizzled shared memory in
 # BN / 64 quarters of 64 x 64 per consumer warpgroup.  What the constants
 # change:
-#   BN        256 or 128: C block 256 x BN per cluster (128 gives twice
-#             the blocks for mid sizes); WGMMA must name m64nBNk16 for DT
+#   BN        256, 128 or 64: C block 256 x BN per cluster (smaller
+#             blocks: more clusters for mid sizes; 64 only with B_KMAJOR
+#             = 1, each CTA's half of B is then 32 rows); WGMMA must name
+#             m64nBNk16 for DT
 #   STAGES    ring depth (shared memory: STAGES (128 + BN) 128 bytes +
 #             32 KiB of C staging, within the 227 KiB of sm_90)
 #   B_KMAJOR  0: B (K, N) reaches wgmma as an MN-major B operand (the
@@ -38,7 +40,7 @@
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
-BN = 256                # C block 256 x BN per 2-CTA cluster: 256 or 128
+BN = 256                # C block 256 x BN per 2-CTA cluster: 256, 128, 64
 WGMMA = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
 STAGES = 4
 DT = "bfloat16"         # A and B: bfloat16 or float16
@@ -50,6 +52,10 @@ ACT = 0                 # 0 none, 1 relu, 2 gelu-tanh, 3 silu
 RESID = 0               # 1: + beta R[m, n]
 
 HB = BN // 2            # B rows (columns of C) each CTA loads
+# the MN-major loads' CTA offset: HB, or 0 for BN = 64 (which B_KMAJOR =
+# 0 does not take; the branch is still checked, so its regions must be
+# in bounds): (HB // 64 + 1) // 2 is 0 for HB = 32, else 1
+MN_HB = HB * ((HB // 64 + 1) // 2)
 STAGE_BYTES = (128 + BN) * 128
 QUARTERS = BN // 64
 KM = B_KMAJOR
@@ -149,7 +155,7 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
                         for h in T.unroll(HB // 64):
                             T.cuda.tile.apply(
                                 T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"],
-                                SB.sub[sp, rank * HB + 64 * h:rank * HB + 64 * h + 64, :], B, box=(64, 64), coords=(kp * 64, pbn * BN + rank * HB + 64 * h), swizzle=3,
+                                SB.sub[sp, rank * MN_HB + 64 * h:rank * MN_HB + 64 * h + 64, :], B, box=(64, 64), coords=(kp * 64, pbn * BN + rank * MN_HB + 64 * h), swizzle=3,
                                 l2_promotion=3, mbar=full.ptr_to([sp]), cta_mask=T.uint16(3))
                     pit += 1
     else:
