@@ -215,9 +215,9 @@ def main():
     _gemm.GEMM.prepare(list(uniq.values()))
     print("# %d configurations compiled and assembled in %.1f s"
           % (len(uniq), time.time() - t0))
-    print("| row | M x N x K | ptxtile TFLOP/s | torch TFLOP/s | ptxtile/torch "
-          "| weight TB/s (of D2D) | vs plain | rel err ptxtile / torch "
-          "| config | tune s |")
+    print("| row | M x N x K | ptxtile TFLOP/s | torch TFLOP/s "
+          "| ptxtile/torch | weight TB/s (of D2D) | vs plain "
+          "| rel err ptxtile / torch | config | tune s |")
     print("|---|---|---:|---:|---:|---:|---:|---|---|---:|")
     ok, ratios = True, []
     for r in sel:

@@ -26,7 +26,8 @@ def _out_dtype(a, out_dtype):
 
 def _matmul_impl(a, b, bias=None, activation=None, out_dtype=None,
                  alpha=1.0, residual=None, beta=1.0):
-    out = a.new_empty((a.shape[0], b.shape[0]), dtype=_out_dtype(a, out_dtype))
+    out = a.new_empty((a.shape[0], b.shape[0]),
+                      dtype=_out_dtype(a, out_dtype))
     _launch(a, b, out, bias, activation, alpha, residual, beta)
     return out
 
@@ -34,7 +35,8 @@ def _matmul_impl(a, b, bias=None, activation=None, out_dtype=None,
 def _matmul_fake(a, b, bias=None, activation=None, out_dtype=None,
                  alpha=1.0, residual=None, beta=1.0):
     _check_shapes(a, b, None, bias, activation, out_dtype, residual)
-    return a.new_empty((a.shape[0], b.shape[0]), dtype=_out_dtype(a, out_dtype))
+    return a.new_empty((a.shape[0], b.shape[0]),
+                       dtype=_out_dtype(a, out_dtype))
 
 
 def _matmul_out_impl(a, b, out, bias=None, activation=None, alpha=1.0,
