@@ -1,4 +1,7 @@
 """ptxtile.compile() and the Kernel it returns."""
+from __future__ import annotations
+
+import builtins
 import ctypes
 import json
 import os
@@ -9,6 +12,7 @@ import tempfile
 import re
 import threading
 import warnings
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
                _target)
@@ -108,7 +112,7 @@ def compile_text(name, text, target, constants=None, notes=None):
     return _run(name, text, target, step, constants, notes)
 
 
-def find_ptxas():
+def find_ptxas() -> Optional[str]:
     """$PTXAS, then PATH, then /usr/local/cuda/bin (as the CLI does)."""
     env = os.environ.get("PTXAS")
     if env:
@@ -120,7 +124,10 @@ def find_ptxas():
     return p if os.access(p, os.X_OK) else None
 
 
-def compile(kernel, target=None, *, name=None, constants=None, cache=True):
+def compile(kernel: Union[str, "os.PathLike[str]", Function],
+            target: Optional[str] = None, *, name: Optional[str] = None,
+            constants: Optional[Mapping[str, Any]] = None,
+            cache: bool = True) -> "Kernel":
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
     device's target (ptxtile.default_target()).
@@ -217,7 +224,7 @@ class Kernel(object):
             self.name or "|".join(self.kernel_names), self.target,
             self.source_name)
 
-    def kernel(self, name):
+    def kernel(self, name: str) -> "Kernel":
         """The kernel `name` of the same module (also module.NAME)."""
         if name not in self.kernel_names:
             raise ValueError("%s has no kernel %r (kernels: %s)"
@@ -248,7 +255,7 @@ class Kernel(object):
         return self.kernel(name)
 
     @property
-    def params(self):
+    def params(self) -> List[Tuple[str, str, Optional[str], Optional[list]]]:
         """The user arguments: [(name, kind, dtype, shape)]."""
         self._need_entry()
         return [(p.name, p.kind, p.dtype, p.shape) for p in self._user]
@@ -256,7 +263,7 @@ class Kernel(object):
     # ---- artifacts ----
 
     @property
-    def cubin(self):
+    def cubin(self) -> Optional[bytes]:
         """The cubin ptxas assembles from .ptx for .target (cached on
         disk with the PTX), or None when ptxas is not installed."""
         if self._cubin is None:
@@ -286,7 +293,7 @@ class Kernel(object):
             with open(out, "rb") as f:
                 return f.read()
 
-    def explain(self):
+    def explain(self) -> str:
         """Per tile call: family, resolved form, operand shapes, issues."""
         def step(lib, ctx, mod):
             text = ctypes.c_char_p()
@@ -355,7 +362,7 @@ class Kernel(object):
         return ctypes.create_string_buffer(max(1, len(self._user)) *
                                            _args.ARG_SIZE)
 
-    def check(self, *args):
+    def check(self, *args: Any) -> None:
         """Checks args as a launch would (argument kinds, dtypes, shapes,
         symbolic sizes, strides, alignment, tensor map limits, launch
         dimensions) without launching or needing a GPU: CUDA tensors, or
@@ -406,7 +413,8 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
-    def emulate(self, *args, late=False, check_races=False, max_steps=0):
+    def emulate(self, *args: Any, late: bool = False,
+                check_races: bool = False, max_steps: int = 0) -> int:
         """Runs the kernel in the PTX emulator (docs/emulator.md) on numpy
         arrays, updated in place, with no GPU: after the checks of a GPU
         launch (check()) on the arrays as given.  late=True completes
@@ -418,7 +426,8 @@ class Kernel(object):
         return _emulate.launch(self, args, late=late,
                                check_races=check_races, max_steps=max_steps)
 
-    def __call__(self, *args, stream=None, device=None, **emulator):
+    def __call__(self, *args: Any, stream: Any = None,
+                 device: Optional[str] = None, **emulator: Any) -> None:
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that
@@ -485,59 +494,64 @@ def _fast_path(kernel, args, buf, handle, rt, device):
     dtypes, shapes and strides, Python numbers in range for the scalars.
     Then only the data pointers and the scalar values change, written
     into a private copy of the packed buffer; ptrt_launch still checks
-    every launch in C.  None when args are not of that kind."""
+    every launch in C.  None when args are not of that kind.
+
+    The function is generated for the signature, one line per argument
+    (no loop, no per-argument tuple), because this is the whole Python
+    cost of a launch."""
     torch = sys.modules["torch"]
-    tensors, scalars = [], []
+    env = {"lock": rt.lock, "launch": _lib.runtime().ptrt_launch,
+           "raw": _current_stream_fn(), "put": _U64.pack_into,
+           "device": device, "handle": handle, "rt": rt,
+           "errors": (AttributeError, TypeError, _args.struct.error,
+                      OverflowError)}
+    checks, writes = [], []
     for i, p in enumerate(kernel._user):
         a, off = args[i], i * _args.ARG_SIZE
         if p.kind == "tensor" and isinstance(a, torch.Tensor):
-            tensors.append((i, off + 8, a.dtype, a.shape, a.stride()))
+            env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
+            env["st%d" % i] = a.stride()
+            checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
+                          "a%d.stride() != st%d or a%d.get_device() != "
+                          "device" % ((i, i) * 3 + (i,)))
+            writes.append("put(mine, %d, a%d.data_ptr())" % (off + 8, i))
         elif p.kind == "scalar" and type(a) in (int, float):
             rng = _args._RANGE.get(p.dtype)
-            scalars.append((i, off, _args._SCALAR[p.dtype].pack_into,
-                            _args.dtype_enum(p.dtype),
-                            int if rng else float, rng or (None, None)))
+            env["pk%d" % i] = _args._SCALAR[p.dtype].pack_into
+            if rng:  # an int, in range (bool and others: the general path)
+                checks.append("type(a%d) is not int or not %d <= a%d <= %d"
+                              % (i, rng[0], i, rng[1]))
+            else:
+                checks.append("type(a%d) is not float and type(a%d) is not "
+                              "int" % (i, i))
+            writes.append("pk%d(mine, %d, %d, %d, a%d)" % (
+                i, off, _args.ARG_SCALAR, _args.dtype_enum(p.dtype), i))
         else:
             return None
-    mine = ctypes.create_string_buffer(buf.raw, len(buf))
-    addr, n = ctypes.addressof(mine), len(args)
-    lock, launch = rt.lock, _lib.runtime().ptrt_launch
-    raw = _current_stream_fn()
-    put = _U64.pack_into
-    scalar_kind = _args.ARG_SCALAR
-
-    def fast(args):
-        if len(args) != n:
-            return False
-        ptrs = []
-        for i, off, dtype, shape, stride in tensors:
-            a = args[i]
-            try:
-                if (a.dtype is not dtype or a.shape != shape or
-                        a.stride() != stride or a.get_device() != device):
-                    return False
-            except AttributeError:
-                return False
-            ptrs.append((off, a.data_ptr()))
-        with lock:
-            try:
-                for off, ptr in ptrs:
-                    put(mine, off, ptr)
-                for i, off, pack, enum, conv, (lo, hi) in scalars:
-                    v = args[i]
-                    if type(v) is not conv and not (conv is float and
-                                                    type(v) is int):
-                        return False
-                    if lo is not None and not lo <= v <= hi:
-                        return False
-                    pack(mine, off, scalar_kind, enum, v)
-            except (_args.struct.error, OverflowError):
-                return False
-            rc = launch(handle, addr, n, raw(device) or None)
-        if rc:
-            raise rt.error()
-        return True
-    return fast
+    env["mine"] = ctypes.create_string_buffer(buf.raw, len(buf))
+    env["addr"] = ctypes.addressof(env["mine"])
+    n = len(args)
+    names = "".join("a%d, " % i for i in range(n))
+    body = ["def fast(args):",
+            "    if len(args) != %d:" % n,
+            "        return False",
+            "    %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
+            "    try:",
+            "        if (%s):" % (" or\n                ".join(
+                "(%s)" % c for c in checks) or "False"),
+            "            return False",
+            "        with lock:"]
+    body += ["            " + w for w in writes]
+    body += ["            rc = launch(handle, addr, %d, raw(device) or None)"
+             % n,
+             "    except errors:",
+             "        return False",
+             "    if rc:",
+             "        raise rt.error()",
+             "    return True"]
+    exec(builtins.compile("\n".join(body), "<ptxtile fast launch of %s>"
+                 % kernel.name, "exec"), env)
+    return env["fast"]
 
 
 def _current_stream_fn():

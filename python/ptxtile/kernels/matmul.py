@@ -2,7 +2,13 @@
 Hopper, from the GEMM family of scripts/gemm_swapab.py (few rows of A:
 swap-AB, split-K) and scripts/gemm_sm90.py (persistent 2-CTA clusters),
 the configuration picked per shape by kernels/_gemm.py's tuner."""
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import torch
 
 from . import _gemm, _registry
 
@@ -145,8 +151,13 @@ def _capability(device):
     return c
 
 
-def matmul(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
-           alpha=1.0, residual=None, beta=1.0):
+def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
+           bias: "Optional[torch.Tensor]" = None,
+           activation: Optional[str] = None,
+           out_dtype: "Optional[torch.dtype]" = None,
+           out: "Optional[torch.Tensor]" = None, alpha: float = 1.0,
+           residual: "Optional[torch.Tensor]" = None,
+           beta: float = 1.0) -> "torch.Tensor":
     """C = act(alpha a @ b.T + bias) + beta residual for CUDA tensors a
     (M, K) and b (N, K), bfloat16 or float16 (one dtype), with float32
     accumulation and the epilogue on the float32 values before the one
