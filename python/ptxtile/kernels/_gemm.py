@@ -82,8 +82,9 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
         bt = min(128, max(8, cdiv(min(m, 128), 8) * 8))
         # per k-tile a CTA loads BW weight rows and BT token rows: at BT
         # 64..128 one warpgroup (BW 64) loads as many token bytes as
-        # weight bytes, so 2 and 4 warpgroups (BW 128, 256) are tried
-        wgs = (1, 2) if bt <= 32 else (1, 2, 4)
+        # weight bytes, so 2 to 4 warpgroups (BW 128 .. 256) are tried
+        # (4: 640 threads leave ptxas 96 registers, BT 128 spills; 3: 128)
+        wgs = (1, 2) if bt <= 32 else (1, 2, 3, 4)
         for wg in wgs:
             bw = 64 * wg
             tiles = cdiv(n, bw) * cdiv(m, bt)
@@ -100,7 +101,8 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # weight bytes in flight per CTA (the token rows of a
                 # stage come from L2): 48 or 96 KiB, or as many stages as
                 # shared memory holds
-                for w_bytes in (48 * 1024, 96 * 1024, 1 << 30):
+                for w_bytes in ((48 * 1024, 96 * 1024, 1 << 30) if wg <= 2
+                                else (96 * 1024, 1 << 30)):
                     st = max(2, min(16, w_bytes // (bw * 128)))
                     while st > 2 and st * (bw + bt) * 128 > SMEM_MAX - 8192:
                         st -= 1
