@@ -103,8 +103,9 @@ def test_split_k_last_cta_sums_and_resets_the_counters():
     # SPLIT = 3 over 9 k-tiles (K = 520: 3 each, the last ragged); two
     # launches: the counters left at zero by the first let the second
     # reduce again; a counter never reset would leave the output NaN
+    # (MINB = 2: .minnctapersm 2, the register cap of two CTAs per SM)
     got, x, w, cnt = run_swapab(5, 70, 520, BT=8, WG=1, STAGES=2, SPLIT=3,
-                                launches=2)
+                                launches=2, MINB=2)
     assert np.array_equal(got, x @ w.T)
     assert not cnt.any()
 

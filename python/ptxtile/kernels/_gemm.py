@@ -27,10 +27,11 @@ def script_path(script):
 
 
 def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
-                  resid=0, out="bfloat16"):
+                  resid=0, out="bfloat16", minb=1):
     if bt % 8 or not 8 <= bt <= 128:
         raise ValueError("BT %d: a multiple of 8 in 8..128" % bt)
     return {"BT": bt, "WG": wg, "STAGES": stages, "SPLIT": split,
+            "MINB": minb,
             "W_KMAJOR": w_kmajor, "BIAS": bias, "ACT": act,
             "RESID": resid, "OUT": out,
             "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16"
@@ -110,6 +111,17 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                                       out=out, **epi)
                     if swapab_smem(c) <= SMEM_MAX:
                         out_list.append(("gemm_swapab.py", c))
+                # two CTAs per SM (measured: one CTA of 256 threads at 138
+                # registers fills the register file, so a grid of 2 CTAs
+                # per SM ran as two waves): ptxas capped at 128 registers
+                # (.minnctapersm 2), a ring that fits twice in shared
+                # memory; one warpgroup and BT <= 64 (32 accumulators)
+                if wg == 1 and bt <= 64 and tiles * s > sms:
+                    st = min(16, (SMEM_MAX // 2 - 4096) // ((bw + bt) * 128))
+                    if st >= 2:
+                        out_list.append(("gemm_swapab.py", swapab_consts(
+                            bt, wg, st, s, w_kmajor=b_kmajor, out=out,
+                            minb=2, **epi)))
     if sm90_ok and (m >= 64 or not out_list) and bias in (0, 1, 2):
         for bn, st in ((256, 4), (128, 6), (128, 4), (64, 8)):
             blocks = cdiv(n, bn) * cdiv(m, 256)
@@ -133,8 +145,9 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
 def config_name(script, c):
     """A short readable name of a configuration (tables, the cache)."""
     if script == "gemm_swapab.py":
-        return "swapab BT%d WG%d S%d split%d%s" % (
+        return "swapab BT%d WG%d S%d split%d%s%s" % (
             c["BT"], c["WG"], c["STAGES"], c["SPLIT"],
+            " 2/SM" if c.get("MINB", 1) == 2 else "",
             "" if c["W_KMAJOR"] else " W(K,N)")
     return "sm90 256x%d S%d%s%s" % (c["BN"], c["STAGES"],
                                     "" if c["B_KMAJOR"] else " B(K,N)",

@@ -61,6 +61,7 @@ ACT = 0                 # 0 none, 1 relu, 2 gelu-tanh, 3 silu
 RESID = 0               # 1: add beta R[m, n]
 OUT = "bfloat16"        # C's dtype: bfloat16, float16 or float32
 W_KMAJOR = 1            # 1: W (N, K); 0: W (K, N)
+MINB = 1                # .minnctapersm: registers for MINB CTAs per SM
 
 BW = 64 * WG
 STAGE_BYTES = (BW + BT) * 128
@@ -106,7 +107,8 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
                 WS: T.Tensor((SPLIT, M, N), "float32"),
                 CNT: T.Tensor((M, N), "uint32"),
                 alpha: T.float32, beta: T.float32):
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(N, BW), SPLIT, T.ceildiv(M, BT)), block=128 * WG + 128))
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(N, BW), SPLIT, T.ceildiv(M, BT)), block=128 * WG + 128),
+                   kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=MINB))
     nb = T.cuda.block_idx("x")
     sk = T.cuda.block_idx("y")
     mt = T.cuda.block_idx("z")
