@@ -1,0 +1,98 @@
+"""The FP8 GEMM scripts (examples/gemm_fp8*.py) in the PTX emulator at
+small sizes, against products computed here from the float8 bytes
+decoded by the e4m3 / e5m2 definitions (OCP FP8: sign, 4 or 5 exponent
+bits with bias 7 or 15, 3 or 2 mantissa bits, subnormals at exponent 0;
+e4m3 has no infinities and one NaN mantissa (S.1111.111), e5m2 is IEEE
+like).  The inputs avoid NaN/Inf; the kernels' sums are float32 in some
+order, so results are compared to the float64 host product after the
+same final bf16 rounding within a tolerance stated per test."""
+import os
+
+import pytest
+
+import ptxtile
+from conftest import ROOT
+
+np = pytest.importorskip("numpy")
+
+
+def decode_fp8(bits, kind):
+    """float64 values of uint8 float8 bit patterns (kind 'e4m3' / 'e5m2')."""
+    b = np.asarray(bits, dtype=np.uint8).astype(np.int64)
+    ebits, mbits, bias = (4, 3, 7) if kind == "e4m3" else (5, 2, 15)
+    sign = np.where(b >> 7, -1.0, 1.0)
+    e = (b >> mbits) & ((1 << ebits) - 1)
+    m = b & ((1 << mbits) - 1)
+    frac = m / float(1 << mbits)
+    normal = sign * np.ldexp(1.0 + frac, (e - bias).astype(np.int32))
+    sub = sign * np.ldexp(frac, 1 - bias)
+    v = np.where(e == 0, sub, normal)
+    if kind == "e4m3":
+        v = np.where((e == 15) & (m == 7), np.nan, v)
+    else:
+        v = np.where(e == 31, np.where(m == 0, sign * np.inf, np.nan), v)
+    return v
+
+
+def test_decoder_against_the_definition():
+    # spot values from the OCP FP8 definition (independent of the kernels)
+    e4 = decode_fp8([0x00, 0x01, 0x08, 0x38, 0x7e, 0xfe, 0x40, 0x07], "e4m3")
+    assert list(e4) == [0.0, 2.0 ** -9, 2.0 ** -6, 1.0, 448.0, -448.0, 2.0,
+                        7 * 2.0 ** -9]
+    assert np.isnan(decode_fp8([0x7f], "e4m3")[0])
+    e5 = decode_fp8([0x01, 0x3c, 0x7b, 0x7c, 0x04], "e5m2")
+    assert list(e5) == [2.0 ** -16, 1.0, 57344.0, np.inf, 2.0 ** -14]
+
+
+def random_fp8(rng, shape, kind):
+    """Random finite float8 bytes: every bit pattern but NaN/Inf and
+    magnitudes kept to at most 2^3 so sums stay well inside bf16."""
+    b = rng.integers(0, 256, size=shape, dtype=np.int64)
+    if kind == "e4m3":  # exponent field <= 10: |x| < 2^4
+        b = (b & 0x87) | (rng.integers(0, 11, size=shape) << 3)
+    else:               # exponent field <= 18
+        b = (b & 0x83) | (rng.integers(0, 19, size=shape) << 2)
+    return b.astype(np.uint8)
+
+
+def bf16_bits(x):
+    """bf16 bit patterns of float64 values, round to nearest even
+    (through float32: the host product is rounded to float32 first, a
+    double rounding the comparison tolerance covers)."""
+    f = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = (f + 0x7FFF + ((f >> 16) & 1)) >> 16
+    return r.astype(np.uint16)
+
+
+def bf16_value(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def compiled(name, **kw):
+    return ptxtile.compile(os.path.join(ROOT, "examples", name),
+                           target="sm_90a", cache=False, **kw)
+
+
+def close_bf16(got_bits, want, rel=2.0 ** -7):
+    """got (bf16 bits) within rel of want (float64) or within rel of the
+    tensor's largest value (sums of mixed signs cancel)."""
+    got = bf16_value(got_bits)
+    tol = rel * (np.abs(want) + 2.0 ** -6 * np.max(np.abs(want)))
+    bad = np.abs(got - want) > tol
+    return int(bad.sum())
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 256), (130, 264, 144)])
+def test_per_tensor(m, n, k):
+    # examples/gemm_fp8.py: C = sa sb A B^T; (130, 264, 144) is ragged in
+    # every dimension (TMA zero fill past M, N and K, clipped stores)
+    rng = np.random.default_rng(m + n + k)
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    sa = np.array([0.75], dtype=np.float32)
+    sb = np.array([2.0 ** -3], dtype=np.float32)
+    c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+    kern = compiled("gemm_fp8.py")
+    kern(a, b, c, sa, sb, 132, device="emulator")
+    want = 0.75 * 2.0 ** -3 * (decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T)
+    assert close_bf16(c, want) == 0
