@@ -96,3 +96,22 @@ def test_per_tensor(m, n, k):
     kern(a, b, c, sa, sb, 132, device="emulator")
     want = 0.75 * 2.0 ** -3 * (decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T)
     assert close_bf16(c, want) == 0
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 256), (130, 264, 144)])
+def test_rowwise(m, n, k):
+    # examples/gemm_fp8_rowwise.py: C[i, j] = sa[i] sb[j] (A B^T)[i, j],
+    # scales that differ per row and column (powers of two and not)
+    rng = np.random.default_rng(7 * m + n + k)
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
+    sb = rng.uniform(0.01, 0.1, size=n).astype(np.float32)
+    c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+    kern = compiled("gemm_fp8_rowwise.py")
+    kern(a, b, c, sa, sb, 132, device="emulator")
+    prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+    want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+    assert close_bf16(c, want) == 0
+    # the scales matter: the per-tensor product of their means is wrong
+    assert close_bf16(c, prod * sa.mean() * sb.mean()) > m * n // 2
