@@ -82,8 +82,10 @@ def close_bf16(got_bits, want, rel=2.0 ** -7):
     return int(bad.sum())
 
 
-@pytest.mark.parametrize("m,n,k", [(128, 256, 256), (130, 264, 144)])
-def test_per_tensor(m, n, k):
+@pytest.mark.parametrize("m,n,k,sms,late", [(128, 256, 256, 132, False),
+                                           (130, 264, 144, 132, True),
+                                           (300, 520, 144, 1, False)])
+def test_per_tensor(m, n, k, sms, late):
     # examples/gemm_fp8.py: C = sa sb A B^T; (130, 264, 144) is ragged in
     # every dimension (TMA zero fill past M, N and K, clipped stores)
     rng = np.random.default_rng(m + n + k)
@@ -93,13 +95,14 @@ def test_per_tensor(m, n, k):
     sb = np.array([2.0 ** -3], dtype=np.float32)
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = compiled("gemm_fp8.py")
-    kern(a, b, c, sa, sb, 132, device="emulator")
+    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
     want = 0.75 * 2.0 ** -3 * (decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T)
     assert close_bf16(c, want) == 0
 
 
-@pytest.mark.parametrize("m,n,k", [(128, 256, 256), (130, 264, 144)])
-def test_rowwise(m, n, k):
+@pytest.mark.parametrize("m,n,k,sms,late", [(128, 256, 256, 132, False),
+                                           (130, 264, 144, 132, True)])
+def test_rowwise(m, n, k, sms, late):
     # examples/gemm_fp8_rowwise.py: C[i, j] = sa[i] sb[j] (A B^T)[i, j],
     # scales that differ per row and column (powers of two and not)
     rng = np.random.default_rng(7 * m + n + k)
@@ -109,9 +112,47 @@ def test_rowwise(m, n, k):
     sb = rng.uniform(0.01, 0.1, size=n).astype(np.float32)
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = compiled("gemm_fp8_rowwise.py")
-    kern(a, b, c, sa, sb, 132, device="emulator")
+    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
     prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
     want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
     assert close_bf16(c, want) == 0
     # the scales matter: the per-tensor product of their means is wrong
     assert close_bf16(c, prod * sa.mean() * sb.mean()) > m * n // 2
+
+
+def block_reference(a, b, sa, sb, ka="e4m3", kb_="e4m3"):
+    """sum over 128-wide K blocks kb of sa[kb, i] sb[j / 128, kb] times
+    the block's exact product (float64)."""
+    m, k = a.shape
+    n = b.shape[0]
+    da, db = decode_fp8(a, ka), decode_fp8(b, kb_)
+    out = np.zeros((m, n))
+    for kb in range((k + 127) // 128):
+        part = da[:, 128 * kb:128 * kb + 128] @ db[:, 128 * kb:128 * kb + 128].T
+        colscale = np.repeat(sb[:, kb].astype(np.float64), 128)[:n]
+        out += part * sa[kb, :m].astype(np.float64)[:, None] * colscale[None, :]
+    return out
+
+
+@pytest.mark.parametrize("m,n,k,sms,late", [(128, 256, 256, 132, False),
+                                           (130, 264, 272, 132, True),
+                                           (300, 264, 784, 1, False)])
+def test_block_scaled(m, n, k, sms, late):
+    # examples/gemm_fp8_block.py: A per 1 x 128 (scale_a (KB, MS), MS =
+    # M rounded up to 4), B per 128 x 128 (scale_b (NB, KB)); (130, 264,
+    # 272) has a 16-wide last K block, a third partial B block and a
+    # ragged M (one CTA of the cluster all zero fill)
+    rng = np.random.default_rng(3 * m + n + k)
+    kb, nb, ms = (k + 127) // 128, (n + 127) // 128, (m + 3) // 4 * 4
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    sa = rng.uniform(0.25, 4.0, size=(kb, ms)).astype(np.float32)
+    sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
+    c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+    kern = compiled("gemm_fp8_block.py")
+    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+    want = block_reference(a, b, sa, sb)
+    assert close_bf16(c, want) == 0
+    # the per-block scales matter: scaling once by their means is wrong
+    dense = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+    assert close_bf16(c, dense * sa.mean() * sb.mean()) > m * n // 2
