@@ -156,3 +156,46 @@ def test_block_scaled(m, n, k, sms, late):
     # the per-block scales matter: scaling once by their means is wrong
     dense = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
     assert close_bf16(c, dense * sa.mean() * sb.mean()) > m * n // 2
+
+
+def variant(name, at, bt):
+    """The script compiled with its module constants AT / BT (and the
+    wgmma form's type suffix) set to other float8 types."""
+    with open(os.path.join(ROOT, "examples", name), encoding="utf-8") as f:
+        text = f.read()
+    short = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("AT = "):
+            line = 'AT = "%s"' % at
+        elif line.startswith("BT = "):
+            line = 'BT = "%s"' % bt
+        elif line.startswith("MMA = "):
+            line = line.replace(".e4m3.e4m3", ".%s.%s" % (short[at], short[bt]))
+        lines.append(line)
+    return ptxtile.compile("\n".join(lines), target="sm_90a", cache=False)
+
+
+@pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
+                                   ("float8_e4m3fn", "float8_e5m2"),
+                                   ("float8_e5m2", "float8_e5m2")])
+def test_e5m2_operands(at, bt):
+    # the e5m2 option of either operand: per-tensor and block-scaled
+    m, n, k = 128, 256, 256
+    ka, kb_ = at[7:11], bt[7:11]
+    rng = np.random.default_rng(11)
+    a = random_fp8(rng, (m, k), ka)
+    b = random_fp8(rng, (n, k), kb_)
+    prod = decode_fp8(a, ka) @ decode_fp8(b, kb_).T
+    sa1 = np.array([0.5], dtype=np.float32)
+    sb1 = np.array([0.25], dtype=np.float32)
+    c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+    kern = variant("gemm_fp8.py", at, bt)
+    assert ".%s.%s" % (ka, kb_) in kern.ptx
+    kern(a, b, c, sa1, sb1, 132, device="emulator")
+    assert close_bf16(c, 0.125 * prod) == 0
+    sa = rng.uniform(0.25, 4.0, size=(2, m)).astype(np.float32)
+    sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(2, 2)).astype(np.float32)
+    c[:] = 0xFFFF
+    variant("gemm_fp8_block.py", at, bt)(a, b, c, sa, sb, 132, device="emulator")
+    assert close_bf16(c, block_reference(a, b, sa, sb, ka, kb_)) == 0
