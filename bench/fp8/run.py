@@ -1,0 +1,300 @@
+"""bench/fp8/run.py - FP8 GEMM on the H200, one process, one run:
+torch._scaled_mm in each scaling mode this torch takes against ours
+(examples/gemm_fp8.py, gemm_fp8_rowwise.py, gemm_fp8_block.py), D bf16 =
+scale-applied A . B^T, A (M, K) and B (N, K) float8_e4m3fn K-major.
+
+Shapes: M in {64, 128, 4096} x (N, K) in {(2112, 7168), (24576, 1536),
+(32768, 512), (7168, 16384), (4096, 7168), (7168, 2048)}, plus 8192^3
+(issue 25); `--quick` runs three of them.  Per shape and mode the inputs
+are float32 normals quantized here the way each mode defines its scales
+(tensor-wise amax / 448, per row, per 1 x 128 of A and 128 x 128 of B);
+both implementations get the same quantized tensors, and the reference
+is the float32 product (TF32 off) of the dequantized inputs.  Reported:
+relative Frobenius error of each against it, and the median over
+ROUNDS interleaved rounds (every implementation of the shape timed in
+turn in each round, CUDA events around `iters` back-to-back calls) as
+TFLOP/s.  Ours is launched with a pre-packed argument array (the C
+runtime's ptrt_launch, as bench/python_launch.py's "prepacked"; a plain
+kernel(...) call adds ~10 us of Python per launch), torch's _scaled_mm
+from Python as users call it.  One shape also compares the per-tensor
+kernel (one-level: the wgmma accumulator holds the whole K) with the
+block kernel given uniform scales (two-level: promoted every 128-wide K
+block) on the same tensor-wise data: "with/without promotion".
+Exit status 1 when any of our results is wrong (relative error > 0.02)
+or a kernel fails; torch modes that this torch refuses are reported as
+such.  Usage, from the repository root on the GPU host after `make`:
+  PYTHONPATH=python python3 bench/fp8/run.py [--quick] [--rounds N]
+"""
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
+    __file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import torch  # noqa: E402
+
+import ptxtile  # noqa: E402
+from ptxtile import _lib, _runtime  # noqa: E402
+from ptxtile.kernels import fp8  # noqa: E402
+
+E4 = torch.float8_e4m3fn
+FMAX = 448.0
+NK = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384),
+      (4096, 7168), (7168, 2048)]
+SHAPES = [(m, n, k) for m in (64, 128, 4096) for n, k in NK] + [
+    (8192, 8192, 8192)]
+QUICK = [(128, 2112, 7168), (4096, 7168, 16384), (8192, 8192, 8192)]
+PROMO_SHAPE = (4096, 7168, 16384)
+WRONG = 0.02
+
+
+def ceil(x, d):
+    return -(-x // d)
+
+
+def quant_tensor(x):
+    s = (x.abs().max() / FMAX).clamp(min=1e-12).float()
+    return (x / s).to(E4), s
+
+
+def quant_rows(x):
+    s = (x.abs().amax(1, keepdim=True) / FMAX).clamp(min=1e-12).float()
+    return (x / s).to(E4), s  # s (rows, 1)
+
+
+def quant_blocks(x, br):
+    """x (rows, k) in br x 128 blocks: (q, s) with s (ceil(rows/br),
+    ceil(k/128))."""
+    r, k = x.shape
+    rp, kp = ceil(r, br) * br, ceil(k, 128) * 128
+    xp = torch.zeros(rp, kp, device=x.device)
+    xp[:r, :k] = x
+    v = xp.view(rp // br, br, kp // 128, 128)
+    s = (v.abs().amax(dim=(1, 3)) / FMAX).clamp(min=1e-12)
+    q = (v / s[:, None, :, None]).view(rp, kp)[:r, :k].to(E4)
+    return q, s.float().contiguous()
+
+
+def expand(s, rows, k, br):
+    return s.repeat_interleave(br, 0)[:rows].repeat_interleave(128, 1)[:, :k]
+
+
+def rel_err(d, ref):
+    return ((d.float() - ref).norm() / ref.norm()).item()
+
+
+def prepacked(k, args):
+    """A no-argument launcher of k(*args) with the argument array packed
+    once; falls back to k(*args) when the private launch path is not
+    available.  Returns (fn, how)."""
+    k(*args)  # loads the module, checks the arguments
+    try:
+        buf = k._new_buffer()
+        dev, keep, _ = k._pack(args, None, buf)
+        h = k._handle(_runtime.get(dev))
+        launch = _lib.runtime().ptrt_launch
+        addr, n = ctypes.addressof(buf), len(args)
+        stream = torch.cuda.current_stream().cuda_stream
+        if launch(h, addr, n, stream) != 0:
+            raise RuntimeError("ptrt_launch failed")
+
+        def fn(buf=buf, keep=keep):
+            launch(h, addr, n, stream)
+        return fn, "prepacked"
+    except Exception as e:  # noqa: BLE001 - report and time the plain call
+        print("# prepacked launch unavailable (%s); timing k(...)" % e)
+        return (lambda: k(*args)), "call"
+
+
+def time_round(fn, iters):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / iters
+
+
+def measure(impls, rounds):
+    """{name: median ms/call} over interleaved rounds."""
+    iters = {}
+    for name, fn in impls.items():
+        fn()
+        torch.cuda.synchronize()
+        t = time_round(fn, 3)
+        iters[name] = max(3, min(200, int(2.0 / max(t, 1e-4))))
+    times = {name: [] for name in impls}
+    for _ in range(rounds):
+        for name, fn in impls.items():
+            times[name].append(time_round(fn, iters[name]))
+    return {name: statistics.median(v) for name, v in times.items()}
+
+
+class Torch(object):
+    """torch._scaled_mm per mode, or why this torch refuses it."""
+
+    def __init__(self):
+        self.refused = {}
+
+    def call(self, mode, qa, qb, sa, sb):
+        if mode in self.refused:
+            return None
+        if mode == "tensor":
+            ta, tb = sa, sb
+        elif mode == "row":
+            ta, tb = sa, sb.t().contiguous()          # (M, 1), (1, N)
+        else:
+            ta = sa.t().contiguous().t()              # (M, KB), strides (1, M)
+            tb = sb.t()                               # its .t() is (NB, KB) row-major
+        fn = (lambda: torch._scaled_mm(qa, qb.t(), scale_a=ta, scale_b=tb,
+                                       out_dtype=torch.bfloat16))
+        try:
+            d = fn()
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - this torch lacks the mode
+            self.refused[mode] = str(e).split("\n")[0][:160]
+            return None
+        return fn, d
+
+
+def ours(mode, qa, qb, sa, sb, sms):
+    m, n = qa.shape[0], qb.shape[0]
+    c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    if mode == "tensor":
+        args = (qa, qb, c, sa.reshape(1), sb.reshape(1), sms)
+    elif mode == "row":
+        args = (qa, qb, c, sa.reshape(m).contiguous(), sb.reshape(n).contiguous(), sms)
+    else:
+        sa_k, sb_k = fp8.scale_args("block", sa, sb, m, n, qa.shape[1])
+        args = (qa, qb, c, sa_k, sb_k, sms)
+    fn, how = prepacked(fp8.kernel(mode), args)
+    torch.cuda.synchronize()
+    return fn, c, how
+
+
+def quantize(mode, xa, xb):
+    m, k = xa.shape
+    n = xb.shape[0]
+    if mode == "tensor":
+        (qa, sa), (qb, sb) = quant_tensor(xa), quant_tensor(xb)
+        ref = (qa.float() @ qb.float().t()) * (sa * sb)
+    elif mode == "row":
+        (qa, sa), (qb, sb) = quant_rows(xa), quant_rows(xb)
+        ref = (qa.float() * sa) @ (qb.float() * sb).t()
+    else:
+        (qa, sa), (qb, sb) = quant_blocks(xa, 1), quant_blocks(xb, 128)
+        ref = (qa.float() * expand(sa, m, k, 1)) @ (
+            qb.float() * expand(sb, n, k, 128)).t()
+    return qa, qb, sa, sb, ref
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=7)
+    opt = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dev = torch.cuda.get_device_properties(0)
+    sms = dev.multi_processor_count
+    print("# %s, %d SMs, torch %s, ptxtile %s; median of %d interleaved "
+          "rounds, CUDA events" % (dev.name, sms, torch.__version__,
+                                   ptxtile.__version__, opt.rounds))
+    tq = Torch()
+    bad, rows = [], []
+    print("| M | N | K | mode | torch TFLOP/s | ours TFLOP/s | ours/torch "
+          "| torch err | ours err |")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+    for (m, n, k) in (QUICK if opt.quick else SHAPES):
+        g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
+        xa = torch.randn(m, k, generator=g, device="cuda")
+        xb = torch.randn(n, k, generator=g, device="cuda")
+        flop = 2.0 * m * n * k
+        tflops = {}
+        for mode in ("tensor", "row", "block"):
+            qa, qb, sa, sb, ref = quantize(mode, xa, xb)
+            impls, errs = {}, {}
+            t = tq.call(mode, qa, qb, sa, sb)
+            if t is not None:
+                impls["torch"] = t[0]
+                errs["torch"] = rel_err(t[1], ref)
+            try:
+                fn, c, how = ours(mode, qa, qb, sa, sb, sms)
+                impls["ours"] = fn
+                errs["ours"] = rel_err(c, ref)
+            except Exception as e:  # noqa: BLE001 - a failing kernel is a FAIL
+                errs["ours"] = float("nan")
+                print("# FAIL %dx%dx%d %s: %s" % (m, n, k, mode, e))
+            if not errs["ours"] <= WRONG:
+                bad.append("%dx%dx%d %s (err %s)" % (m, n, k, mode, errs["ours"]))
+                impls.pop("ours", None)
+            ms = measure(impls, opt.rounds)
+            tt = flop / ms["torch"] / 1e9 if "torch" in ms else None
+            to = flop / ms["ours"] / 1e9 if "ours" in ms else None
+            tflops[mode] = to
+            rows.append((m, n, k, mode, tt, to))
+            print("| %d | %d | %d | %s | %s | %s | %s | %s | %.2e |" % (
+                m, n, k, mode, "%.0f" % tt if tt else "n/a",
+                "%.0f" % to if to else "FAIL",
+                "%.3f" % (to / tt) if tt and to else "-",
+                "%.2e" % errs["torch"] if "torch" in errs else "n/a",
+                errs["ours"]))
+            sys.stdout.flush()
+            del qa, qb, sa, sb, ref, impls
+        if tflops.get("block") and tflops.get("tensor"):
+            print("|  |  |  | block/tensor (ours) |  | %.3f |  |  |  |"
+                  % (tflops["block"] / tflops["tensor"]))
+        del xa, xb
+        torch.cuda.empty_cache()
+    for mode, why in tq.refused.items():
+        print("# torch._scaled_mm %s-wise refused on this torch: %s" % (mode, why))
+    for mode in ("tensor", "row", "block"):
+        if mode not in tq.refused:
+            print("# torch._scaled_mm %s-wise: supported" % mode)
+    promotion(sms, opt.rounds, bad)
+    if bad:
+        print("FAIL: wrong results: " + "; ".join(bad))
+        return 1
+    print("PASS: every result within %.2f relative error" % WRONG)
+    return 0
+
+
+def promotion(sms, rounds, bad):
+    """Per-tensor data at PROMO_SHAPE: one-level (gemm_fp8.py) against
+    two-level (gemm_fp8_block.py with every scale = the tensor scales)."""
+    m, n, k = PROMO_SHAPE
+    g = torch.Generator(device="cuda").manual_seed(1)
+    xa = torch.randn(m, k, generator=g, device="cuda")
+    xb = torch.randn(n, k, generator=g, device="cuda")
+    (qa, sa), (qb, sb) = quant_tensor(xa), quant_tensor(xb)
+    ref = (qa.float() @ qb.float().t()) * (sa * sb)
+    one, c1, _ = ours("tensor", qa, qb, sa, sb, sms)
+    bsa = sa.expand(m, ceil(k, 128))
+    bsb = sb.expand(ceil(n, 128), ceil(k, 128))
+    two, c2, _ = ours("block", qa, qb, bsa, bsb, sms)
+    impls = {"one-level (gemm_fp8.py)": one, "two-level (gemm_fp8_block.py)": two}
+    errs = {"one-level (gemm_fp8.py)": rel_err(c1, ref),
+            "two-level (gemm_fp8_block.py)": rel_err(c2, ref)}
+    t = Torch().call("tensor", qa, qb, sa, sb)
+    if t is not None:
+        impls["torch tensor-wise"] = t[0]
+        errs["torch tensor-wise"] = rel_err(t[1], ref)
+    ms = measure(impls, rounds)
+    print()
+    print("Promotion, %dx%dx%d, tensor-wise data:" % (m, n, k))
+    print("| kernel | TFLOP/s | rel. Frobenius err |")
+    print("|---|---:|---:|")
+    for name in impls:
+        print("| %s | %.0f | %.2e |" % (name, 2.0 * m * n * k / ms[name] / 1e9,
+                                       errs[name]))
+        if name != "torch tensor-wise" and not errs[name] <= WRONG:
+            bad.append("promotion %s (err %s)" % (name, errs[name]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+"""FP8 GEMM on Hopper (sm_90a): fp8_matmul(a, b, scale_a, scale_b).
+
+D = A . B^T with float8 A (M, K) and B (N, K) (both K-contiguous,
+torch.float8_e4m3fn or torch.float8_e5m2 for either), float32
+accumulation and bf16 D, the scales applied as torch._scaled_mm's three
+modes define them, chosen from the scale shapes:
+
+  tensor-wise  scale_a and scale_b one float32 each (numel 1)
+  row-wise     scale_a (M,) or (M, 1), scale_b (N,) or (1, N) or (N, 1)
+               (a one-element scale on one side is broadcast to rows)
+  block-wise   scale_a (M, ceil(K/128)): one per row of A per 128-wide K
+               block (any strides; torch's column-major (1, M) layout with
+               M % 4 == 0 is used without a copy); scale_b
+               (ceil(N/128), ceil(K/128)): one per 128 x 128 block of B,
+               any strides (torch's _scaled_mm takes its transpose)
+
+The kernels are the scripts examples/gemm_fp8.py, gemm_fp8_rowwise.py and
+gemm_fp8_block.py (two-level accumulation: each 128-wide K block is
+summed by wgmma into a fresh accumulator and promoted into float32
+registers with its scales), compiled once per (script, A type, B type)
+with their module constants AT / BT / MMA set.  Errors are ValueError /
+TypeError naming the argument and what it needs.
+"""
+import functools
+import os
+import re
+import threading
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SCRIPTS = {"tensor": "gemm_fp8.py", "row": "gemm_fp8_rowwise.py",
+            "block": "gemm_fp8_block.py"}
+_SHORT = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_lock = threading.Lock()
+_kernels = {}
+_sms = {}
+
+
+def script_path(mode):
+    """The script of a scaling mode ('tensor', 'row', 'block'): the
+    repository's examples/ when this package runs from a checkout, else
+    the copy installed beside this module (scripts/)."""
+    name = _SCRIPTS[mode]
+    for d in (os.path.join(_HERE, "..", "..", "..", "examples"),
+              os.path.join(_HERE, "scripts")):
+        p = os.path.normpath(os.path.join(d, name))
+        if os.path.isfile(p):
+            return p
+    raise FileNotFoundError("ptxtile.kernels.fp8: %s not found" % name)
+
+
+def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
+                **consts):
+    """The script of `mode` with its element-type constants (and the
+    wgmma form they select) and any other module constant given as
+    NAME=value (ST=4, ...) replaced."""
+    for t in (a_type, b_type):
+        if t not in _SHORT:
+            raise ValueError("float8 type %r: use float8_e4m3fn or "
+                             "float8_e5m2" % (t,))
+    with open(script_path(mode), encoding="utf-8") as f:
+        text = f.read()
+    sub = {"AT": '"%s"' % a_type, "BT": '"%s"' % b_type}
+    sub.update((k, repr(v)) for k, v in consts.items())
+    out = []
+    for line in text.split("\n"):
+        m = re.match(r"([A-Z][A-Z0-9_]*) = ", line)
+        if m and m.group(1) in sub:
+            line = "%s = %s" % (m.group(1), sub.pop(m.group(1)))
+        elif m and m.group(1) == "MMA":
+            line = re.sub(r"\.e[45]m[23]\.e[45]m[23]\"",
+                          '.%s.%s"' % (_SHORT[a_type], _SHORT[b_type]), line)
+        out.append(line)
+    if sub:
+        raise ValueError("%s has no module constant %s"
+                         % (_SCRIPTS[mode], ", ".join(sorted(sub))))
+    return "\n".join(out)
+
+
+def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
+           target="sm_90a", **consts):
+    """The compiled ptxtile.Kernel of one variant (compiled once)."""
+    import ptxtile
+    key = (mode, a_type, b_type, target, tuple(sorted(consts.items())))
+    with _lock:
+        k = _kernels.get(key)
+    if k is None:
+        k = ptxtile.compile(script_text(mode, a_type, b_type, **consts),
+                            target=target)
+        with _lock:
+            k = _kernels.setdefault(key, k)
+    return k
+
+
+def _ceil(x, d):
+    return -(-x // d)
+
+
+def _fp8_type(torch, t, what):
+    names = {torch.float8_e4m3fn: "float8_e4m3fn",
+             torch.float8_e5m2: "float8_e5m2"}
+    if not isinstance(t, torch.Tensor):
+        raise TypeError("fp8_matmul: %s must be a torch tensor, not %s"
+                        % (what, type(t).__name__))
+    if t.dtype not in names:
+        raise TypeError("fp8_matmul: %s must be torch.float8_e4m3fn or "
+                        "torch.float8_e5m2, not %s" % (what, t.dtype))
+    return names[t.dtype]
+
+
+def _row_shape(s, rows):
+    """True when s holds one value per row of `rows` as (rows,),
+    (rows, 1) or (1, rows), or one value (broadcast)."""
+    return s.numel() == 1 or tuple(s.shape) in (
+        (rows,), (rows, 1), (1, rows))
+
+
+def check(a, b, scale_a, scale_b, out_dtype=None, out=None):
+    """Validates the arguments of fp8_matmul; returns (mode, M, N, K,
+    A type, B type).  Raises TypeError / ValueError naming what is
+    wrong."""
+    import torch
+    ta, tb = _fp8_type(torch, a, "a"), _fp8_type(torch, b, "b")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError("fp8_matmul: a (M, K) and b (N, K) must be 2-D, "
+                         "got %s and %s" % (tuple(a.shape), tuple(b.shape)))
+    m, k = a.shape
+    n = b.shape[0]
+    if b.shape[1] != k:
+        raise ValueError("fp8_matmul: a is (%d, %d) and b (%d, %d): both "
+                         "need the same K (D = a . b^T)" % (m, k, n, b.shape[1]))
+    if m < 1 or k < 16 or k % 16 or n < 8 or n % 8:
+        raise ValueError("fp8_matmul: M >= 1, K a positive multiple of 16 "
+                         "and N a positive multiple of 8 are needed (TMA row "
+                         "strides of 16 bytes); got M=%d N=%d K=%d" % (m, n, k))
+    for t, what in ((a, "a"), (b, "b")):
+        if not t.is_cuda:
+            raise ValueError("fp8_matmul: %s is on %s; a CUDA tensor is "
+                             "needed" % (what, t.device))
+        if t.stride(1) != 1 or t.stride(0) != k:
+            raise ValueError("fp8_matmul: %s must be K-contiguous "
+                             "(strides (%d, 1)), got %s; use .contiguous()"
+                             % (what, k, tuple(t.stride())))
+    if a.device != b.device:
+        raise ValueError("fp8_matmul: a on %s, b on %s" % (a.device, b.device))
+    for s, what in ((scale_a, "scale_a"), (scale_b, "scale_b")):
+        if not isinstance(s, torch.Tensor) or s.dtype != torch.float32:
+            raise TypeError("fp8_matmul: %s must be a float32 tensor, not %s"
+                            % (what, getattr(s, "dtype", type(s).__name__)))
+        if s.device != a.device:
+            raise ValueError("fp8_matmul: %s is on %s, a on %s"
+                             % (what, s.device, a.device))
+    kb, nb = _ceil(k, 128), _ceil(n, 128)
+    if scale_a.numel() == 1 and scale_b.numel() == 1:
+        mode = "tensor"
+    elif _row_shape(scale_a, m) and _row_shape(scale_b, n):
+        mode = "row"
+    elif tuple(scale_a.shape) == (m, kb) and tuple(scale_b.shape) == (nb, kb):
+        mode = "block"
+    else:
+        raise ValueError(
+            "fp8_matmul: scale_a %s and scale_b %s match no scaling mode for "
+            "M=%d N=%d K=%d: tensor-wise takes one float each, row-wise "
+            "scale_a (%d,) or (%d, 1) and scale_b (%d,), (1, %d) or (%d, 1), "
+            "block-wise scale_a (M, ceil(K/128)) = (%d, %d) and scale_b "
+            "(ceil(N/128), ceil(K/128)) = (%d, %d)"
+            % (tuple(scale_a.shape), tuple(scale_b.shape), m, n, k, m, m,
+               n, n, n, m, kb, nb, kb))
+    if out_dtype is not None and out_dtype != torch.bfloat16:
+        raise ValueError("fp8_matmul: out_dtype %s is not supported; the "
+                         "kernels write bfloat16" % (out_dtype,))
+    if out is not None:
+        if (not isinstance(out, torch.Tensor) or out.dtype != torch.bfloat16
+                or tuple(out.shape) != (m, n) or out.device != a.device
+                or not out.is_contiguous()):
+            raise ValueError("fp8_matmul: out must be a contiguous bfloat16 "
+                             "(%d, %d) tensor on %s" % (m, n, a.device))
+    return mode, m, n, k, ta, tb
+
+
+def _sm_count(torch, device):
+    i = device.index if device.index is not None else torch.cuda.current_device()
+    with _lock:
+        c = _sms.get(i)
+    if c is None:
+        c = torch.cuda.get_device_properties(i).multi_processor_count
+        with _lock:
+            _sms[i] = c
+    return c
+
+
+def scale_args(mode, scale_a, scale_b, m, n, k):
+    """The scale tensors in the layouts the kernel of `mode` reads:
+    (1,) / (1,) tensor-wise, (M,) / (N,) row-wise, and for block-wise
+    scale_a as (KB, MS) with M contiguous (MS = M rounded up to 4, for the
+    16-byte TMA row stride) and scale_b as (NB, KB) row-major."""
+    import torch
+    if mode == "tensor":
+        return scale_a.reshape(1), scale_b.reshape(1)
+    if mode == "row":
+        sa = scale_a.reshape(-1).expand(m) if scale_a.numel() == 1 else scale_a.reshape(m)
+        sb = scale_b.reshape(-1).expand(n) if scale_b.numel() == 1 else scale_b.reshape(n)
+        return sa.contiguous(), sb.contiguous()
+    kb = _ceil(k, 128)
+    if m % 4 == 0 and scale_a.stride() == (1, m):
+        sa = scale_a.t()  # (KB, M), already M-contiguous
+    else:
+        sa = torch.zeros(kb, _ceil(m, 4) * 4, dtype=torch.float32,
+                         device=scale_a.device)
+        sa[:, :m] = scale_a.t()
+    return sa, scale_b.contiguous()
+
+
+def _launch(a, b, scale_a, scale_b, out):
+    import torch
+    mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, None, out)
+    sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
+    if out is None:
+        out = torch.empty(m, n, dtype=torch.bfloat16, device=a.device)
+    kernel(mode, ta, tb)(a, b, out, sa, sb, _sm_count(torch, a.device))
+    return out
+
+
+def _register():
+    """ptxtile::fp8_matmul as a torch custom op (torch.compile keeps it
+    as one opaque call; its fake implementation gives the output's shape
+    and dtype after the same checks)."""
+    import torch
+
+    @torch.library.custom_op("ptxtile::fp8_matmul", mutates_args=())
+    def fp8_matmul_op(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
+                      scale_b: torch.Tensor) -> torch.Tensor:
+        return _launch(a, b, scale_a, scale_b, None)
+
+    @fp8_matmul_op.register_fake
+    def _(a, b, scale_a, scale_b):
+        return a.new_empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16)
+
+    return fp8_matmul_op
+
+
+_op = []
+
+
+def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=None, out=None):
+    """D = scale-applied a . b^T (module doc), bf16 (M, N).  out=: a
+    contiguous bf16 (M, N) tensor to write (eager only; without it the
+    call is the custom op ptxtile::fp8_matmul, which torch.compile
+    traces as one node).  out_dtype=None or torch.bfloat16."""
+    import torch
+    check(a, b, scale_a, scale_b, out_dtype, out)
+    if out is not None:
+        return _launch(a, b, scale_a, scale_b, out)
+    if not _op:
+        raise RuntimeError("fp8_matmul: torch was not importable when "
+                           "ptxtile.kernels.fp8 was imported")
+    return torch.ops.ptxtile.fp8_matmul(a, b, scale_a, scale_b)
+
+
+# registered once, at import, so that torch.compile never traces the
+# registration itself
+try:
+    import torch as _torch  # noqa: F401
+except ImportError:
+    _torch = None
+if _torch is not None:
+    _op.append(_register())
