@@ -137,14 +137,15 @@ def measure(impls, rounds):
 
 
 class Torch(object):
-    """torch._scaled_mm per mode, or why this torch refuses it."""
+    """torch._scaled_mm per mode; the modes it ran and the first refusal
+    of each mode (tried again on every shape: a refusal may depend on the
+    shape)."""
 
     def __init__(self):
+        self.ok = set()
         self.refused = {}
 
     def call(self, mode, qa, qb, sa, sb):
-        if mode in self.refused:
-            return None
         if mode == "tensor":
             ta, tb = sa, sb
         elif mode == "row":
@@ -158,8 +159,11 @@ class Torch(object):
             d = fn()
             torch.cuda.synchronize()
         except Exception as e:  # noqa: BLE001 - this torch lacks the mode
-            self.refused[mode] = str(e).split("\n")[0][:160]
+            self.refused.setdefault(mode, "%dx%dx%d: %s" % (
+                qa.shape[0], qb.shape[0], qa.shape[1],
+                str(e).split("\n")[0][:160]))
             return None
+        self.ok.add(mode)
         return fn, d
 
 
@@ -251,11 +255,10 @@ def main():
                   % (tflops["block"] / tflops["tensor"]))
         del xa, xb
         torch.cuda.empty_cache()
-    for mode, why in tq.refused.items():
-        print("# torch._scaled_mm %s-wise refused on this torch: %s" % (mode, why))
     for mode in ("tensor", "row", "block"):
-        if mode not in tq.refused:
-            print("# torch._scaled_mm %s-wise: supported" % mode)
+        print("# torch._scaled_mm %s-wise: %s%s" % (
+            mode, "ran" if mode in tq.ok else "never ran",
+            "; refused at " + tq.refused[mode] if mode in tq.refused else ""))
     promotion(sms, opt.rounds, bad)
     if bad:
         print("FAIL: wrong results: " + "; ".join(bad))

@@ -21,10 +21,14 @@ registers with its scales), compiled once per (script, A type, B type)
 with their module constants AT / BT / MMA set.  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
-import functools
 import os
 import re
 import threading
+
+try:  # fp8_matmul takes torch tensors; the script helpers need no torch
+    import torch
+except ImportError:
+    torch = None
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _SCRIPTS = {"tensor": "gemm_fp8.py", "row": "gemm_fp8_rowwise.py",
@@ -79,7 +83,7 @@ def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
 def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
            target="sm_90a", **consts):
     """The compiled ptxtile.Kernel of one variant (compiled once)."""
-    import ptxtile
+    import ptxtile  # the package (this module is inside it)
     key = (mode, a_type, b_type, target, tuple(sorted(consts.items())))
     with _lock:
         k = _kernels.get(key)
@@ -95,7 +99,7 @@ def _ceil(x, d):
     return -(-x // d)
 
 
-def _fp8_type(torch, t, what):
+def _fp8_type(t, what):
     names = {torch.float8_e4m3fn: "float8_e4m3fn",
              torch.float8_e5m2: "float8_e5m2"}
     if not isinstance(t, torch.Tensor):
@@ -118,8 +122,7 @@ def check(a, b, scale_a, scale_b, out_dtype=None, out=None):
     """Validates the arguments of fp8_matmul; returns (mode, M, N, K,
     A type, B type).  Raises TypeError / ValueError naming what is
     wrong."""
-    import torch
-    ta, tb = _fp8_type(torch, a, "a"), _fp8_type(torch, b, "b")
+    ta, tb = _fp8_type(a, "a"), _fp8_type(b, "b")
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError("fp8_matmul: a (M, K) and b (N, K) must be 2-D, "
                          "got %s and %s" % (tuple(a.shape), tuple(b.shape)))
@@ -177,7 +180,7 @@ def check(a, b, scale_a, scale_b, out_dtype=None, out=None):
     return mode, m, n, k, ta, tb
 
 
-def _sm_count(torch, device):
+def _sm_count(device):
     i = device.index if device.index is not None else torch.cuda.current_device()
     with _lock:
         c = _sms.get(i)
@@ -193,7 +196,6 @@ def scale_args(mode, scale_a, scale_b, m, n, k):
     (1,) / (1,) tensor-wise, (M,) / (N,) row-wise, and for block-wise
     scale_a as (KB, MS) with M contiguous (MS = M rounded up to 4, for the
     16-byte TMA row stride) and scale_b as (NB, KB) row-major."""
-    import torch
     if mode == "tensor":
         return scale_a.reshape(1), scale_b.reshape(1)
     if mode == "row":
@@ -211,12 +213,11 @@ def scale_args(mode, scale_a, scale_b, m, n, k):
 
 
 def _launch(a, b, scale_a, scale_b, out):
-    import torch
     mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, None, out)
     sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
     if out is None:
         out = torch.empty(m, n, dtype=torch.bfloat16, device=a.device)
-    kernel(mode, ta, tb)(a, b, out, sa, sb, _sm_count(torch, a.device))
+    kernel(mode, ta, tb)(a, b, out, sa, sb, _sm_count(a.device))
     return out
 
 
@@ -224,7 +225,6 @@ def _register():
     """ptxtile::fp8_matmul as a torch custom op (torch.compile keeps it
     as one opaque call; its fake implementation gives the output's shape
     and dtype after the same checks)."""
-    import torch
 
     @torch.library.custom_op("ptxtile::fp8_matmul", mutates_args=())
     def fp8_matmul_op(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
@@ -246,7 +246,6 @@ def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=None, out=None):
     contiguous bf16 (M, N) tensor to write (eager only; without it the
     call is the custom op ptxtile::fp8_matmul, which torch.compile
     traces as one node).  out_dtype=None or torch.bfloat16."""
-    import torch
     check(a, b, scale_a, scale_b, out_dtype, out)
     if out is not None:
         return _launch(a, b, scale_a, scale_b, out)
@@ -258,9 +257,5 @@ def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=None, out=None):
 
 # registered once, at import, so that torch.compile never traces the
 # registration itself
-try:
-    import torch as _torch  # noqa: F401
-except ImportError:
-    _torch = None
-if _torch is not None:
+if torch is not None:
     _op.append(_register())
