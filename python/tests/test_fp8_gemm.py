@@ -158,22 +158,15 @@ def test_block_scaled(m, n, k, sms, late):
     assert close_bf16(c, dense * sa.mean() * sb.mean()) > m * n // 2
 
 
-def variant(name, at, bt):
+def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", **consts):
     """The script compiled with its module constants AT / BT (and the
-    wgmma form's type suffix) set to other float8 types."""
-    with open(os.path.join(ROOT, "examples", name), encoding="utf-8") as f:
-        text = f.read()
-    short = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
-    lines = []
-    for line in text.split("\n"):
-        if line.startswith("AT = "):
-            line = 'AT = "%s"' % at
-        elif line.startswith("BT = "):
-            line = 'BT = "%s"' % bt
-        elif line.startswith("MMA = "):
-            line = line.replace(".e4m3.e4m3", ".%s.%s" % (short[at], short[bt]))
-        lines.append(line)
-    return ptxtile.compile("\n".join(lines), target="sm_90a", cache=False)
+    wgmma form's type suffix and n) and others (BN, ST) set, as
+    ptxtile.kernels.fp8 compiles its variants."""
+    from ptxtile.kernels import fp8
+    mode = {"gemm_fp8.py": "tensor", "gemm_fp8_rowwise.py": "row",
+            "gemm_fp8_block.py": "block"}[name]
+    return ptxtile.compile(fp8.script_text(mode, at, bt, **consts),
+                           target="sm_90a", cache=False)
 
 
 @pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
@@ -199,3 +192,30 @@ def test_e5m2_operands(at, bt):
     c[:] = 0xFFFF
     variant("gemm_fp8_block.py", at, bt)(a, b, c, sa, sb, 132, device="emulator")
     assert close_bf16(c, block_reference(a, b, sa, sb, ka, kb_)) == 0
+
+
+@pytest.mark.parametrize("bn,st", [(128, 6), (64, 8)])
+@pytest.mark.parametrize("name", ["gemm_fp8.py", "gemm_fp8_rowwise.py"])
+def test_narrow_tiles(name, bn, st):
+    # the BN / ST constants (ptxtile.kernels.fp8 tunes them per shape):
+    # 256 x BN cluster tiles, m64nBNk32, BN / 64 C quarters alternating
+    # between the two staging buffers across tiles; sms = 1 walks every
+    # tile through one ring
+    m, n, k = 300, 200, 400
+    rng = np.random.default_rng(bn + st)
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+    kern = variant(name, BN=bn, ST=st)
+    assert ".m64n%dk32.f32.e4m3.e4m3" % bn in kern.ptx
+    if name == "gemm_fp8.py":
+        sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
+        want = 0.125 * prod
+    else:
+        sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
+        sb = rng.uniform(0.25, 2.0, size=n).astype(np.float32)
+        want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+    for sms, late in ((132, False), (1, True)):
+        c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+        kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+        assert close_bf16(c, want) == 0

@@ -56,7 +56,8 @@ def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
                 **consts):
     """The script of `mode` with its element-type constants (and the
     wgmma form they select) and any other module constant given as
-    NAME=value (ST=4, ...) replaced."""
+    NAME=value (BN=128, ST=6, ...) replaced; BN also sets the wgmma
+    form's n."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
@@ -73,6 +74,9 @@ def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
         elif m and m.group(1) == "MMA":
             line = re.sub(r"\.e[45]m[23]\.e[45]m[23]\"",
                           '.%s.%s"' % (_SHORT[a_type], _SHORT[b_type]), line)
+            if "BN" in consts:  # the wgmma shape's n is the tile's BN
+                line = re.sub(r"\.m64n[0-9]+k32\.", ".m64n%dk32." % consts["BN"],
+                              line)
         out.append(line)
     if sub:
         raise ValueError("%s has no module constant %s"
