@@ -16,16 +16,16 @@
 # The recipe of examples/gemm_wgmma.py (persistent 2-CTA clusters, one
 # producer and two consumer warpgroups, setmaxnreg 40/232, TMA ring with
 # 128B swizzle and B multicast, stmatrix + TMA-store epilogue) with:
-#   - tiles of 128 x 128 per CTA (a cluster takes 256 x 128): each
-#     consumer warpgroup keeps two sets of 64 float32 per thread, the
+#   - tiles of 128 x BN per CTA (BN 128 or 64; a cluster takes 256 x BN):
+#     each consumer warpgroup keeps two sets of BN / 2 float32 per thread, the
 #     wgmma accumulator of one K block and the promoted main sum; the
 #     bf16 GEMM's 128 x 256 tiles would need 2 x 128 registers
 #   - one k-tile = one 128-wide K block = 128 bytes (one swizzled row):
-#     a stage is A 128 x 128 (16 KiB) + B 128 x 128 (16 KiB, each CTA
-#     loads 64 rows and multicasts them) + the CTA's 128 A scales of that
+#     a stage is A 128 x 128 (16 KiB) + B BN x 128 (each CTA loads BN / 2
+#     rows and multicasts them) + the CTA's 128 A scales of that
 #     K block (512 bytes, a TMA load of scale_a's row kb), ST stages
 #   - per k-tile, per consumer warpgroup: wgmma.fence, 4 x wgmma
-#     m64n128k32 into a fresh accumulator (scale-d 0 on the first),
+#     m64nBNk32 into a fresh accumulator (scale-d 0 on the first),
 #     commit, wait_group 0, the thread's two A-row scales read from the
 #     stage, the stage freed in both CTAs, then the promotion
 #     main += acc * (sa[row] * sb) in float32 FMAs (sb, the B block's
@@ -41,8 +41,9 @@ from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
-MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match
-ST = 5  # ring stages of 32.5 KiB (5: 162.5 KiB + 32 KiB of C staging; 6 is 96 bytes over the 227 KiB limit with the barriers)
+BN = 128  # tile columns per CTA: 128 or 64 (MMA's n must match)
+MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
+ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
 M = T.dynamic("M")
 N = T.dynamic("N")
@@ -59,19 +60,19 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                    scale_a: T.Tensor((KS, MS), "float32", align=16),
                    scale_b: T.Tensor((NS, KS), "float32", align=4),
                    sms: T.int32):
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=2 * T.min(T.max(sms // 2, 1), T.ceildiv(M, 256) * T.ceildiv(N, 128)), block=384, cluster=2),
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=2 * T.min(T.max(sms // 2, 1), T.ceildiv(M, 256) * T.ceildiv(N, BN)), block=384, cluster=2),
                    kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1))
-    cid = T.cuda.block_idx("x") // 2  # the cluster: a 256 x 128 block of C
+    cid = T.cuda.block_idx("x") // 2  # the cluster: a 256 x BN block of C
     rank = T.cuda.cluster_cta_id("x")  # its upper or lower 128 rows
     tid = T.cuda.thread_idx("x")
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
-    NT = T.ceildiv(N, 128)
+    NT = T.ceildiv(N, BN)
     PAIRS = T.ceildiv(M, 256) * NT
     NCL = T.max(sms // 2, 1)  # clusters in the grid (or more)
     KT = T.ceildiv(K, 128)
     SA = T.alloc_shared((ST, 128, 128), AT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
-    SB = T.alloc_shared((ST, 128, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
+    SB = T.alloc_shared((ST, BN, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, BN, 128):(BN * 128, 128, 1)])), align=1024)
     # C staging: per consumer warpgroup two 64 x 64 buffers, 128B swizzle
     SC = T.alloc_shared((2, 2, 64, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 2, 64, 64):(8192, 4096, 64, 1)])), align=1024)
     # the A scales of each stage's K block, for the CTA's 128 rows
@@ -99,7 +100,7 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                         T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST - 1) % 2)
                     # A 16 KiB + B 2 x 8 KiB (this CTA's and the peer's
                     # multicast halves) + 512 bytes of A scales
-                    T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(33280))
+                    T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(16384 + BN * 128 + 512))
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
                         SA.sub[sp, :, :], A, box=(128, 128), coords=(pbm * 128, kp * 128), swizzle=3,
@@ -107,7 +108,7 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     # this CTA's half of B, into both CTAs' stage sp
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"],
-                        SB.sub[sp, rank * 64:rank * 64 + 64, :], B, box=(64, 128), coords=(pbn * 128 + rank * 64, kp * 128), swizzle=3,
+                        SB.sub[sp, rank * (BN // 2):rank * (BN // 2) + BN // 2, :], B, box=(BN // 2, 128), coords=(pbn * BN + rank * (BN // 2), kp * 128), swizzle=3,
                         l2_promotion=3, mbar=full.ptr_to([sp]), cta_mask=T.uint16(3))
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
@@ -118,16 +119,16 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
         wg = warp // 8  # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1
         # the warpgroup's 64 rows of stage s as (M_rep, K_rep, 64, 32) and
-        # all 128 rows of B as (N_rep, K_rep, 128, 32): k32 slice j starts
+        # all BN rows of B as (N_rep, K_rep, BN, 32): k32 slice j starts
         # 32 elements (32 bytes) into each swizzled 128-byte row
         VA = SA.view(ST, 2, 1, 4, 64, 32, layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 2, 1, 4, 64, 32):(16384, 8192, 8192, 32, 128, 1)])))
-        VB = SB.view(ST, 1, 4, 128, 32, layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 1, 4, 128, 32):(16384, 16384, 32, 128, 1)])))
+        VB = SB.view(ST, 1, 4, BN, 32, layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 1, 4, BN, 32):(BN * 128, BN * 128, 32, 128, 1)])))
         # the K block's accumulators: warp w of the warpgroup, register r
         # of lane l at (16w + l/4 + 8((r/2)%2), 8(r/4) + 2(l%4) + r%2)
-        D = T.alloc_local((4, 1, 1, 16, 128), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, 16, 4, 2):(1@wid_in_wg, 64, 64, 2, 4@laneid, 4, 1@laneid, 1)]))
-        PD = D.view(64)
+        D = T.alloc_local((4, 1, 1, 16, BN), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BN // 8, 4, 2):(1@wid_in_wg, BN // 2, BN // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
+        PD = D.view(BN // 2)
         # the promoted sums, register r at the same position as PD[r]
-        MA = T.alloc_local((64,), "float32", layout="default")
+        MA = T.alloc_local((BN // 2,), "float32", layout="default")
         w = warp % 4
         g = lane // 4
         cit: T.int32 = 0  # k-tiles consumed so far
@@ -136,6 +137,7 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         p2: T.uint32 = T.uint32(0)
         p3: T.uint32 = T.uint32(0)
         rel: T.uint32 = T.uint32(0)
+        eq: T.int32 = 0  # C quarters stored so far: buffer eq % 2
         # epilogue addresses, once per thread (examples/gemm_wgmma.py)
         SCE = SC.view(16384)  # SC's storage, in bf16 elements
         EO = T.alloc_local((4,), "int32", layout="default")
@@ -147,9 +149,9 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         for ctile in range(cid, PAIRS, NCL):
             cbm = ctile // NT * 2 + rank
             cbn = ctile % NT
-            for j in T.unroll(64):
+            for j in T.unroll(BN // 2):
                 MA[j] = 0.0
-            nb = T.min(cbn, NS - 1)  # the B scale row (clamped: in bounds)
+            nb = T.min(cbn * BN // 128, NS - 1)  # the B scale row (clamped: in bounds)
             for kt in range(KT):
                 s = cit % ST
                 # the B block's scale, loaded before the wait for the
@@ -170,18 +172,18 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), tid % 128)
                     T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
                 # promotion: register 4j + i is in row i / 2 (g or g + 8)
-                for j in T.unroll(16):
+                for j in T.unroll(BN // 8):
                     MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
                     MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
                     MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
                     MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
                 cit += 1
             # epilogue (the producer already fills the next tile's stages)
-            # through shared memory: the warpgroup's 64 x 128 block of C
-            # in two 64 x 64 halves, each converted to bf16 pairs and
+            # through shared memory: the warpgroup's 64 x BN block of C
+            # in BN / 64 quarters of 64 x 64, each converted to bf16 pairs and
             # written with stmatrix into one of its two buffers, then
             # stored by one thread with one TMA store (clipped at M, N)
-            for q in T.unroll(2):
+            for q in T.unroll(BN // 64):
                 # the store that read this buffer (in the previous tile)
                 # has finished reading it
                 if tid % 128 == 0:
@@ -192,14 +194,15 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     T.ptx["cvt.rn.bf16x2.f32"](p1, MA[32 * q + 8 * cb + 3], MA[32 * q + 8 * cb + 2])
                     T.ptx["cvt.rn.bf16x2.f32"](p2, MA[32 * q + 8 * cb + 5], MA[32 * q + 8 * cb + 4])
                     T.ptx["cvt.rn.bf16x2.f32"](p3, MA[32 * q + 8 * cb + 7], MA[32 * q + 8 * cb + 6])
-                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * q]), p0, p1, p2, p3)
+                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (eq % 2)]), p0, p1, p2, p3)
                 T.ptx.fence.proxy.async_.shared__cta()
                 T.ptx["bar.sync"](1 + wg, 128)
                 if tid % 128 == 0:
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
-                        C, SC.sub[wg, q, :, :], box=(64, 64), coords=(cbm * 128 + wg * 64, cbn * 128 + 64 * q), swizzle=3)
+                        C, SC.sub[wg, eq % 2, :, :], box=(64, 64), coords=(cbm * 128 + wg * 64, cbn * BN + 64 * q), swizzle=3)
                     T.ptx.cp.async_.bulk.commit_group()
+                eq += 1
         # the last stores have read their buffers before shared memory
         # goes away
         if tid % 128 == 0:
