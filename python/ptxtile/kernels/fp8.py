@@ -17,8 +17,12 @@ modes define them, chosen from the scale shapes:
 The kernels are the scripts examples/gemm_fp8.py, gemm_fp8_rowwise.py and
 gemm_fp8_block.py (two-level accumulation: each 128-wide K block is
 summed by wgmma into a fresh accumulator and promoted into float32
-registers with its scales), compiled once per (script, A type, B type)
-with their module constants AT / BT / MMA set.  Errors are ValueError /
+registers with its scales), compiled once per (script, A type, B type,
+BN, ST) with their module constants AT / BT / MMA / BN / ST set.  The
+tile width BN and ring depth ST are tuned per shape: the first call of
+a shape times each CONFIGS candidate (see config(); it synchronizes, so
+make that first call outside CUDA graph capture, or set
+PTXTILE_FP8_TUNE=0 for the widest tile untimed).  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
 import os
@@ -34,9 +38,16 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SCRIPTS = {"tensor": "gemm_fp8.py", "row": "gemm_fp8_rowwise.py",
             "block": "gemm_fp8_block.py"}
 _SHORT = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+# the (BN, ST) module constants tried per shape, widest tile first (the
+# default when tuning is off): 128 x BN tiles per CTA, ST ring stages
+# (as many as fit in shared memory beside the C staging)
+CONFIGS = {"tensor": ((256, 4), (128, 6), (64, 8)),
+           "row": ((256, 4), (128, 6), (64, 8)),
+           "block": ((128, 5), (64, 7))}
 _lock = threading.Lock()
 _kernels = {}
 _sms = {}
+_tuned = {}
 
 
 def script_path(mode):
@@ -216,12 +227,49 @@ def scale_args(mode, scale_a, scale_b, m, n, k):
     return sa, scale_b.contiguous()
 
 
+def _time(k, args, reps=3):
+    """ms per launch of k(*args): CUDA events around reps launches after
+    one warm-up, on torch's current stream."""
+    k(*args)
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        k(*args)
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / reps
+
+
+def config(mode, ta, tb, args):
+    """The (BN, ST) of CONFIGS[mode] for this shape: on the first call of
+    a (mode, types, M, N, K, device) each candidate is timed on args (the
+    output is overwritten, and the call synchronizes), the fastest kept;
+    with PTXTILE_FP8_TUNE=0 the first candidate, untimed."""
+    cands = CONFIGS[mode]
+    if os.environ.get("PTXTILE_FP8_TUNE", "1") == "0" or len(cands) == 1:
+        return cands[0]
+    a, b = args[0], args[1]
+    key = (mode, ta, tb, a.shape[0], b.shape[0], a.shape[1], a.device)
+    with _lock:
+        best = _tuned.get(key)
+    if best is None:
+        times = [(_time(kernel(mode, ta, tb, BN=bn, ST=st), args), (bn, st))
+                 for bn, st in cands]
+        best = min(times)[1]
+        with _lock:
+            _tuned[key] = best
+    return best
+
+
 def _launch(a, b, scale_a, scale_b, out):
     mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, None, out)
     sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
     if out is None:
         out = torch.empty(m, n, dtype=torch.bfloat16, device=a.device)
-    kernel(mode, ta, tb)(a, b, out, sa, sb, _sm_count(a.device))
+    args = (a, b, out, sa, sb, _sm_count(a.device))
+    bn, st = config(mode, ta, tb, args)
+    kernel(mode, ta, tb, BN=bn, ST=st)(*args)
     return out
 
 
