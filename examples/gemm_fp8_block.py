@@ -45,6 +45,10 @@ BN = 128  # tile columns per CTA: 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
 ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
+CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
+F32 = 0  # 1 when CT is "float32"
+CW = 64  # columns of one C staging row of 128 bytes: 64 bf16, 32 float32
+
 M = T.dynamic("M")
 N = T.dynamic("N")
 K = T.dynamic("K")
@@ -56,7 +60,7 @@ NS = T.dynamic("NS")
 @T.function
 def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                    B: T.Tensor((N, K), BT, align=16),
-                   C: T.Tensor((M, N), "bfloat16", align=16),
+                   C: T.Tensor((M, N), CT, align=16),
                    scale_a: T.Tensor((KS, MS), "float32", align=16),
                    scale_b: T.Tensor((NS, KS), "float32", align=4),
                    sms: T.int32):
@@ -74,7 +78,7 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
     SA = T.alloc_shared((ST, 128, 128), AT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
     SB = T.alloc_shared((ST, BN, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, BN, 128):(BN * 128, 128, 1)])), align=1024)
     # C staging: per consumer warpgroup two 64 x 64 buffers, 128B swizzle
-    SC = T.alloc_shared((2, 2, 64, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 2, 64, 64):(8192, 4096, 64, 1)])), align=1024)
+    SC = T.alloc_shared((2, 2, 64, CW), CT, scope="shared.dyn", layout=T.ComposeLayout(3 - F32, 3, 3, T.TileLayout(T.S[(2, 2, 64, CW):(128 * CW, 64 * CW, CW, 1)])), align=1024)
     # the A scales of each stage's K block, for the CTA's 128 rows
     SS = T.alloc_shared((ST, 128), "float32", scope="shared.dyn", layout="default", align=128)
     full = T.alloc_shared((ST,), "uint64", align=8)
@@ -139,11 +143,17 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         rel: T.uint32 = T.uint32(0)
         eq: T.int32 = 0  # C quarters stored so far: buffer eq % 2
         # epilogue addresses, once per thread (examples/gemm_wgmma.py)
-        SCE = SC.view(16384)  # SC's storage, in bf16 elements
+        SCE = SC.view(256 * CW)  # SC's storage, in elements of C
         EO = T.alloc_local((4,), "int32", layout="default")
         srow = 16 * w + 8 * (lane // 8 % 2) + lane % 8
         for cb in T.unroll(4):
-            EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
+            if F32 == 1:
+                # float32: the pair of columns 8cb + 2t, + 1 of row
+                # 16w + g (its 8-byte half of 16-byte chunk 2cb + t/2,
+                # at chunk ^ (row % 8) = chunk ^ g in the swizzle)
+                EO[cb] = wg * 4096 + (16 * w + lane // 4) * 32 + ((2 * cb + lane % 4 // 2) ^ (lane // 4)) * 4 + 2 * (lane % 2)
+            else:
+                EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         # this thread's accumulator rows within the CTA's 128
         r0 = wg * 64 + 16 * w + g
         for ctile in range(cid, PAIRS, NCL):
@@ -183,24 +193,31 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             # in BN / 64 quarters of 64 x 64, each converted to bf16 pairs and
             # written with stmatrix into one of its two buffers, then
             # stored by one thread with one TMA store (clipped at M, N)
-            for q in T.unroll(BN // 64):
+            for q in T.unroll(BN // CW):
                 # the store that read this buffer (in the previous tile)
                 # has finished reading it
                 if tid % 128 == 0:
                     T.ptx["cp.async.bulk.wait_group.read"](1)
                 T.ptx["bar.sync"](1 + wg, 128)
-                for cb in T.unroll(4):
-                    T.ptx["cvt.rn.bf16x2.f32"](p0, MA[32 * q + 8 * cb + 1], MA[32 * q + 8 * cb])
-                    T.ptx["cvt.rn.bf16x2.f32"](p1, MA[32 * q + 8 * cb + 3], MA[32 * q + 8 * cb + 2])
-                    T.ptx["cvt.rn.bf16x2.f32"](p2, MA[32 * q + 8 * cb + 5], MA[32 * q + 8 * cb + 4])
-                    T.ptx["cvt.rn.bf16x2.f32"](p3, MA[32 * q + 8 * cb + 7], MA[32 * q + 8 * cb + 6])
-                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (eq % 2)]), p0, p1, p2, p3)
+                if F32 == 1:
+                    # accumulator pairs of columns 32q + 8cb + 2t (+ 1), rows
+                    # g and g + 8 (8 rows = 256 elements further)
+                    for cb in T.unroll(4):
+                        T.ptx["st.shared.v2.f32"](SCE.ptr_to([EO[cb] + 2048 * (eq % 2)]), (MA[16 * q + 4 * cb], MA[16 * q + 4 * cb + 1]))
+                        T.ptx["st.shared.v2.f32"](SCE.ptr_to([EO[cb] + 2048 * (eq % 2) + 256]), (MA[16 * q + 4 * cb + 2], MA[16 * q + 4 * cb + 3]))
+                else:
+                    for cb in T.unroll(4):
+                        T.ptx["cvt.rn.bf16x2.f32"](p0, MA[32 * q + 8 * cb + 1], MA[32 * q + 8 * cb])
+                        T.ptx["cvt.rn.bf16x2.f32"](p1, MA[32 * q + 8 * cb + 3], MA[32 * q + 8 * cb + 2])
+                        T.ptx["cvt.rn.bf16x2.f32"](p2, MA[32 * q + 8 * cb + 5], MA[32 * q + 8 * cb + 4])
+                        T.ptx["cvt.rn.bf16x2.f32"](p3, MA[32 * q + 8 * cb + 7], MA[32 * q + 8 * cb + 6])
+                        T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (eq % 2)]), p0, p1, p2, p3)
                 T.ptx.fence.proxy.async_.shared__cta()
                 T.ptx["bar.sync"](1 + wg, 128)
                 if tid % 128 == 0:
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
-                        C, SC.sub[wg, eq % 2, :, :], box=(64, 64), coords=(cbm * 128 + wg * 64, cbn * BN + 64 * q), swizzle=3)
+                        C, SC.sub[wg, eq % 2, :, :], box=(64, CW), coords=(cbm * 128 + wg * 64, cbn * BN + CW * q), swizzle=3)
                     T.ptx.cp.async_.bulk.commit_group()
                 eq += 1
         # the last stores have read their buffers before shared memory

@@ -21,6 +21,10 @@ BN = 256  # tile columns per CTA: 256, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
 ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
 
+CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
+F32 = 0  # 1 when CT is "float32"
+CW = 64  # columns of one C staging row of 128 bytes: 64 bf16, 32 float32
+
 M = T.dynamic("M")
 N = T.dynamic("N")
 K = T.dynamic("K")
@@ -29,7 +33,7 @@ K = T.dynamic("K")
 @T.function
 def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
                      B: T.Tensor((N, K), BT, align=16),
-                     C: T.Tensor((M, N), "bfloat16", align=16),
+                     C: T.Tensor((M, N), CT, align=16),
              scale_a: T.Tensor((M,), "float32", align=4),
                      scale_b: T.Tensor((N,), "float32", align=4),
                      sms: T.int32):
@@ -48,7 +52,7 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
     SA = T.alloc_shared((ST, 128, 128), AT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
     SB = T.alloc_shared((ST, BN, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, BN, 128):(BN * 128, 128, 1)])), align=1024)
     # C staging: per consumer warpgroup two 64 x 64 buffers, 128B swizzle
-    SC = T.alloc_shared((2, 2, 64, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 2, 64, 64):(8192, 4096, 64, 1)])), align=1024)
+    SC = T.alloc_shared((2, 2, 64, CW), CT, scope="shared.dyn", layout=T.ComposeLayout(3 - F32, 3, 3, T.TileLayout(T.S[(2, 2, 64, CW):(128 * CW, 64 * CW, CW, 1)])), align=1024)
     full = T.alloc_shared((ST,), "uint64", align=8)
     empty = T.alloc_shared((ST,), "uint64", align=8)
     if tid == 0:
@@ -111,11 +115,17 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
         # 16w + 8(l/8%2) + l%8, 16-byte chunk 2cb + l/16 of the
         # 128-byte row, at chunk ^ (row % 8) in the 128B swizzle of SC
         # (the TMA store map's); the quarter's buffer adds 4096 elements
-        SCE = SC.view(16384)  # SC's storage, in bf16 elements
+        SCE = SC.view(256 * CW)  # SC's storage, in elements of C
         EO = T.alloc_local((4,), "int32", layout="default")
         srow = 16 * w + 8 * (lane // 8 % 2) + lane % 8
         for cb in T.unroll(4):
-            EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
+            if F32 == 1:
+                # float32: the pair of columns 8cb + 2t, + 1 of row
+                # 16w + g (its 8-byte half of 16-byte chunk 2cb + t/2,
+                # at chunk ^ (row % 8) = chunk ^ g in the swizzle)
+                EO[cb] = wg * 4096 + (16 * w + lane // 4) * 32 + ((2 * cb + lane % 4 // 2) ^ (lane // 4)) * 4 + 2 * (lane % 2)
+            else:
+                EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         for ctile in range(cid, PAIRS, NCL):
             cbm = ctile // NT * 2 + rank
             cbn = ctile % NT
@@ -155,27 +165,34 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
                 PD[4 * j + 1] = PD[4 * j + 1] * (ra0 * sb1)
                 PD[4 * j + 2] = PD[4 * j + 2] * (ra1 * sb0)
                 PD[4 * j + 3] = PD[4 * j + 3] * (ra1 * sb1)
-            for q in T.unroll(BN // 64):
+            for q in T.unroll(BN // CW):
                 # the store that read this buffer two quarters ago (or in
                 # the previous tile) has finished reading it
                 if tid % 128 == 0:
                     T.ptx["cp.async.bulk.wait_group.read"](1)
                 T.ptx["bar.sync"](1 + wg, 128)
-                for cb in T.unroll(4):
-                    # matrix j of the x4: 8-column block 8q + 2cb + j/2,
-                    # rows 8(j%2) .. of the warp's 16 = accumulator pair
-                    # 2(8q + 2cb) + j
-                    T.ptx["cvt.rn.bf16x2.f32"](p0, PD[32 * q + 8 * cb + 1], PD[32 * q + 8 * cb])
-                    T.ptx["cvt.rn.bf16x2.f32"](p1, PD[32 * q + 8 * cb + 3], PD[32 * q + 8 * cb + 2])
-                    T.ptx["cvt.rn.bf16x2.f32"](p2, PD[32 * q + 8 * cb + 5], PD[32 * q + 8 * cb + 4])
-                    T.ptx["cvt.rn.bf16x2.f32"](p3, PD[32 * q + 8 * cb + 7], PD[32 * q + 8 * cb + 6])
-                    T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (eq % 2)]), p0, p1, p2, p3)
+                if F32 == 1:
+                    # accumulator pairs of columns 32q + 8cb + 2t (+ 1), rows
+                    # g and g + 8 (8 rows = 256 elements further)
+                    for cb in T.unroll(4):
+                        T.ptx["st.shared.v2.f32"](SCE.ptr_to([EO[cb] + 2048 * (eq % 2)]), (PD[16 * q + 4 * cb], PD[16 * q + 4 * cb + 1]))
+                        T.ptx["st.shared.v2.f32"](SCE.ptr_to([EO[cb] + 2048 * (eq % 2) + 256]), (PD[16 * q + 4 * cb + 2], PD[16 * q + 4 * cb + 3]))
+                else:
+                    for cb in T.unroll(4):
+                        # matrix j of the x4: 8-column block 8q + 2cb + j/2,
+                        # rows 8(j%2) .. of the warp's 16 = accumulator pair
+                        # 2(8q + 2cb) + j
+                        T.ptx["cvt.rn.bf16x2.f32"](p0, PD[32 * q + 8 * cb + 1], PD[32 * q + 8 * cb])
+                        T.ptx["cvt.rn.bf16x2.f32"](p1, PD[32 * q + 8 * cb + 3], PD[32 * q + 8 * cb + 2])
+                        T.ptx["cvt.rn.bf16x2.f32"](p2, PD[32 * q + 8 * cb + 5], PD[32 * q + 8 * cb + 4])
+                        T.ptx["cvt.rn.bf16x2.f32"](p3, PD[32 * q + 8 * cb + 7], PD[32 * q + 8 * cb + 6])
+                        T.ptx["stmatrix.sync.aligned.m8n8.x4.shared.b16"](SCE.ptr_to([EO[cb] + 4096 * (eq % 2)]), p0, p1, p2, p3)
                 T.ptx.fence.proxy.async_.shared__cta()
                 T.ptx["bar.sync"](1 + wg, 128)
                 if tid % 128 == 0:
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
-                        C, SC.sub[wg, eq % 2, :, :], box=(64, 64), coords=(cbm * 128 + wg * 64, cbn * BN + 64 * q), swizzle=3)
+                        C, SC.sub[wg, eq % 2, :, :], box=(64, CW), coords=(cbm * 128 + wg * 64, cbn * BN + CW * q), swizzle=3)
                     T.ptx.cp.async_.bulk.commit_group()
                 eq += 1
         # the last stores have read their buffers before shared memory

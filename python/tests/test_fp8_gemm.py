@@ -239,3 +239,45 @@ def test_block_scaled_narrow_tiles():
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
         kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
         assert close_bf16(c, want) == 0
+
+
+F32_OUT = dict(CT="float32", F32=1, CW=32)
+
+
+@pytest.mark.parametrize("bn,st", [(None, None), (64, 7)])
+@pytest.mark.parametrize("name", ["gemm_fp8.py", "gemm_fp8_rowwise.py",
+                                  "gemm_fp8_block.py"])
+def test_float32_output(name, bn, st):
+    # CT = float32: the sums (scaled, promoted) staged as float32 pairs in
+    # the 128B-swizzled buffers (st.shared.v2.f32) and TMA-stored in
+    # 64 x 32 boxes; ragged M, N, K; one cluster over all tiles (sms 1)
+    # with late completion and the race check
+    m, n, k = 130, 200, 272
+    if bn is not None and name != "gemm_fp8_block.py":
+        st = 8
+    rng = np.random.default_rng(32)
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+    consts = dict(F32_OUT, **({} if bn is None else {"BN": bn, "ST": st}))
+    kern = variant(name, **consts)
+    assert "st.shared.v2.f32" in kern.ptx and "cvt.rn.bf16x2" not in kern.ptx
+    if name == "gemm_fp8.py":
+        sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
+        want = 0.125 * prod
+    elif name == "gemm_fp8_rowwise.py":
+        sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
+        sb = rng.uniform(0.25, 2.0, size=n).astype(np.float32)
+        want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+    else:
+        sa = rng.uniform(0.25, 4.0, size=(3, 132)).astype(np.float32)
+        sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(2, 3)).astype(np.float32)
+        want = block_reference(a, b, sa, sb)
+    for sms, late in ((132, False), (1, True)):
+        c = np.full((m + 1, n), np.nan, dtype=np.float32)
+        kern(a, b, c[:m], sa, sb, sms, device="emulator", late=late, check_races=late)
+        # float32 sums of exact products in some order: within a few
+        # float32 roundings of the float64 value
+        tol = 2.0 ** -20 * (np.abs(want) + np.max(np.abs(want)))
+        assert np.all(np.abs(c[:m] - want) <= tol)
+        assert np.all(np.isnan(c[m]))

@@ -2,7 +2,7 @@
 
 D = A . B^T with float8 A (M, K) and B (N, K) (both K-contiguous,
 torch.float8_e4m3fn or torch.float8_e5m2 for either), float32
-accumulation and bf16 D, the scales applied as torch._scaled_mm's three
+accumulation and bf16 (or float32) D, the scales applied as torch._scaled_mm's three
 modes define them, chosen from the scale shapes:
 
   tensor-wise  scale_a and scale_b one float32 each (numel 1)
@@ -76,7 +76,8 @@ def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
     with open(script_path(mode), encoding="utf-8") as f:
         text = f.read()
     sub = {"AT": '"%s"' % a_type, "BT": '"%s"' % b_type}
-    sub.update((k, repr(v)) for k, v in consts.items())
+    sub.update((k, '"%s"' % v if isinstance(v, str) else repr(v))
+               for k, v in consts.items())
     out = []
     for line in text.split("\n"):
         m = re.match(r"([A-Z][A-Z0-9_]*) = ", line)
@@ -183,15 +184,18 @@ def check(a, b, scale_a, scale_b, out_dtype=None, out=None):
             "(ceil(N/128), ceil(K/128)) = (%d, %d)"
             % (tuple(scale_a.shape), tuple(scale_b.shape), m, n, k, m, m,
                n, n, n, m, kb, nb, kb))
-    if out_dtype is not None and out_dtype != torch.bfloat16:
+    if out_dtype is not None and out_dtype not in (torch.bfloat16,
+                                                   torch.float32):
         raise ValueError("fp8_matmul: out_dtype %s is not supported; the "
-                         "kernels write bfloat16" % (out_dtype,))
+                         "kernels write torch.bfloat16 or torch.float32"
+                         % (out_dtype,))
     if out is not None:
-        if (not isinstance(out, torch.Tensor) or out.dtype != torch.bfloat16
+        want = out_dtype or torch.bfloat16
+        if (not isinstance(out, torch.Tensor) or out.dtype != want
                 or tuple(out.shape) != (m, n) or out.device != a.device
                 or not out.is_contiguous()):
-            raise ValueError("fp8_matmul: out must be a contiguous bfloat16 "
-                             "(%d, %d) tensor on %s" % (m, n, a.device))
+            raise ValueError("fp8_matmul: out must be a contiguous %s "
+                             "(%d, %d) tensor on %s" % (want, m, n, a.device))
     return mode, m, n, k, ta, tb
 
 
@@ -241,7 +245,14 @@ def _time(k, args, reps=3):
     return start.elapsed_time(end) / reps
 
 
-def config(mode, ta, tb, args):
+def _out_consts(out_dtype):
+    """The scripts' C-type constants for out_dtype."""
+    if out_dtype == torch.float32:
+        return {"CT": "float32", "F32": 1, "CW": 32}
+    return {}
+
+
+def config(mode, ta, tb, args, **oc):
     """The (BN, ST) of CONFIGS[mode] for this shape: on the first call of
     a (mode, types, M, N, K, device) each candidate is timed on args (the
     output is overwritten, and the call synchronizes), the fastest kept;
@@ -250,11 +261,13 @@ def config(mode, ta, tb, args):
     if os.environ.get("PTXTILE_FP8_TUNE", "1") == "0" or len(cands) == 1:
         return cands[0]
     a, b = args[0], args[1]
-    key = (mode, ta, tb, a.shape[0], b.shape[0], a.shape[1], a.device)
+    key = (mode, ta, tb, a.shape[0], b.shape[0], a.shape[1], a.device,
+           tuple(sorted(oc.items())))
     with _lock:
         best = _tuned.get(key)
     if best is None:
-        times = [(_time(kernel(mode, ta, tb, BN=bn, ST=st), args), (bn, st))
+        times = [(_time(kernel(mode, ta, tb, BN=bn, ST=st, **oc), args),
+                  (bn, st))
                  for bn, st in cands]
         best = min(times)[1]
         with _lock:
@@ -262,14 +275,16 @@ def config(mode, ta, tb, args):
     return best
 
 
-def _launch(a, b, scale_a, scale_b, out):
-    mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, None, out)
+def _launch(a, b, scale_a, scale_b, out, out_dtype):
+    out_dtype = out_dtype or torch.bfloat16
+    mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, out_dtype, out)
     sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
     if out is None:
-        out = torch.empty(m, n, dtype=torch.bfloat16, device=a.device)
+        out = torch.empty(m, n, dtype=out_dtype, device=a.device)
     args = (a, b, out, sa, sb, _sm_count(a.device))
-    bn, st = config(mode, ta, tb, args)
-    kernel(mode, ta, tb, BN=bn, ST=st)(*args)
+    oc = _out_consts(out_dtype)
+    bn, st = config(mode, ta, tb, args, **oc)
+    kernel(mode, ta, tb, BN=bn, ST=st, **oc)(*args)
     return out
 
 
@@ -280,12 +295,14 @@ def _register():
 
     @torch.library.custom_op("ptxtile::fp8_matmul", mutates_args=())
     def fp8_matmul_op(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor,
-                      scale_b: torch.Tensor) -> torch.Tensor:
-        return _launch(a, b, scale_a, scale_b, None)
+                      scale_b: torch.Tensor, f32: bool) -> torch.Tensor:
+        return _launch(a, b, scale_a, scale_b, None,
+                       torch.float32 if f32 else torch.bfloat16)
 
     @fp8_matmul_op.register_fake
-    def _(a, b, scale_a, scale_b):
-        return a.new_empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16)
+    def _(a, b, scale_a, scale_b, f32):
+        return a.new_empty((a.shape[0], b.shape[0]),
+                           dtype=torch.float32 if f32 else torch.bfloat16)
 
     return fp8_matmul_op
 
@@ -293,18 +310,19 @@ def _register():
 _op = []
 
 
-def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=None, out=None):
-    """D = scale-applied a . b^T (module doc), bf16 (M, N).  out=: a
-    contiguous bf16 (M, N) tensor to write (eager only; without it the
-    call is the custom op ptxtile::fp8_matmul, which torch.compile
-    traces as one node).  out_dtype=None or torch.bfloat16."""
+def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=torch.bfloat16 if torch else None, out=None):
+    """D = scale-applied a . b^T (module doc), (M, N) of out_dtype
+    (torch.bfloat16, or torch.float32).  out=: a contiguous (M, N) tensor
+    of out_dtype to write (eager only; without it the call is the custom
+    op ptxtile::fp8_matmul, which torch.compile traces as one node)."""
     check(a, b, scale_a, scale_b, out_dtype, out)
     if out is not None:
-        return _launch(a, b, scale_a, scale_b, out)
+        return _launch(a, b, scale_a, scale_b, out, out_dtype)
     if not _op:
         raise RuntimeError("fp8_matmul: torch was not importable when "
                            "ptxtile.kernels.fp8 was imported")
-    return torch.ops.ptxtile.fp8_matmul(a, b, scale_a, scale_b)
+    return torch.ops.ptxtile.fp8_matmul(a, b, scale_a, scale_b,
+                                        out_dtype == torch.float32)
 
 
 # registered once, at import, so that torch.compile never traces the
