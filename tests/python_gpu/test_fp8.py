@@ -252,3 +252,46 @@ def test_against_torch_scaled_mm(mode):
     d = fp8.fp8_matmul(a, b, sa, sb)
     torch.cuda.synchronize()
     assert rel_err(d, t.float()) < REL
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_every_config_and_float32_out(mode):
+    # every (BN, ST) that fp8_matmul may pick, bf16 and float32 C, at a
+    # ragged shape, against the float32 reference
+    m, n, k = 1000, 1000, 1008
+    kb, nb = -(-k // 128), -(-n // 128)
+    a, b = fp8_data(m, k, E4, 42), fp8_data(n, k, E4, 43)
+    if mode == "tensor":
+        sa, sb = torch.tensor([0.5], device=dev), torch.tensor([2.0], device=dev)
+        ref = a.float() @ b.float().t()
+    elif mode == "row":
+        sa, sb = uniform((m,), 0.5, 2, 44), uniform((n,), 0.5, 2, 45)
+        ref = (a.float() * sa[:, None]) @ (b.float() * sb[:, None]).t()
+    else:
+        sa = uniform((kb, m), 0.5, 2, 46)
+        sb = uniform((nb, kb), 0.5, 2, 47)
+        ref = (a.float() * expand_blocks(sa.t(), m, k, 1)) @ (
+            b.float() * expand_blocks(sb, n, k, 128)).t()
+    for bn, st in fp8.CONFIGS[mode]:
+        for oc, dt, bound in (({}, torch.bfloat16, REL),
+                              ({"CT": "float32", "F32": 1, "CW": 32},
+                               torch.float32, 2e-3)):
+            c = torch.full((m, n), float("nan"), device=dev, dtype=dt)
+            fp8.kernel(mode, BN=bn, ST=st, **oc)(a, b, c, sa, sb, sms())
+            torch.cuda.synchronize()
+            assert rel_err(c, ref) < bound, (bn, st, dt)
+
+
+def test_fp8_matmul_float32_out():
+    m, n, k = 300, 520, 400
+    a, b = fp8_data(m, k, E4, 48), fp8_data(n, k, E4, 49)
+    sa, sb = uniform((m, 1), 0.5, 2, 50), uniform((1, n), 0.5, 2, 51)
+    d = fp8.fp8_matmul(a, b, sa, sb, out_dtype=torch.float32)
+    ref = (a.float() * sa) @ (b.float() * sb.t()).t()
+    torch.cuda.synchronize()
+    assert d.dtype == torch.float32
+    assert rel_err(d, ref) < 2e-3
+    out = torch.empty(m, n, device=dev)
+    fp8.fp8_matmul(a, b, sa, sb, out_dtype=torch.float32, out=out)
+    torch.cuda.synchronize()
+    assert torch.equal(out, d)
