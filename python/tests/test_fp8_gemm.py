@@ -95,7 +95,7 @@ def test_per_tensor(m, n, k, sms, late):
     sb = np.array([2.0 ** -3], dtype=np.float32)
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = compiled("gemm_fp8.py")
-    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+    kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
     want = 0.75 * 2.0 ** -3 * (decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T)
     assert close_bf16(c, want) == 0
 
@@ -112,7 +112,7 @@ def test_rowwise(m, n, k, sms, late):
     sb = rng.uniform(0.01, 0.1, size=n).astype(np.float32)
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = compiled("gemm_fp8_rowwise.py")
-    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+    kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
     prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
     want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
     assert close_bf16(c, want) == 0
@@ -150,7 +150,7 @@ def test_block_scaled(m, n, k, sms, late):
     sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = compiled("gemm_fp8_block.py")
-    kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+    kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
     want = block_reference(a, b, sa, sb)
     assert close_bf16(c, want) == 0
     # the per-block scales matter: scaling once by their means is wrong
@@ -158,15 +158,17 @@ def test_block_scaled(m, n, k, sms, late):
     assert close_bf16(c, dense * sa.mean() * sb.mean()) > m * n // 2
 
 
-def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", **consts):
-    """The script compiled with its module constants AT / BT (and the
-    wgmma form's type suffix and n) and others (BN, ST) set, as
-    ptxtile.kernels.fp8 compiles its variants."""
+def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
+            BN=None, ST=None):
+    """The script compiled with the module constants
+    ptxtile.kernels.fp8 gives a variant (AT / BT and the wgmma form's
+    types and n, C's type, BN, ST)."""
     from ptxtile.kernels import fp8
     mode = {"gemm_fp8.py": "tensor", "gemm_fp8_rowwise.py": "row",
             "gemm_fp8_block.py": "block"}[name]
-    return ptxtile.compile(fp8.script_text(mode, at, bt, **consts),
-                           target="sm_90a", cache=False)
+    return ptxtile.compile(os.path.join(ROOT, "examples", name),
+                           target="sm_90a", cache=False,
+                           constants=fp8.constants(mode, at, bt, out, BN, ST))
 
 
 @pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
@@ -185,12 +187,12 @@ def test_e5m2_operands(at, bt):
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern = variant("gemm_fp8.py", at, bt)
     assert ".%s.%s" % (ka, kb_) in kern.ptx
-    kern(a, b, c, sa1, sb1, 132, device="emulator")
+    kern.emulate(a, b, c, sa1, sb1, 132)
     assert close_bf16(c, 0.125 * prod) == 0
     sa = rng.uniform(0.25, 4.0, size=(2, m)).astype(np.float32)
     sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(2, 2)).astype(np.float32)
     c[:] = 0xFFFF
-    variant("gemm_fp8_block.py", at, bt)(a, b, c, sa, sb, 132, device="emulator")
+    variant("gemm_fp8_block.py", at, bt).emulate(a, b, c, sa, sb, 132)
     assert close_bf16(c, block_reference(a, b, sa, sb, ka, kb_)) == 0
 
 
@@ -217,7 +219,7 @@ def test_narrow_tiles(name, bn, st):
         want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
     for sms, late in ((132, False), (1, True)):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
-        kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+        kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
         assert close_bf16(c, want) == 0
 
 
@@ -237,11 +239,8 @@ def test_block_scaled_narrow_tiles():
     want = block_reference(a, b, sa, sb)
     for sms, late in ((132, False), (1, True)):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
-        kern(a, b, c, sa, sb, sms, device="emulator", late=late, check_races=late)
+        kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
         assert close_bf16(c, want) == 0
-
-
-F32_OUT = dict(CT="float32", F32=1, CW=32)
 
 
 @pytest.mark.parametrize("bn,st", [(None, None), (64, 7)])
@@ -259,8 +258,7 @@ def test_float32_output(name, bn, st):
     a = random_fp8(rng, (m, k), "e4m3")
     b = random_fp8(rng, (n, k), "e4m3")
     prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
-    consts = dict(F32_OUT, **({} if bn is None else {"BN": bn, "ST": st}))
-    kern = variant(name, **consts)
+    kern = variant(name, out="float32", BN=bn, ST=st)
     assert "st.shared.v2.f32" in kern.ptx and "cvt.rn.bf16x2" not in kern.ptx
     if name == "gemm_fp8.py":
         sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
@@ -275,7 +273,7 @@ def test_float32_output(name, bn, st):
         want = block_reference(a, b, sa, sb)
     for sms, late in ((132, False), (1, True)):
         c = np.full((m + 1, n), np.nan, dtype=np.float32)
-        kern(a, b, c[:m], sa, sb, sms, device="emulator", late=late, check_races=late)
+        kern.emulate(a, b, c[:m], sa, sb, sms, late=late, check_races=late)
         # float32 sums of exact products in some order: within a few
         # float32 roundings of the float64 value
         tol = 2.0 ** -20 * (np.abs(want) + np.max(np.abs(want)))

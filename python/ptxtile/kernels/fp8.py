@@ -17,16 +17,16 @@ modes define them, chosen from the scale shapes:
 The kernels are the scripts examples/gemm_fp8.py, gemm_fp8_rowwise.py and
 gemm_fp8_block.py (two-level accumulation: each 128-wide K block is
 summed by wgmma into a fresh accumulator and promoted into float32
-registers with its scales), compiled once per (script, A type, B type,
-BN, ST) with their module constants AT / BT / MMA / BN / ST set.  The
-tile width BN and ring depth ST are tuned per shape: the first call of
-a shape times each CONFIGS candidate (see config(); it synchronizes, so
-make that first call outside CUDA graph capture, or set
-PTXTILE_FP8_TUNE=0 for the widest tile untimed).  Errors are ValueError /
+registers with its scales), compiled with their module constants (AT / BT / MMA, CT / F32 / CW, BN /
+ST: constants()) set through ptxtile.compile(constants=).  The tile
+width BN and ring depth ST are tuned per (M, N, K) by ptxtile.autotune
+(tuner()): the first call of a shape times each CONFIGS candidate and
+synchronizes, so make it outside CUDA graph capture; the winner is
+stored in ptxtile's cache, and PTXTILE_AUTOTUNE_CONFIG=0 takes the
+widest tile untimed.  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
 import os
-import re
 import threading
 
 try:  # fp8_matmul takes torch tensors; the script helpers need no torch
@@ -46,8 +46,8 @@ CONFIGS = {"tensor": ((256, 4), (128, 6), (64, 8)),
            "block": ((128, 5), (64, 7))}
 _lock = threading.Lock()
 _kernels = {}
+_tuners = {}
 _sms = {}
-_tuned = {}
 
 
 def script_path(mode):
@@ -63,52 +63,67 @@ def script_path(mode):
     raise FileNotFoundError("ptxtile.kernels.fp8: %s not found" % name)
 
 
-def script_text(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-                **consts):
-    """The script of `mode` with its element-type constants (and the
-    wgmma form they select) and any other module constant given as
-    NAME=value (BN=128, ST=6, ...) replaced; BN also sets the wgmma
-    form's n."""
+def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
+              out="bfloat16", BN=None, ST=None):
+    """The module constants (ptxtile.compile(constants=)) of one variant:
+    the operand types AT / BT and the wgmma form MMA they and BN select,
+    C's type (CT / F32 / CW), the tile width BN and ring depth ST (the
+    script's own values when None)."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
                              "float8_e5m2" % (t,))
-    with open(script_path(mode), encoding="utf-8") as f:
-        text = f.read()
-    sub = {"AT": '"%s"' % a_type, "BT": '"%s"' % b_type}
-    sub.update((k, '"%s"' % v if isinstance(v, str) else repr(v))
-               for k, v in consts.items())
-    out = []
-    for line in text.split("\n"):
-        m = re.match(r"([A-Z][A-Z0-9_]*) = ", line)
-        if m and m.group(1) in sub:
-            line = "%s = %s" % (m.group(1), sub.pop(m.group(1)))
-        elif m and m.group(1) == "MMA":
-            line = re.sub(r"\.e[45]m[23]\.e[45]m[23]\"",
-                          '.%s.%s"' % (_SHORT[a_type], _SHORT[b_type]), line)
-            if "BN" in consts:  # the wgmma shape's n is the tile's BN
-                line = re.sub(r"\.m64n[0-9]+k32\.", ".m64n%dk32." % consts["BN"],
-                              line)
-        out.append(line)
-    if sub:
-        raise ValueError("%s has no module constant %s"
-                         % (_SCRIPTS[mode], ", ".join(sorted(sub))))
-    return "\n".join(out)
+    if out not in ("bfloat16", "float32"):
+        raise ValueError("C type %r: use bfloat16 or float32" % (out,))
+    bn = BN if BN is not None else CONFIGS[mode][0][0]
+    c = {"AT": a_type, "BT": b_type,
+         "MMA": "wgmma.mma_async.sync.aligned.m64n%dk32.f32.%s.%s"
+                % (bn, _SHORT[a_type], _SHORT[b_type])}
+    if out == "float32":
+        c.update(CT="float32", F32=1, CW=32)
+    if BN is not None:
+        c["BN"] = BN
+    if ST is not None:
+        c["ST"] = ST
+    return c
 
 
 def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-           target="sm_90a", **consts):
-    """The compiled ptxtile.Kernel of one variant (compiled once)."""
+           target="sm_90a", out="bfloat16", BN=None, ST=None):
+    """The compiled ptxtile.Kernel of one variant (compiled once per
+    process; ptxtile's disk cache keeps it across processes)."""
     import ptxtile  # the package (this module is inside it)
-    key = (mode, a_type, b_type, target, tuple(sorted(consts.items())))
+    key = (mode, a_type, b_type, target, out, BN, ST)
     with _lock:
         k = _kernels.get(key)
     if k is None:
-        k = ptxtile.compile(script_text(mode, a_type, b_type, **consts),
-                            target=target)
+        k = ptxtile.compile(script_path(mode), target=target,
+                            constants=constants(mode, a_type, b_type, out,
+                                                BN, ST))
         with _lock:
             k = _kernels.setdefault(key, k)
     return k
+
+
+def tuner(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
+          out="bfloat16"):
+    """A ptxtile.autotune tuner of one mode and types over the (BN, ST)
+    of CONFIGS[mode], keyed by (M, N, K): the first call of a shape times
+    every candidate (interleaved CUDA-event rounds, and synchronizes) and
+    stores the winner in ptxtile's cache; PTXTILE_AUTOTUNE_CONFIG=0 takes
+    the widest tile untimed."""
+    import ptxtile
+    key = (mode, a_type, b_type, out)
+    with _lock:
+        t = _tuners.get(key)
+    if t is None:
+        configs = [constants(mode, a_type, b_type, out, bn, st)
+                   for bn, st in CONFIGS[mode]]
+        t = ptxtile.autotune(script_path(mode), configs=configs,
+                             key=["M", "N", "K"], target="sm_90a")
+        with _lock:
+            t = _tuners.setdefault(key, t)
+    return t
 
 
 def _ceil(x, d):
@@ -231,48 +246,8 @@ def scale_args(mode, scale_a, scale_b, m, n, k):
     return sa, scale_b.contiguous()
 
 
-def _time(k, args, reps=3):
-    """ms per launch of k(*args): CUDA events around reps launches after
-    one warm-up, on torch's current stream."""
-    k(*args)
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        k(*args)
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / reps
-
-
-def _out_consts(out_dtype):
-    """The scripts' C-type constants for out_dtype."""
-    if out_dtype == torch.float32:
-        return {"CT": "float32", "F32": 1, "CW": 32}
-    return {}
-
-
-def config(mode, ta, tb, args, **oc):
-    """The (BN, ST) of CONFIGS[mode] for this shape: on the first call of
-    a (mode, types, M, N, K, device) each candidate is timed on args (the
-    output is overwritten, and the call synchronizes), the fastest kept;
-    with PTXTILE_FP8_TUNE=0 the first candidate, untimed."""
-    cands = CONFIGS[mode]
-    if os.environ.get("PTXTILE_FP8_TUNE", "1") == "0" or len(cands) == 1:
-        return cands[0]
-    a, b = args[0], args[1]
-    key = (mode, ta, tb, a.shape[0], b.shape[0], a.shape[1], a.device,
-           tuple(sorted(oc.items())))
-    with _lock:
-        best = _tuned.get(key)
-    if best is None:
-        times = [(_time(kernel(mode, ta, tb, BN=bn, ST=st, **oc), args),
-                  (bn, st))
-                 for bn, st in cands]
-        best = min(times)[1]
-        with _lock:
-            _tuned[key] = best
-    return best
+def _out_name(out_dtype):
+    return "float32" if out_dtype == torch.float32 else "bfloat16"
 
 
 def _launch(a, b, scale_a, scale_b, out, out_dtype):
@@ -281,10 +256,8 @@ def _launch(a, b, scale_a, scale_b, out, out_dtype):
     sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
     if out is None:
         out = torch.empty(m, n, dtype=out_dtype, device=a.device)
-    args = (a, b, out, sa, sb, _sm_count(a.device))
-    oc = _out_consts(out_dtype)
-    bn, st = config(mode, ta, tb, args, **oc)
-    kernel(mode, ta, tb, BN=bn, ST=st, **oc)(*args)
+    tuner(mode, ta, tb, _out_name(out_dtype))(a, b, out, sa, sb,
+                                              _sm_count(a.device))
     return out
 
 
