@@ -26,8 +26,9 @@
 #     K block (512 bytes, a TMA load of scale_a's row kb), ST stages
 #   - per k-tile, per consumer warpgroup: wgmma.fence, 4 x wgmma
 #     m64nBNk32 into a fresh accumulator (scale-d 0 on the first),
-#     commit, wait_group 0, the thread's two A-row scales read from the
-#     stage, the stage freed in both CTAs, then the promotion
+#     commit, wait_group 0 (the thread's two A-row scales were read from
+#     the stage before the wgmma), the stage freed in both CTAs by every
+#     consumer warp (16 arrivals), then the promotion
 #     main += acc * (sa[row] * sb) in float32 FMAs (sb, the B block's
 #     scale, was loaded with ld.global before the wait).  The promotion
 #     interval is one K block: the scales change there, and Hopper's FP8
@@ -86,8 +87,9 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
     if tid == 0:
         for j in T.unroll(ST):
             T.ptx.mbarrier.init.shared.b64(full.ptr_to([j]), T.uint32(1))
-            # both CTAs' consumer warpgroups free a stage: B is shared
-            T.ptx.mbarrier.init.shared.b64(empty.ptr_to([j]), T.uint32(4))
+            # every consumer warp of both CTAs frees a stage (B is
+            # shared, and each warp reads its own A scales from it)
+            T.ptx.mbarrier.init.shared.b64(empty.ptr_to([j]), T.uint32(16))
         T.ptx.fence.mbarrier_init.release.cluster()
     T.cuda.cluster_sync()  # the peer's barriers exist before any arrive
     if warp < 4:
@@ -168,18 +170,20 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 # operands so its latency is hidden
                 sbk = scale_b[nb, T.min(kt, KS - 1)]
                 T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)
+                # this thread's two A-row scales of the K block, read from
+                # the stage before the wgmma is issued
+                f0 = SS[s, r0] * sbk
+                f1 = SS[s, r0 + 8] * sbk
                 T.ptx["wgmma.fence.sync.aligned"]()
                 T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
                                   scope="warpgroup", accum=False)
                 T.ptx["wgmma.commit_group.sync.aligned"]()
-                f0 = SS[s, r0] * sbk
-                f1 = SS[s, r0 + 8] * sbk
                 T.ptx["wgmma.wait_group.sync.aligned"](0)
-                # the stage's operands and scales are read: free it in
-                # both CTAs (thread r of the warpgroup arrives on CTA r's
-                # barrier)
-                if tid % 128 < 2:
-                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), tid % 128)
+                # the stage's operands and this warp's scales are read:
+                # the warp frees it in both CTAs (lane r arrives on CTA
+                # r's barrier), as DeepGEMM does
+                if lane < 2:
+                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), lane)
                     T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
                 # promotion: register 4j + i is in row i / 2 (g or g + 8)
                 for j in T.unroll(BN // 8):
