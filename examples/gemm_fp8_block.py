@@ -16,8 +16,9 @@
 # The recipe of examples/gemm_wgmma.py (persistent 2-CTA clusters, one
 # producer and two consumer warpgroups, setmaxnreg 40/232, TMA ring with
 # 128B swizzle and B multicast, stmatrix + TMA-store epilogue) with:
-#   - tiles of 128 x BN per CTA (BN 128 or 64; a cluster takes 256 x BN):
-#     each consumer warpgroup keeps two sets of BN / 2 float32 per thread, the
+#   - tiles of 128 x BN per CTA (BN 192, 128 or 64; a cluster takes
+#     256 x BN): each consumer warpgroup keeps two sets of BN / 2 float32
+#     per thread (BN 192: 2 x 96), the
 #     wgmma accumulator of one K block and the promoted main sum; the
 #     bf16 GEMM's 128 x 256 tiles would need 2 x 128 registers
 #   - one k-tile = one 128-wide K block = 128 bytes (one swizzled row):
@@ -42,9 +43,9 @@ from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
-BN = 128  # tile columns per CTA: 128 or 64 (MMA's n must match)
+BN = 128  # tile columns per CTA: 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
-ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
+ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 192: 4, 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
 F32 = 0  # 1 when CT is "float32"
@@ -164,16 +165,28 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             for j in T.unroll(BN // 2):
                 MA[j] = 0.0
             nb = T.min(cbn * BN // 128, NS - 1)  # the B scale row (clamped: in bounds)
+            if BN > 128:
+                # BN 192: the tile's first j0 columns (128 or 64) are in
+                # B block nb, the rest in block nb + 1
+                nb2 = T.min(cbn * BN // 128 + 1, NS - 1)
+                j0 = 128 * (cbn * BN // 128 + 1) - cbn * BN
             for kt in range(KT):
                 s = cit % ST
                 # the B block's scale, loaded before the wait for the
                 # operands so its latency is hidden
                 sbk = scale_b[nb, T.min(kt, KS - 1)]
+                if BN > 128:
+                    sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
                 T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)
                 # this thread's two A-row scales of the K block, read from
                 # the stage before the wgmma is issued
-                f0 = SS[s, r0] * sbk
-                f1 = SS[s, r0 + 8] * sbk
+                sa0 = SS[s, r0]
+                sa1 = SS[s, r0 + 8]
+                f0 = sa0 * sbk
+                f1 = sa1 * sbk
+                if BN > 128:
+                    h0 = sa0 * sbk2
+                    h1 = sa1 * sbk2
                 T.ptx["wgmma.fence.sync.aligned"]()
                 T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
                                   scope="warpgroup", accum=False)
@@ -187,10 +200,20 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
                 # promotion: register 4j + i is in row i / 2 (g or g + 8)
                 for j in T.unroll(BN // 8):
-                    MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
-                    MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
-                    MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
-                    MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
+                    if BN > 128:
+                        # columns 8j .. 8j + 7 lie in one B block (j0 is a
+                        # multiple of 64)
+                        e0 = T.if_then_else(8 * j < j0, f0, h0)
+                        e1 = T.if_then_else(8 * j < j0, f1, h1)
+                        MA[4 * j] = MA[4 * j] + PD[4 * j] * e0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * e0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * e1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * e1
+                    else:
+                        MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
                 cit += 1
             # epilogue (the producer already fills the next tile's stages)
             # through shared memory: the warpgroup's 64 x BN block of C

@@ -196,7 +196,7 @@ def test_e5m2_operands(at, bt):
     assert close_bf16(c, block_reference(a, b, sa, sb, ka, kb_)) == 0
 
 
-@pytest.mark.parametrize("bn,st", [(128, 6), (64, 8)])
+@pytest.mark.parametrize("bn,st", [(192, 4), (128, 6), (64, 8)])
 @pytest.mark.parametrize("name", ["gemm_fp8.py", "gemm_fp8_rowwise.py"])
 def test_narrow_tiles(name, bn, st):
     # the BN / ST constants (ptxtile.kernels.fp8 tunes them per shape):
@@ -223,19 +223,22 @@ def test_narrow_tiles(name, bn, st):
         assert close_bf16(c, want) == 0
 
 
-def test_block_scaled_narrow_tiles():
+@pytest.mark.parametrize("bn,st", [(64, 7), (192, 4)])
+def test_block_scaled_narrow_tiles(bn, st):
     # gemm_fp8_block.py at BN = 64 (ST 7): two tiles per 128-wide B
     # scale block (the scale row is cbn * 64 / 128), one C quarter per
-    # tile; sms = 1 walks all tiles, late completion + race check
-    m, n, k = 200, 264, 400
-    rng = np.random.default_rng(64)
+    # tile; at BN = 192 (ST 4) every other tile straddles two B blocks
+    # (128 + 64 or 64 + 128 columns); sms = 1 walks all tiles, late
+    # completion + race check
+    m, n, k = 200, 520, 400
+    rng = np.random.default_rng(bn)
     kb, nb = (k + 127) // 128, (n + 127) // 128
     a = random_fp8(rng, (m, k), "e4m3")
     b = random_fp8(rng, (n, k), "e4m3")
     sa = rng.uniform(0.25, 4.0, size=(kb, m)).astype(np.float32)
     sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
-    kern = variant("gemm_fp8_block.py", BN=64, ST=7)
-    assert ".m64n64k32.f32.e4m3.e4m3" in kern.ptx
+    kern = variant("gemm_fp8_block.py", BN=bn, ST=st)
+    assert ".m64n%dk32.f32.e4m3.e4m3" % bn in kern.ptx
     want = block_reference(a, b, sa, sb)
     for sms, late in ((132, False), (1, True)):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)

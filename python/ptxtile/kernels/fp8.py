@@ -23,7 +23,7 @@ width BN and ring depth ST are tuned per (M, N, K) by ptxtile.autotune
 (tuner()): the first call of a shape times each CONFIGS candidate and
 synchronizes, so make it outside CUDA graph capture; the winner is
 stored in ptxtile's cache, and PTXTILE_AUTOTUNE_CONFIG=0 takes the
-widest tile untimed.  Errors are ValueError /
+script's own (BN, ST) untimed.  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
 import os
@@ -38,12 +38,12 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SCRIPTS = {"tensor": "gemm_fp8.py", "row": "gemm_fp8_rowwise.py",
             "block": "gemm_fp8_block.py"}
 _SHORT = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
-# the (BN, ST) module constants tried per shape, widest tile first (the
-# default when tuning is off): 128 x BN tiles per CTA, ST ring stages
+# the (BN, ST) module constants tried per shape, the script's own first
+# (the default when tuning is off): 128 x BN tiles per CTA, ST ring stages
 # (as many as fit in shared memory beside the C staging)
-CONFIGS = {"tensor": ((256, 4), (128, 6), (64, 8)),
-           "row": ((256, 4), (128, 6), (64, 8)),
-           "block": ((128, 5), (64, 7))}
+CONFIGS = {"tensor": ((256, 4), (192, 4), (128, 6), (64, 8)),
+           "row": ((256, 4), (192, 4), (128, 6), (64, 8)),
+           "block": ((128, 5), (192, 4), (64, 7))}
 _lock = threading.Lock()
 _kernels = {}
 _tuners = {}
@@ -111,7 +111,7 @@ def tuner(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
     of CONFIGS[mode], keyed by (M, N, K): the first call of a shape times
     every candidate (interleaved CUDA-event rounds, and synchronizes) and
     stores the winner in ptxtile's cache; PTXTILE_AUTOTUNE_CONFIG=0 takes
-    the widest tile untimed."""
+    the script's own (BN, ST) untimed."""
     import ptxtile
     key = (mode, a_type, b_type, out)
     with _lock:
