@@ -268,6 +268,7 @@ def main():
             mode, "ran" if mode in tq.ok else "never ran",
             "; refused at " + tq.refused[mode] if mode in tq.refused else ""))
     promotion(sms, opt.rounds, bad)
+    api(opt.rounds, bad)
     if bad:
         print("FAIL: wrong results: " + "; ".join(bad))
         return 1
@@ -306,6 +307,40 @@ def promotion(sms, rounds, bad):
                                        errs[name]))
         if name != "torch tensor-wise" and not errs[name] <= WRONG:
             bad.append("promotion %s (err %s)" % (name, errs[name]))
+
+
+def api(rounds, bad):
+    """fp8_matmul as users call it (Python checks, the custom op, the
+    autotuner's dispatch: tuned on the first call) against torch, per
+    mode at one small and one large shape."""
+    print()
+    print("fp8_matmul (the Python API, tuned) against torch._scaled_mm:")
+    print("| M | N | K | mode | torch TFLOP/s | fp8_matmul TFLOP/s | err |")
+    print("|---:|---:|---:|---|---:|---:|---:|")
+    for (m, n, k) in ((128, 2112, 7168), (4096, 7168, 16384)):
+        g = torch.Generator(device="cuda").manual_seed(2)
+        xa = torch.randn(m, k, generator=g, device="cuda")
+        xb = torch.randn(n, k, generator=g, device="cuda")
+        for mode in ("tensor", "row", "block"):
+            qa, qb, sa, sb, ref = quantize(mode, xa, xb)
+            if mode == "block":
+                tsa = sa.t().contiguous().t()  # torch's (1, M) strides: no copy
+            else:
+                tsa = sa
+            d = fp8.fp8_matmul(qa, qb, tsa, sb)  # tunes this shape
+            torch.cuda.synchronize()
+            err = rel_err(d, ref)
+            if not err <= WRONG:
+                bad.append("fp8_matmul %dx%dx%d %s (err %s)" % (m, n, k, mode, err))
+            impls = {"api": lambda: fp8.fp8_matmul(qa, qb, tsa, sb)}
+            t = Torch().call(mode, qa, qb, sa, sb)
+            if t is not None:
+                impls["torch"] = t[0]
+            ms = measure(impls, rounds)
+            f = 2.0 * m * n * k / 1e9
+            print("| %d | %d | %d | %s | %s | %.0f | %.2e |" % (
+                m, n, k, mode, "%.0f" % (f / ms["torch"]) if "torch" in ms
+                else "n/a", f / ms["api"], err))
 
 
 if __name__ == "__main__":
