@@ -1,30 +1,36 @@
 # gemm_fp8.py - a per-tensor scaled FP8 GEMM on Hopper (sm_90a):
 # C = sa * sb * (A @ B.T) for float8 A (M, K) and B (N, K) (both
 # K-contiguous, row-major; e4m3 by default, AT / BT below pick e5m2),
-# float32 accumulation in the wgmma accumulators, bf16 C (M, N); sa and
-# sb are one float32 each, read from device memory (scale_a[0],
-# scale_b[0], as torch._scaled_mm's tensor-wise scales).
+# float32 accumulation in the wgmma accumulators, bf16 C (M, N) (or
+# float32: CT / F32 / CW); sa and sb are one float32 each, read from
+# device memory (scale_a[0], scale_b[0], as torch._scaled_mm's
+# tensor-wise scales).
 #
 # The recipe is examples/gemm_wgmma.py's (read its header) with the
 # byte geometry unchanged: one k-tile is 128 float8 elements = one
-# 128-byte swizzled row, so the ring stage is still A 128 x 128 (16 KiB)
-# + B 256 x 128 (32 KiB) = 48 KiB, four stages, and one tile call per
-# k-tile is 4 x wgmma m64n256k32 (K_rep 4, descriptors +32 B per k32
-# slice).  The epilogue multiplies the 128 float32 sums of each thread
-# by sa * sb, then converts to bf16 and stores through stmatrix + TMA
-# stores.  There is no promotion: the sums stay in the wgmma
-# accumulators for the whole K (examples/gemm_fp8_block.py promotes).
-# Sizes are runtime values, any M >= 1; TMA needs the row strides K and
-# 2 N bytes to be multiples of 16: K % 16 == 0 and N % 8 == 0, else the
-# launch fails with E5015 before the driver is called.
+# 128-byte swizzled row, so at BN = 256 the ring stage is still A 128 x
+# 128 (16 KiB) + B 256 x 128 (32 KiB) = 48 KiB, four stages, and one
+# tile call per k-tile is 4 x wgmma m64n256k32 (K_rep 4, descriptors
+# +32 B per k32 slice).  BN (the tile's columns, 256 / 192 / 128 / 64)
+# and ST (the ring's stages) are module constants that
+# ptxtile.kernels.fp8 tunes per shape; each CTA multicasts BN / 2 rows of
+# B to both CTAs of its cluster.  The epilogue multiplies the BN / 2
+# float32 sums of each thread by sa * sb, then converts to bf16 and
+# stores through stmatrix + TMA stores (float32 C: st.shared.v2.f32
+# pairs into the same swizzled buffers, TMA stores of 64 x 32).  There
+# is no promotion: the sums stay in the wgmma accumulators for the whole
+# K (examples/gemm_fp8_block.py promotes).  Sizes are runtime values,
+# any M >= 1; TMA needs the row strides of A, B and C to be multiples of
+# 16 bytes: K % 16 == 0 and N % 8 == 0, else the launch fails with
+# E5015 before the driver is called.
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
-BN = 256  # tile columns per CTA: 256, 128 or 64 (MMA's n must match)
+BN = 256  # tile columns per CTA: 256, 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
-ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
+ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256 and 192: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
 F32 = 0  # 1 when CT is "float32"

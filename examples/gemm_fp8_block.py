@@ -2,7 +2,8 @@
 # two-level accumulation (DeepSeek-V3's fine-grained scaling):
 #   C[i, j] = sum_kb SA[kb, i] * SB[j / 128, kb] * sum_{k in block kb} A[i, k] B[j, k]
 # for float8 A (M, K) and B (N, K) (K-contiguous; e4m3 by default, AT /
-# BT pick e5m2), bf16 C (M, N), kb the 128-wide K blocks (KB =
+# BT pick e5m2), bf16 C (M, N) (or float32: CT / F32 / CW), kb the
+# 128-wide K blocks (KB =
 # ceil(K / 128)):
 #   scale_a (KB, MS) float32: one scale per row of A per K block, row kb
 #     holding the M rows' scales contiguously (torch._scaled_mm's 1x128

@@ -1,14 +1,17 @@
 # gemm_fp8_rowwise.py - a row-wise scaled FP8 GEMM on Hopper (sm_90a):
 # C[i, j] = sa[i] * sb[j] * (A @ B.T)[i, j] for float8 A (M, K) and
 # B (N, K) (K-contiguous; e4m3 by default, AT / BT pick e5m2), float32
-# accumulation, bf16 C (M, N); scale_a (M,) and scale_b (N,) float32
+# accumulation, bf16 C (M, N) (or float32: CT / F32 / CW); scale_a (M,)
+# and scale_b (N,) float32
 # (torch._scaled_mm's row-wise scales, (M, 1) and (1, N) there).
 #
 # examples/gemm_fp8.py's kernel (the recipe of examples/gemm_wgmma.py,
-# 128-byte float8 k-tiles, m64n256k32) with the scales applied in the
+# 128-byte float8 k-tiles, m64nBNk32, BN and ST tuned per shape) with
+# the scales applied in the
 # epilogue: before its conversion to bf16 each consumer thread loads the
-# scales of its two accumulator rows and its 64 accumulator columns
-# (ld.global, the same 2 x 64 for every thread of a quad) and multiplies
+# scales of its two accumulator rows and its BN / 4 accumulator columns
+# (ld.global, the same for every thread of a quad; indices past M or N
+# clamped) and multiplies
 # each float32 sum by sa[row] * sb[col].  No promotion (see
 # examples/gemm_fp8_block.py).  Sizes are runtime values, any M >= 1,
 # K % 16 == 0 and N % 8 == 0 (TMA row strides; else E5015 at launch).
@@ -17,9 +20,9 @@ from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
-BN = 256  # tile columns per CTA: 256, 128 or 64 (MMA's n must match)
+BN = 256  # tile columns per CTA: 256, 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
-ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
+ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256 and 192: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
 F32 = 0  # 1 when CT is "float32"
