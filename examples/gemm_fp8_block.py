@@ -46,6 +46,7 @@ AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
 BN = 128  # tile columns per CTA: 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
+PI = 1  # K blocks per promotion: 1 for block scales (they change every K block); more only for scales constant along K (per-tensor data)
 ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 192: 4, 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
@@ -189,8 +190,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     h0 = sa0 * sbk2
                     h1 = sa1 * sbk2
                 T.ptx["wgmma.fence.sync.aligned"]()
+                # a fresh accumulator at the start of each promotion
+                # interval (every K block when PI is 1)
                 T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
-                                  scope="warpgroup", accum=False)
+                                  scope="warpgroup", accum=kt % PI != 0)
                 T.ptx["wgmma.commit_group.sync.aligned"]()
                 T.ptx["wgmma.wait_group.sync.aligned"](0)
                 # the stage's operands and this warp's scales are read:
@@ -199,22 +202,24 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 if lane < 2:
                     T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), lane)
                     T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                # promotion: register 4j + i is in row i / 2 (g or g + 8)
-                for j in T.unroll(BN // 8):
-                    if BN > 128:
-                        # columns 8j .. 8j + 7 lie in one B block (j0 is a
-                        # multiple of 64)
-                        e0 = T.if_then_else(8 * j < j0, f0, h0)
-                        e1 = T.if_then_else(8 * j < j0, f1, h1)
-                        MA[4 * j] = MA[4 * j] + PD[4 * j] * e0
-                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * e0
-                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * e1
-                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * e1
-                    else:
-                        MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
-                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
-                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
-                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
+                # promotion: register 4j + i is in row i / 2 (g or g + 8);
+                # with PI > 1 at the interval's last K block (and K's)
+                if PI == 1 or (kt + 1) % PI == 0 or kt == KT - 1:
+                    for j in T.unroll(BN // 8):
+                        if BN > 128:
+                            # columns 8j .. 8j + 7 lie in one B block (j0 is a
+                            # multiple of 64)
+                            e0 = T.if_then_else(8 * j < j0, f0, h0)
+                            e1 = T.if_then_else(8 * j < j0, f1, h1)
+                            MA[4 * j] = MA[4 * j] + PD[4 * j] * e0
+                            MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * e0
+                            MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * e1
+                            MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * e1
+                        else:
+                            MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
+                            MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
+                            MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
+                            MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
                 cit += 1
             # epilogue (the producer already fills the next tile's stages)
             # through shared memory: the warpgroup's 64 x BN block of C

@@ -20,8 +20,9 @@ runtime's ptrt_launch, as bench/python_launch.py's "prepacked"; a plain
 kernel(...) call adds ~10 us of Python per launch), torch's _scaled_mm
 from Python as users call it.  One shape also compares the per-tensor
 kernel (one-level: the wgmma accumulator holds the whole K) with the
-block kernel given uniform scales (two-level: promoted every 128-wide K
-block) on the same tensor-wise data: "with/without promotion".
+block kernel given uniform scales, promoting every PI = 1, 4, 16 K
+blocks or once (two-level), on the same tensor-wise data:
+"with/without promotion".
 Exit status 1 when any of our results is wrong (relative error > 0.02)
 or a kernel fails; torch modes that this torch refuses are reported as
 such.  Usage, from the repository root on the GPU host after `make`:
@@ -277,22 +278,31 @@ def main():
 
 
 def promotion(sms, rounds, bad):
-    """Per-tensor data at PROMO_SHAPE: one-level (gemm_fp8.py) against
-    two-level (gemm_fp8_block.py with every scale = the tensor scales)."""
+    """Tensor-wise data at PROMO_SHAPE: the one-level per-tensor kernel
+    (the wgmma accumulator sums all of K) against the block kernel with
+    uniform scales promoting every PI K blocks (PI = K / 128: one
+    interval, the block kernel's one-level control), errors side by side
+    with torch's tensor-wise mode."""
     m, n, k = PROMO_SHAPE
     g = torch.Generator(device="cuda").manual_seed(1)
     xa = torch.randn(m, k, generator=g, device="cuda")
     xb = torch.randn(n, k, generator=g, device="cuda")
     (qa, sa), (qb, sb) = quant_tensor(xa), quant_tensor(xb)
     ref = (qa.float() @ qb.float().t()) * (sa * sb)
-    one, c1, _ = ours("tensor", qa, qb, sa, sb, sms, 256, 4)
+    impls, errs = {}, {}
+    name = "one-level: gemm_fp8.py BN 256"
+    impls[name], c, _ = ours("tensor", qa, qb, sa, sb, sms, 256, 4)
+    errs[name] = rel_err(c, ref)
     bsa = sa.expand(m, ceil(k, 128))
     bsb = sb.expand(ceil(n, 128), ceil(k, 128))
-    two, c2, _ = ours("block", qa, qb, bsa, bsb, sms, 128, 5)
-    impls = {"one-level (gemm_fp8.py, BN 256)": one,
-             "two-level (gemm_fp8_block.py, BN 128)": two}
-    errs = {"one-level (gemm_fp8.py, BN 256)": rel_err(c1, ref),
-            "two-level (gemm_fp8_block.py, BN 128)": rel_err(c2, ref)}
+    sa_k, sb_k = fp8.scale_args("block", bsa, bsb, m, n, k)
+    for pi in (1, 4, 16, ceil(k, 128)):
+        name = "two-level: gemm_fp8_block.py BN 128, PI %d (%d of K)" % (pi, 128 * pi)
+        c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+        impls[name], _ = prepacked(fp8.kernel("block", BN=128, ST=5, PI=pi),
+                                   (qa, qb, c, sa_k, sb_k, sms))
+        torch.cuda.synchronize()
+        errs[name] = rel_err(c, ref)
     t = Torch().call("tensor", qa, qb, sa, sb)
     if t is not None:
         impls["torch tensor-wise"] = t[0]

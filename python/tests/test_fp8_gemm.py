@@ -159,7 +159,7 @@ def test_block_scaled(m, n, k, sms, late):
 
 
 def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
-            BN=None, ST=None):
+            BN=None, ST=None, PI=None):
     """The script compiled with the module constants
     ptxtile.kernels.fp8 gives a variant (AT / BT and the wgmma form's
     types and n, C's type, BN, ST)."""
@@ -168,7 +168,7 @@ def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
             "gemm_fp8_block.py": "block"}[name]
     return ptxtile.compile(os.path.join(ROOT, "examples", name),
                            target="sm_90a", cache=False,
-                           constants=fp8.constants(mode, at, bt, out, BN, ST))
+                           constants=fp8.constants(mode, at, bt, out, BN, ST, PI))
 
 
 @pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
@@ -282,3 +282,31 @@ def test_float32_output(name, bn, st):
         tol = 2.0 ** -20 * (np.abs(want) + np.max(np.abs(want)))
         assert np.all(np.abs(c[:m] - want) <= tol)
         assert np.all(np.isnan(c[m]))
+
+
+@pytest.mark.parametrize("pi", [2, 3])
+def test_block_promotion_interval(pi):
+    # PI K blocks per promotion (the wgmma accumulator sums PI * 128 of
+    # K, then one FMA per element): exact for scales constant along K,
+    # here a scale per row of A and per 128-row block of B; K = 400 has
+    # four K blocks, so PI = 3 ends with an interval of one (K's last
+    # block), PI = 2 with two
+    m, n, k = 130, 264, 400
+    rng = np.random.default_rng(pi)
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    sa = np.repeat(rng.uniform(0.25, 4.0, size=(1, 132)), kb, 0).astype(np.float32)
+    sb = np.repeat(rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, 1)), kb, 1).astype(np.float32)
+    kern = variant("gemm_fp8_block.py", PI=pi)
+    want = block_reference(a, b, sa, sb)
+    for sms, late in ((132, False), (1, True)):
+        c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+        kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
+        assert close_bf16(c, want) == 0
+    # with scales that change along K the interval's last scale is used
+    # (documented): a K-varying scale_a gives a different result
+    sa2 = sa * np.arange(1, kb + 1, dtype=np.float32)[:, None]
+    c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+    kern.emulate(a, b, c, sa2, sb, 132)
+    assert close_bf16(c, block_reference(a, b, sa2, sb)) > m * n // 4

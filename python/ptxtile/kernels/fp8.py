@@ -64,11 +64,12 @@ def script_path(mode):
 
 
 def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-              out="bfloat16", BN=None, ST=None):
+              out="bfloat16", BN=None, ST=None, PI=None):
     """The module constants (ptxtile.compile(constants=)) of one variant:
     the operand types AT / BT and the wgmma form MMA they and BN select,
     C's type (CT / F32 / CW), the tile width BN and ring depth ST (the
-    script's own values when None)."""
+    script's own values when None), and for the block kernel PI, the K
+    blocks per promotion (1; more only for scales constant along K)."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
@@ -85,21 +86,23 @@ def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
         c["BN"] = BN
     if ST is not None:
         c["ST"] = ST
+    if PI is not None:
+        c["PI"] = PI
     return c
 
 
 def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-           target="sm_90a", out="bfloat16", BN=None, ST=None):
+           target="sm_90a", out="bfloat16", BN=None, ST=None, PI=None):
     """The compiled ptxtile.Kernel of one variant (compiled once per
     process; ptxtile's disk cache keeps it across processes)."""
     import ptxtile  # the package (this module is inside it)
-    key = (mode, a_type, b_type, target, out, BN, ST)
+    key = (mode, a_type, b_type, target, out, BN, ST, PI)
     with _lock:
         k = _kernels.get(key)
     if k is None:
         k = ptxtile.compile(script_path(mode), target=target,
                             constants=constants(mode, a_type, b_type, out,
-                                                BN, ST))
+                                                BN, ST, PI))
         with _lock:
             k = _kernels.setdefault(key, k)
     return k
