@@ -2,8 +2,9 @@
 
 D = A . B^T with float8 A (M, K) and B (N, K) (both K-contiguous,
 torch.float8_e4m3fn or torch.float8_e5m2 for either), float32
-accumulation and bf16 (or float32) D, the scales applied as torch._scaled_mm's three
-modes define them, chosen from the scale shapes:
+accumulation and bf16 (or float32) D, the scales applied as
+torch._scaled_mm's three modes define them, chosen from the scale
+shapes:
 
   tensor-wise  scale_a and scale_b one float32 each (numel 1)
   row-wise     scale_a (M,) or (M, 1), scale_b (N,) or (1, N) or (N, 1)
@@ -17,8 +18,9 @@ modes define them, chosen from the scale shapes:
 The kernels are the scripts examples/gemm_fp8.py, gemm_fp8_rowwise.py and
 gemm_fp8_block.py (two-level accumulation: each 128-wide K block is
 summed by wgmma into a fresh accumulator and promoted into float32
-registers with its scales), compiled with their module constants (AT / BT / MMA, CT / F32 / CW, BN /
-ST: constants()) set through ptxtile.compile(constants=).  The tile
+registers with its scales), compiled with their module constants
+(AT / BT / MMA, CT / F32 / CW, BN / ST: constants()) set through
+ptxtile.compile(constants=).  The tile
 width BN and ring depth ST are tuned per (M, N, K) by ptxtile.autotune
 (tuner()): the first call of a shape times each CONFIGS candidate and
 synchronizes, so make it outside CUDA graph capture; the winner is
