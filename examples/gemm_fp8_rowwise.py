@@ -7,14 +7,14 @@
 #
 # examples/gemm_fp8.py's kernel (the recipe of examples/gemm_wgmma.py,
 # 128-byte float8 k-tiles, m64nBNk32, BN and ST tuned per shape) with
-# the scales applied in the
-# epilogue: before its conversion to bf16 each consumer thread loads the
-# scales of its two accumulator rows and its BN / 4 accumulator columns
-# (ld.global, the same for every thread of a quad; indices past M or N
-# clamped) and multiplies
-# each float32 sum by sa[row] * sb[col].  No promotion (see
-# examples/gemm_fp8_block.py).  Sizes are runtime values, any M >= 1,
-# K % 16 == 0 and N % 8 == 0 (TMA row strides; else E5015 at launch).
+# the scales applied in the epilogue: while the tile's last wgmmas run,
+# each consumer thread loads the scales of its two accumulator rows and
+# its BN / 4 accumulator columns into registers (ld.global, the same for
+# every thread of a quad; indices past M or N clamped), then multiplies
+# each float32 sum by sa[row] * sb[col] before the conversion.  No
+# promotion (see examples/gemm_fp8_block.py).  Sizes are runtime values,
+# any M >= 1, K % 16 == 0 and N % 8 == 0 (TMA row strides; else E5015
+# at launch).
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
@@ -120,6 +120,7 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
         # (the TMA store map's); the quarter's buffer adds 4096 elements
         SCE = SC.view(256 * CW)  # SC's storage, in elements of C
         EO = T.alloc_local((4,), "int32", layout="default")
+        SBV = T.alloc_local((BN // 4,), "float32", layout="default")  # column scales
         srow = 16 * w + 8 * (lane // 8 % 2) + lane % 8
         for cb in T.unroll(4):
             if F32 == 1:
@@ -145,6 +146,13 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
                     T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([(cit + ST - 1) % ST]), "uint32"), tid % 128)
                     T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
                 cit += 1
+            # the tile's scales (used below), loaded while the last
+            # k-tile's wgmmas run: the two rows' and the BN / 4 columns'
+            ra0 = scale_a[T.min(cbm * 128 + wg * 64 + 16 * w + g, M - 1)]
+            ra1 = scale_a[T.min(cbm * 128 + wg * 64 + 16 * w + g + 8, M - 1)]
+            for j in T.unroll(BN // 8):
+                SBV[2 * j] = scale_b[T.min(cbn * BN + 8 * j + 2 * t, N - 1)]
+                SBV[2 * j + 1] = scale_b[T.min(cbn * BN + 8 * j + 2 * t + 1, N - 1)]
             T.ptx["wgmma.wait_group.sync.aligned"](0)
             if tid % 128 < 2:
                 T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([(cit + ST - 1) % ST]), "uint32"), tid % 128)
@@ -159,15 +167,11 @@ def gemm_fp8_rowwise(A: T.Tensor((M, K), AT, align=16),
             # of its warp's 16) and its BN / 4 columns 8j + 2t, 8j + 2t + 1
             # (register 4j + i: row i / 2, column i % 2); indices past
             # M or N are clamped (those elements are never stored)
-            ra0 = scale_a[T.min(cbm * 128 + wg * 64 + 16 * w + g, M - 1)]
-            ra1 = scale_a[T.min(cbm * 128 + wg * 64 + 16 * w + g + 8, M - 1)]
             for j in T.unroll(BN // 8):
-                sb0 = scale_b[T.min(cbn * BN + 8 * j + 2 * t, N - 1)]
-                sb1 = scale_b[T.min(cbn * BN + 8 * j + 2 * t + 1, N - 1)]
-                PD[4 * j] = PD[4 * j] * (ra0 * sb0)
-                PD[4 * j + 1] = PD[4 * j + 1] * (ra0 * sb1)
-                PD[4 * j + 2] = PD[4 * j + 2] * (ra1 * sb0)
-                PD[4 * j + 3] = PD[4 * j + 3] * (ra1 * sb1)
+                PD[4 * j] = PD[4 * j] * (ra0 * SBV[2 * j])
+                PD[4 * j + 1] = PD[4 * j + 1] * (ra0 * SBV[2 * j + 1])
+                PD[4 * j + 2] = PD[4 * j + 2] * (ra1 * SBV[2 * j])
+                PD[4 * j + 3] = PD[4 * j + 3] * (ra1 * SBV[2 * j + 1])
             for q in T.unroll(BN // CW):
                 # the store that read this buffer two quarters ago (or in
                 # the previous tile) has finished reading it
