@@ -25,6 +25,8 @@ timings; PTXTILE_AUTOTUNE_CONFIG=<index> or a JSON object of constants
 (or force= when creating the tuner) uses that config with no tuning.
 Tests inject timer=fn(launch, kernel) -> seconds in place of the GPU.
 """
+from __future__ import annotations
+
 import concurrent.futures
 import hashlib
 import json
@@ -35,6 +37,11 @@ import sys
 import threading
 import time
 import warnings
+from typing import (TYPE_CHECKING, Any, Callable, List, Mapping, Optional,
+                    Sequence, Union)
+
+if TYPE_CHECKING:
+    from ._compile import Kernel
 
 from . import _cache, _constants
 from ._errors import CompileError, LaunchError
@@ -86,19 +93,32 @@ class _Candidate(object):
         self.reason = None
 
 
-def _argument_key(kernel, names, args):
-    """The key values of `names`: a parameter's value (a tensor gives its
-    shape and dtype) or a symbolic size's value read from the shapes."""
+def _key_reader(kernel, names):
+    """fn(args) -> the key values of `names`: a parameter's value (a
+    tensor gives its shape and dtype) or a symbolic size's value, read
+    from the first tensor whose shape names it (worked out once)."""
     params = kernel.params
     index = {p[0]: i for i, p in enumerate(params)}
-    out = []
+    getters = []
     for name in names:
         if name in index:
-            a = args[index[name]] if index[name] < len(args) else None
-            out.append(_value_key(a))
+            getters.append(lambda args, i=index[name]: _value_key(args[i]))
             continue
-        out.append(_symbol_value(params, args, name))
-    return tuple(out)
+        for i, (_, kind, _, shape) in enumerate(params):
+            if kind == "tensor" and shape and name in shape:
+                d = shape.index(name)
+                getters.append(lambda args, i=i, d=d: int(args[i].shape[d]))
+                break
+        else:
+            raise ValueError("autotune key %r is neither a parameter nor a "
+                             "symbolic size of the kernel (parameters: %s)"
+                             % (name, ", ".join(p[0] for p in params)))
+
+    def read(args):
+        if len(args) != len(params):
+            return None  # the launch reports the count
+        return tuple(g(args) for g in getters)
+    return read
 
 
 def _value_key(a):
@@ -108,18 +128,6 @@ def _value_key(a):
     if isinstance(a, (int, float, bool, str)) or a is None:
         return a
     return repr(a)
-
-
-def _symbol_value(params, args, name):
-    for i, (_, kind, _, shape) in enumerate(params):
-        if kind != "tensor" or not shape or i >= len(args):
-            continue
-        for d, s in enumerate(shape):
-            if s == name:
-                return int(args[i].shape[d])
-    raise ValueError("autotune key %r is neither a parameter nor a "
-                     "symbolic size of the kernel (parameters: %s)"
-                     % (name, ", ".join(p[0] for p in params)))
 
 
 def _device_name(args):
@@ -137,7 +145,7 @@ def _device_name(args):
         return None
 
 
-def cuda_event_timer(launch, kernel):
+def cuda_event_timer(launch: Callable[[], Any], kernel: Any) -> float:
     """Seconds one launch takes between two CUDA events on torch's
     current stream (the default timer; needs torch)."""
     import torch
@@ -200,6 +208,7 @@ class Autotuner(object):
         self._kernels = {}    # config index -> Kernel or CompileError
         self._lock = threading.Lock()
         self._src = None
+        self._read_key = None
 
     # ---- compiling ----
 
@@ -248,7 +257,9 @@ class Autotuner(object):
         if callable(self.key):
             v = self.key(*args)
             return tuple(v) if isinstance(v, (tuple, list)) else (v,)
-        return _argument_key(self._reference_kernel(), self.key, args)
+        if self._read_key is None:
+            self._read_key = _key_reader(self._reference_kernel(), self.key)
+        return self._read_key(args)
 
     def _reference_kernel(self):
         """A compiled config, for the parameter list of the key."""
@@ -485,14 +496,14 @@ class Autotuner(object):
 
     # ---- the public face ----
 
-    def best(self, *args):
+    def best(self, *args: Any) -> "Kernel":
         """The Kernel chosen for args (tuning first if needed)."""
         return self.choose(args).kernel
 
-    def best_config(self, *args):
+    def best_config(self, *args: Any) -> Config:
         return self.choose(args).config
 
-    def __call__(self, *args, stream=None):
+    def __call__(self, *args: Any, stream: Any = None) -> Any:
         c = self.choose(args)
         opts = c.config.launch
         if stream is not None:
@@ -506,9 +517,19 @@ class Autotuner(object):
                                                         len(self.configs))
 
 
-def autotune(kernel=None, *, configs, key=None, warmup=3, rep=10,
-             prune=None, target=None, name=None, cache=True, timer=None,
-             force=None, restore=(), launch=None):
+def autotune(kernel: Any = None, *,
+             configs: Sequence[Union[Mapping[str, Any], Config]],
+             key: Union[None, str, Sequence[str], Callable[..., Any]] = None,
+             warmup: int = 3, rep: int = 10,
+             prune: Optional[Callable[[List[Config], tuple],
+                                      List[Config]]] = None,
+             target: Optional[str] = None, name: Optional[str] = None,
+             cache: bool = True,
+             timer: Optional[Callable[[Callable[[], Any], Any],
+                                      float]] = None,
+             force: Union[None, int, Mapping[str, Any]] = None,
+             restore: Sequence[str] = (),
+             launch: Optional[Callable[..., Any]] = None) -> Any:
     """An Autotuner over `configs` for kernel (a script path, script text
     or @T.function), or a decorator when kernel is left out.
 

@@ -1,4 +1,7 @@
 """ptxtile.compile() and the Kernel it returns."""
+from __future__ import annotations
+
+import builtins
 import ctypes
 import json
 import os
@@ -9,6 +12,7 @@ import tempfile
 import re
 import threading
 import warnings
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
                _target)
@@ -108,7 +112,7 @@ def compile_text(name, text, target, constants=None, notes=None):
     return _run(name, text, target, step, constants, notes)
 
 
-def find_ptxas():
+def find_ptxas() -> Optional[str]:
     """$PTXAS, then PATH, then /usr/local/cuda/bin (as the CLI does)."""
     env = os.environ.get("PTXAS")
     if env:
@@ -120,7 +124,10 @@ def find_ptxas():
     return p if os.access(p, os.X_OK) else None
 
 
-def compile(kernel, target=None, *, name=None, constants=None, cache=True):
+def compile(kernel: Union[str, "os.PathLike[str]", Function],
+            target: Optional[str] = None, *, name: Optional[str] = None,
+            constants: Optional[Mapping[str, Any]] = None,
+            cache: bool = True) -> "Kernel":
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
     device's target (ptxtile.default_target()).
@@ -202,6 +209,7 @@ class Kernel(object):
         self._lock = threading.Lock()
         self._params = None
         self._user = None
+        self._fast = None       # _fast_path of the last signature
         self.constants = {}     # the constants= of compile()
         self._const_text = {}   # the same as script text
         if entry is not None:
@@ -216,7 +224,7 @@ class Kernel(object):
             self.name or "|".join(self.kernel_names), self.target,
             self.source_name)
 
-    def kernel(self, name):
+    def kernel(self, name: str) -> "Kernel":
         """The kernel `name` of the same module (also module.NAME)."""
         if name not in self.kernel_names:
             raise ValueError("%s has no kernel %r (kernels: %s)"
@@ -247,7 +255,7 @@ class Kernel(object):
         return self.kernel(name)
 
     @property
-    def params(self):
+    def params(self) -> List[Tuple[str, str, Optional[str], Optional[list]]]:
         """The user arguments: [(name, kind, dtype, shape)]."""
         self._need_entry()
         return [(p.name, p.kind, p.dtype, p.shape) for p in self._user]
@@ -255,7 +263,7 @@ class Kernel(object):
     # ---- artifacts ----
 
     @property
-    def cubin(self):
+    def cubin(self) -> Optional[bytes]:
         """The cubin ptxas assembles from .ptx for .target (cached on
         disk with the PTX), or None when ptxas is not installed."""
         if self._cubin is None:
@@ -285,7 +293,7 @@ class Kernel(object):
             with open(out, "rb") as f:
                 return f.read()
 
-    def explain(self):
+    def explain(self) -> str:
         """Per tile call: family, resolved form, operand shapes, issues."""
         def step(lib, ctx, mod):
             text = ctypes.c_char_p()
@@ -354,7 +362,7 @@ class Kernel(object):
         return ctypes.create_string_buffer(max(1, len(self._user)) *
                                            _args.ARG_SIZE)
 
-    def check(self, *args):
+    def check(self, *args: Any) -> None:
         """Checks args as a launch would (argument kinds, dtypes, shapes,
         symbolic sizes, strides, alignment, tensor map limits, launch
         dimensions) without launching or needing a GPU: CUDA tensors, or
@@ -405,7 +413,8 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
-    def emulate(self, *args, late=False, check_races=False, max_steps=0):
+    def emulate(self, *args: Any, late: bool = False,
+                check_races: bool = False, max_steps: int = 0) -> int:
         """Runs the kernel in the PTX emulator (docs/emulator.md) on numpy
         arrays, updated in place, with no GPU: after the checks of a GPU
         launch (check()) on the arrays as given.  late=True completes
@@ -417,7 +426,8 @@ class Kernel(object):
         return _emulate.launch(self, args, late=late,
                                check_races=check_races, max_steps=max_steps)
 
-    def __call__(self, *args, stream=None, device=None, **emulator):
+    def __call__(self, *args: Any, stream: Any = None,
+                 device: Optional[str] = None, **emulator: Any) -> None:
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that
@@ -436,6 +446,15 @@ class Kernel(object):
                             "takes stream=; late=, check_races=, "
                             "max_steps= are options of kernel.emulate()"
                             % ", ".join(sorted(emulator) or ["device"]))
+        fast = self._fast
+        if fast is not None and stream is None and fast(args):
+            return
+        self._launch(args, stream)
+
+    def _launch(self, args, stream):
+        """The general launch: every argument converted and packed; then,
+        for torch tensors on torch's stream, the fast path is prepared for
+        the next calls with the same argument signature."""
         s = _stream_handle(stream)
         if self._buf is None:
             self._buf = self._new_buffer()
@@ -455,12 +474,90 @@ class Kernel(object):
             with rt.lock:
                 if _launch(k, ctypes.addressof(buf), len(args), s):
                     raise rt.error()
+            if stream is None and torch_seen:
+                self._fast = _fast_path(self, args, buf, k, rt, device)
 
 
 def _launch(*a):
     global _launch
     _launch = _lib.runtime().ptrt_launch
     return _launch(*a)
+
+
+_U64 = _args.struct.Struct("=Q")
+
+
+def _fast_path(kernel, args, buf, handle, rt, device):
+    """fn(args) -> True after launching args on torch's current stream,
+    or False (nothing launched) when args do not have the signature of
+    `args` - the same count, torch CUDA tensors on `device` with the same
+    dtypes, shapes and strides, Python numbers in range for the scalars.
+    Then only the data pointers and the scalar values change, written
+    into a private copy of the packed buffer; ptrt_launch still checks
+    every launch in C.  None when args are not of that kind.
+
+    The function is generated for the signature, one line per argument
+    (no loop, no per-argument tuple), because this is the whole Python
+    cost of a launch."""
+    torch = sys.modules["torch"]
+    env = {"lock": rt.lock, "launch": _lib.runtime().ptrt_launch,
+           "raw": _current_stream_fn(), "put": _U64.pack_into,
+           "device": device, "handle": handle, "rt": rt,
+           "errors": (AttributeError, TypeError, _args.struct.error,
+                      OverflowError)}
+    checks, writes = [], []
+    for i, p in enumerate(kernel._user):
+        a, off = args[i], i * _args.ARG_SIZE
+        if p.kind == "tensor" and isinstance(a, torch.Tensor):
+            env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
+            env["st%d" % i] = a.stride()
+            checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
+                          "a%d.stride() != st%d or a%d.get_device() != "
+                          "device" % ((i, i) * 3 + (i,)))
+            writes.append("put(mine, %d, a%d.data_ptr())" % (off + 8, i))
+        elif p.kind == "scalar" and type(a) in (int, float):
+            rng = _args._RANGE.get(p.dtype)
+            env["pk%d" % i] = _args._SCALAR[p.dtype].pack_into
+            if rng:  # an int, in range (bool and others: the general path)
+                checks.append("type(a%d) is not int or not %d <= a%d <= %d"
+                              % (i, rng[0], i, rng[1]))
+            else:
+                checks.append("type(a%d) is not float and type(a%d) is not "
+                              "int" % (i, i))
+            writes.append("pk%d(mine, %d, %d, %d, a%d)" % (
+                i, off, _args.ARG_SCALAR, _args.dtype_enum(p.dtype), i))
+        else:
+            return None
+    env["mine"] = ctypes.create_string_buffer(buf.raw, len(buf))
+    env["addr"] = ctypes.addressof(env["mine"])
+    n = len(args)
+    names = "".join("a%d, " % i for i in range(n))
+    body = ["def fast(args):",
+            "    if len(args) != %d:" % n,
+            "        return False",
+            "    %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
+            "    try:",
+            "        if (%s):" % (" or\n                ".join(
+                "(%s)" % c for c in checks) or "False"),
+            "            return False",
+            "        with lock:"]
+    body += ["            " + w for w in writes]
+    body += ["            rc = launch(handle, addr, %d, raw(device) or None)"
+             % n,
+             "    except errors:",
+             "        return False",
+             "    if rc:",
+             "        raise rt.error()",
+             "    return True"]
+    exec(builtins.compile("\n".join(body), "<ptxtile fast launch of %s>"
+                 % kernel.name, "exec"), env)
+    return env["fast"]
+
+
+def _current_stream_fn():
+    torch = sys.modules["torch"]
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw or (lambda d: torch.cuda.current_stream(d).cuda_stream)
 
 
 def _stream_handle(stream):
