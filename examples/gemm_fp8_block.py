@@ -47,6 +47,7 @@ BT = "float8_e4m3fn"  # B's
 BN = 128  # tile columns per CTA: 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
 PI = 1  # K blocks per promotion: 1 for block scales (they change every K block); more only for scales constant along K (per-tensor data)
+DB = 0  # 1: two fresh accumulators in turn (BN <= 128, PI 1): K block kt + 1's wgmmas run while kt's are promoted (wait_group 1)
 ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 192: 4, 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
@@ -136,6 +137,14 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         # of lane l at (16w + l/4 + 8((r/2)%2), 8(r/4) + 2(l%4) + r%2)
         D = T.alloc_local((4, 1, 1, 16, BN), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BN // 8, 4, 2):(1@wid_in_wg, BN // 2, BN // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
         PD = D.view(BN // 2)
+        if DB == 1:
+            # DB: the odd K blocks' accumulator (BN <= 128: 3 x BN / 2
+            # registers with the main sums)
+            D2 = T.alloc_local((4, 1, 1, 16, BN), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BN // 8, 4, 2):(1@wid_in_wg, BN // 2, BN // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
+            PD2 = D2.view(BN // 2)
+            pf0: T.float32 = T.float32(0.0)  # the previous K block's row scales
+            pf1: T.float32 = T.float32(0.0)
+            ps: T.int32 = 0  # and its stage
         # the promoted sums, register r at the same position as PD[r]
         MA = T.alloc_local((BN // 2,), "float32", layout="default")
         w = warp % 4
@@ -172,55 +181,113 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 # B block nb, the rest in block nb + 1
                 nb2 = T.min(cbn * BN // 128 + 1, NS - 1)
                 j0 = 128 * (cbn * BN // 128 + 1) - cbn * BN
-            for kt in range(KT):
-                s = cit % ST
-                # the B block's scale, loaded before the wait for the
-                # operands so its latency is hidden
-                sbk = scale_b[nb, T.min(kt, KS - 1)]
-                if BN > 128:
-                    sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
-                T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)
-                # this thread's two A-row scales of the K block, read from
-                # the stage before the wgmma is issued
-                sa0 = SS[s, r0]
-                sa1 = SS[s, r0 + 8]
-                f0 = sa0 * sbk
-                f1 = sa1 * sbk
-                if BN > 128:
-                    h0 = sa0 * sbk2
-                    h1 = sa1 * sbk2
-                T.ptx["wgmma.fence.sync.aligned"]()
-                # a fresh accumulator at the start of each promotion
-                # interval (every K block when PI is 1)
-                T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
-                                  scope="warpgroup", accum=kt % PI != 0)
-                T.ptx["wgmma.commit_group.sync.aligned"]()
-                T.ptx["wgmma.wait_group.sync.aligned"](0)
-                # the stage's operands and this warp's scales are read:
-                # the warp frees it in both CTAs (lane r arrives on CTA
-                # r's barrier), as DeepGEMM does
-                if lane < 2:
-                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), lane)
-                    T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                # promotion: register 4j + i is in row i / 2 (g or g + 8);
-                # with PI > 1 at the interval's last K block (and K's)
-                if PI == 1 or (kt + 1) % PI == 0 or kt == KT - 1:
-                    for j in T.unroll(BN // 8):
-                        if BN > 128:
-                            # columns 8j .. 8j + 7 lie in one B block (j0 is a
-                            # multiple of 64)
-                            e0 = T.if_then_else(8 * j < j0, f0, h0)
-                            e1 = T.if_then_else(8 * j < j0, f1, h1)
-                            MA[4 * j] = MA[4 * j] + PD[4 * j] * e0
-                            MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * e0
-                            MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * e1
-                            MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * e1
+            if DB == 1:
+                # per K block kt: wgmmas into D (kt even) or D2 (odd),
+                # commit, wait until only they are in flight (kt - 1's
+                # are done), free kt - 1's stage and promote its
+                # accumulator while kt's run on the tensor cores
+                for kt in range(KT):
+                    sd = cit % ST
+                    sbk = scale_b[nb, T.min(kt, KS - 1)]
+                    T.cuda.mbarrier_wait(full.ptr_to([sd]), (cit // ST) % 2)
+                    sa0 = SS[sd, r0]
+                    sa1 = SS[sd, r0 + 8]
+                    T.ptx["wgmma.fence.sync.aligned"]()
+                    if kt % 2 == 0:
+                        T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
+                                          scope="warpgroup", accum=False)
+                    else:
+                        T.cuda.tile.apply(T.ptx[MMA], D2, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
+                                          scope="warpgroup", accum=False)
+                    T.ptx["wgmma.commit_group.sync.aligned"]()
+                    T.ptx["wgmma.wait_group.sync.aligned"](1)
+                    if kt > 0:
+                        if lane < 2:
+                            T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
+                            T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                        if kt % 2 == 0:
+                            for j in T.unroll(BN // 8):
+                                MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
+                                MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
+                                MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
+                                MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
                         else:
-                            MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
-                            MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
-                            MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
-                            MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
-                cit += 1
+                            for j in T.unroll(BN // 8):
+                                MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
+                                MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
+                                MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
+                                MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
+                    pf0 = sa0 * sbk
+                    pf1 = sa1 * sbk
+                    ps = sd
+                    cit += 1
+                # the last K block
+                T.ptx["wgmma.wait_group.sync.aligned"](0)
+                if lane < 2:
+                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
+                    T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                if (KT - 1) % 2 == 0:
+                    for j in T.unroll(BN // 8):
+                        MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
+                else:
+                    for j in T.unroll(BN // 8):
+                        MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
+            else:
+                for kt in range(KT):
+                    s = cit % ST
+                    # the B block's scale, loaded before the wait for the
+                    # operands so its latency is hidden
+                    sbk = scale_b[nb, T.min(kt, KS - 1)]
+                    if BN > 128:
+                        sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
+                    T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)
+                    # this thread's two A-row scales of the K block, read from
+                    # the stage before the wgmma is issued
+                    sa0 = SS[s, r0]
+                    sa1 = SS[s, r0 + 8]
+                    f0 = sa0 * sbk
+                    f1 = sa1 * sbk
+                    if BN > 128:
+                        h0 = sa0 * sbk2
+                        h1 = sa1 * sbk2
+                    T.ptx["wgmma.fence.sync.aligned"]()
+                    # a fresh accumulator at the start of each promotion
+                    # interval (every K block when PI is 1)
+                    T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
+                                      scope="warpgroup", accum=kt % PI != 0)
+                    T.ptx["wgmma.commit_group.sync.aligned"]()
+                    T.ptx["wgmma.wait_group.sync.aligned"](0)
+                    # the stage's operands and this warp's scales are read:
+                    # the warp frees it in both CTAs (lane r arrives on CTA
+                    # r's barrier), as DeepGEMM does
+                    if lane < 2:
+                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([s]), "uint32"), lane)
+                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                    # promotion: register 4j + i is in row i / 2 (g or g + 8);
+                    # with PI > 1 at the interval's last K block (and K's)
+                    if PI == 1 or (kt + 1) % PI == 0 or kt == KT - 1:
+                        for j in T.unroll(BN // 8):
+                            if BN > 128:
+                                # columns 8j .. 8j + 7 lie in one B block (j0 is a
+                                # multiple of 64)
+                                e0 = T.if_then_else(8 * j < j0, f0, h0)
+                                e1 = T.if_then_else(8 * j < j0, f1, h1)
+                                MA[4 * j] = MA[4 * j] + PD[4 * j] * e0
+                                MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * e0
+                                MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * e1
+                                MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * e1
+                            else:
+                                MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
+                                MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
+                                MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
+                                MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
+                    cit += 1
             # epilogue (the producer already fills the next tile's stages)
             # through shared memory: the warpgroup's 64 x BN block of C
             # in BN / 64 quarters of 64 x 64, each converted to bf16 pairs and

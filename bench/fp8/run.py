@@ -33,6 +33,7 @@ import ctypes
 import os
 import statistics
 import sys
+import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", ".."))
@@ -172,7 +173,7 @@ class Torch(object):
         return fn, d
 
 
-def ours(mode, qa, qb, sa, sb, sms, bn, st):
+def ours(mode, qa, qb, sa, sb, sms, bn, st, db=None):
     m, n = qa.shape[0], qb.shape[0]
     c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
     if mode == "tensor":
@@ -182,7 +183,7 @@ def ours(mode, qa, qb, sa, sb, sms, bn, st):
     else:
         sa_k, sb_k = fp8.scale_args("block", sa, sb, m, n, qa.shape[1])
         args = (qa, qb, c, sa_k, sb_k, sms)
-    fn, how = prepacked(fp8.kernel(mode, BN=bn, ST=st), args)
+    fn, how = prepacked(fp8.kernel(mode, BN=bn, ST=st, DB=db), args)
     torch.cuda.synchronize()
     return fn, c, how
 
@@ -207,7 +208,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--budget", type=float, default=0.0,
+                    help="seconds: the shapes not started by then are "
+                    "skipped (and listed); 0: no limit")
     opt = ap.parse_args()
+    t_start = time.time()
     torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.cuda.get_device_properties(0)
     sms = dev.multi_processor_count
@@ -216,10 +221,19 @@ def main():
                                    ptxtile.__version__, opt.rounds))
     tq = Torch()
     bad, rows = [], []
+    # the promotion study and the API's overhead first: they are what a
+    # time-limited run must not lose
+    promotion(sms, opt.rounds, bad)
+    api(opt.rounds, bad)
+    print()
+    skipped = []
     print("| M | N | K | mode | torch TFLOP/s | ours TFLOP/s | ours BN/ST "
           "| ours/torch | torch err | ours err |")
     print("|---:|---:|---:|---|---:|---:|---|---:|---:|---:|")
     for (m, n, k) in (QUICK if opt.quick else SHAPES):
+        if opt.budget and time.time() - t_start > opt.budget:
+            skipped.append("%dx%dx%d" % (m, n, k))
+            continue
         g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
         xa = torch.randn(m, k, generator=g, device="cuda")
         xb = torch.randn(n, k, generator=g, device="cuda")
@@ -232,10 +246,10 @@ def main():
             if t is not None:
                 impls["torch"] = t[0]
                 errs["torch"] = rel_err(t[1], ref)
-            for bn, st in fp8.CONFIGS[mode]:
-                name = "%d/%d" % (bn, st)
+            for cfg in fp8.CONFIGS[mode]:
+                name = fp8.config_name(cfg)
                 try:
-                    fn, c, how = ours(mode, qa, qb, sa, sb, sms, bn, st)
+                    fn, c, how = ours(mode, qa, qb, sa, sb, sms, *fp8.config_values(cfg))
                     impls[name] = fn
                     errs[name] = rel_err(c, ref)
                 except Exception as e:  # noqa: BLE001 - a failing kernel is a FAIL
@@ -268,8 +282,9 @@ def main():
         print("# torch._scaled_mm %s-wise: %s%s" % (
             mode, "ran" if mode in tq.ok else "never ran",
             "; refused at " + tq.refused[mode] if mode in tq.refused else ""))
-    promotion(sms, opt.rounds, bad)
-    api(opt.rounds, bad)
+    if skipped:
+        print("# not run (past --budget %.0f s): %s" % (opt.budget, ", ".join(skipped)))
+    print("# run.py took %.0f s" % (time.time() - t_start))
     if bad:
         print("FAIL: wrong results: " + "; ".join(bad))
         return 1
@@ -296,10 +311,11 @@ def promotion(sms, rounds, bad):
     bsa = sa.expand(m, ceil(k, 128))
     bsb = sb.expand(ceil(n, 128), ceil(k, 128))
     sa_k, sb_k = fp8.scale_args("block", bsa, bsb, m, n, k)
-    for pi in (1, 4, 16, ceil(k, 128)):
-        name = "two-level: gemm_fp8_block.py BN 128, PI %d (%d of K)" % (pi, 128 * pi)
+    for pi, db in ((1, 0), (1, 1), (4, 0), (16, 0), (ceil(k, 128), 0)):
+        name = "two-level: gemm_fp8_block.py BN 128, PI %d (%d of K)%s" % (
+            pi, 128 * pi, ", DB 1 (two accumulators)" if db else "")
         c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-        impls[name], _ = prepacked(fp8.kernel("block", BN=128, ST=5, PI=pi),
+        impls[name], _ = prepacked(fp8.kernel("block", BN=128, ST=5, PI=pi, DB=db or None),
                                    (qa, qb, c, sa_k, sb_k, sms))
         torch.cuda.synchronize()
         errs[name] = rel_err(c, ref)
@@ -324,9 +340,15 @@ def api(rounds, bad):
     autotuner's dispatch: tuned on the first call) against torch, per
     mode at one small and one large shape."""
     print()
-    print("fp8_matmul (the Python API, tuned) against torch._scaled_mm:")
-    print("| M | N | K | mode | torch TFLOP/s | fp8_matmul TFLOP/s | err |")
-    print("|---:|---:|---:|---|---:|---:|---:|")
+    print("fp8_matmul (the Python API, tuned) against torch._scaled_mm; "
+          "TFLOP/s of back-to-back calls (at small shapes the host's cost "
+          "per call shows):")
+    print("  eager: fp8_matmul(...); op: torch.ops.ptxtile.fp8_matmul (the "
+          "custom op, as torch.compile calls it); kernel: the tuned "
+          "Kernel called directly (its fast launch path); packed: "
+          "ptrt_launch of a pre-packed argument array")
+    print("| M | N | K | mode | torch | eager | op | kernel | packed | err |")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for (m, n, k) in ((128, 2112, 7168), (4096, 7168, 16384)):
         g = torch.Generator(device="cuda").manual_seed(2)
         xa = torch.randn(m, k, generator=g, device="cuda")
@@ -342,16 +364,29 @@ def api(rounds, bad):
             err = rel_err(d, ref)
             if not err <= WRONG:
                 bad.append("fp8_matmul %dx%dx%d %s (err %s)" % (m, n, k, mode, err))
-            impls = {"api": lambda: fp8.fp8_matmul(qa, qb, tsa, sb)}
+            d2 = torch.ops.ptxtile.fp8_matmul(qa, qb, tsa, sb, False)
+            torch.cuda.synchronize()
+            if not rel_err(d2, ref) <= WRONG:
+                bad.append("ptxtile::fp8_matmul %dx%dx%d %s" % (m, n, k, mode))
+            sa_k, sb_k = fp8.scale_args(mode, tsa, sb, m, n, k)
+            c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+            args = (qa, qb, c, sa_k, sb_k, torch.cuda.get_device_properties(0).multi_processor_count)
+            kern = fp8.tuner(mode).best(*args)
+            impls = {"eager": lambda: fp8.fp8_matmul(qa, qb, tsa, sb),
+                     "op": lambda: torch.ops.ptxtile.fp8_matmul(qa, qb, tsa, sb, False),
+                     "kernel": lambda: kern(*args)}
+            impls["packed"], _ = prepacked(kern, args)
             t = Torch().call(mode, qa, qb, sa, sb)
             if t is not None:
                 impls["torch"] = t[0]
             ms = measure(impls, rounds)
             f = 2.0 * m * n * k / 1e9
-            print("| %d | %d | %d | %s | %s | %.0f | %.2e |" % (
+            print("| %d | %d | %d | %s | %s | %s | %.2e |" % (
                 m, n, k, mode, "%.0f" % (f / ms["torch"]) if "torch" in ms
-                else "n/a", f / ms["api"], err))
-
+                else "n/a", " | ".join("%.0f" % (f / ms[x]) for x in
+                                       ("eager", "op", "kernel", "packed")),
+                err))
+            sys.stdout.flush()
 
 if __name__ == "__main__":
     sys.exit(main())

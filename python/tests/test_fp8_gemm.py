@@ -159,7 +159,7 @@ def test_block_scaled(m, n, k, sms, late):
 
 
 def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
-            BN=None, ST=None, PI=None):
+            BN=None, ST=None, PI=None, DB=None):
     """The script compiled with the module constants
     ptxtile.kernels.fp8 gives a variant (AT / BT and the wgmma form's
     types and n, C's type, BN, ST)."""
@@ -168,7 +168,7 @@ def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
             "gemm_fp8_block.py": "block"}[name]
     return ptxtile.compile(os.path.join(ROOT, "examples", name),
                            target="sm_90a", cache=False,
-                           constants=fp8.constants(mode, at, bt, out, BN, ST, PI))
+                           constants=fp8.constants(mode, at, bt, out, BN, ST, PI, DB))
 
 
 @pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
@@ -310,3 +310,52 @@ def test_block_promotion_interval(pi):
     c = np.full((m, n), 0xFFFF, dtype=np.uint16)
     kern.emulate(a, b, c, sa2, sb, 132)
     assert close_bf16(c, block_reference(a, b, sa2, sb)) > m * n // 4
+
+
+@pytest.mark.parametrize("bn,st,k", [(128, 5, 400), (128, 5, 272), (64, 7, 400)])
+def test_block_double_accumulator(bn, st, k):
+    # DB = 1: K block kt's wgmmas go to D (kt even) or D2 (odd) while kt -
+    # 1's accumulator is promoted (wait_group 1), its stage freed one
+    # block late; K = 400 has four K blocks (the last in D2), 272 three
+    # (the last in D, a 16-wide partial block); sms = 1 walks all tiles
+    # with one ring (the previous tile's last stage and scales must not
+    # leak into the next), late completion and the race check
+    m, n = 200, 264
+    rng = np.random.default_rng(k + bn)
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    sa = rng.uniform(0.25, 4.0, size=(kb, m)).astype(np.float32)
+    sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
+    kern = variant("gemm_fp8_block.py", BN=bn, ST=st, DB=1)
+    assert "wgmma.wait_group.sync.aligned 1;" in kern.ptx
+    want = block_reference(a, b, sa, sb)
+    for sms, late in ((132, False), (1, True)):
+        c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+        kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
+        assert close_bf16(c, want) == 0
+
+
+def test_shipped_scripts_are_the_examples():
+    # ptxtile.kernels.fp8 compiles the package-data copies
+    # (python/ptxtile/kernels/scripts/): they must not drift from examples/
+    from ptxtile.kernels import fp8
+    for mode, name in (("tensor", "gemm_fp8.py"), ("row", "gemm_fp8_rowwise.py"),
+                       ("block", "gemm_fp8_block.py")):
+        p = fp8.script_path(mode)
+        assert p.endswith(os.path.join("kernels", "scripts", name))
+        with open(p, "rb") as f, open(os.path.join(ROOT, "examples", name), "rb") as g:
+            assert f.read() == g.read(), name
+
+
+def test_kernels_package_exposes_fp8_matmul():
+    import ptxtile.kernels as K
+    assert "fp8_matmul" in K.__all__
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        # without torch the name still resolves (the function then says
+        # torch is missing when called)
+        pass
+    from ptxtile.kernels import fp8
+    assert K.fp8_matmul is fp8.fp8_matmul

@@ -272,13 +272,14 @@ def test_every_config_and_float32_out(mode):
         sb = uniform((nb, kb), 0.5, 2, 47)
         ref = (a.float() * expand_blocks(sa.t(), m, k, 1)) @ (
             b.float() * expand_blocks(sb, n, k, 128)).t()
-    for bn, st in fp8.CONFIGS[mode]:
+    for cfg in fp8.CONFIGS[mode]:
+        bn, st, db = fp8.config_values(cfg)
         for out, dt, bound in (("bfloat16", torch.bfloat16, REL),
                                ("float32", torch.float32, 2e-3)):
             c = torch.full((m, n), float("nan"), device=dev, dtype=dt)
-            fp8.kernel(mode, BN=bn, ST=st, out=out)(a, b, c, sa, sb, sms())
+            fp8.kernel(mode, BN=bn, ST=st, DB=db, out=out)(a, b, c, sa, sb, sms())
             torch.cuda.synchronize()
-            assert rel_err(c, ref) < bound, (bn, st, dt)
+            assert rel_err(c, ref) < bound, (cfg, dt)
 
 
 def test_fp8_matmul_float32_out():

@@ -15,8 +15,8 @@ shapes:
                (ceil(N/128), ceil(K/128)): one per 128 x 128 block of B,
                any strides (torch's _scaled_mm takes its transpose)
 
-The kernels are the scripts examples/gemm_fp8.py, gemm_fp8_rowwise.py and
-gemm_fp8_block.py (two-level accumulation: each 128-wide K block is
+The kernels are the scripts gemm_fp8.py, gemm_fp8_rowwise.py and
+gemm_fp8_block.py (ptxtile/kernels/scripts/, copies of examples/) (two-level accumulation: each 128-wide K block is
 summed by wgmma into a fresh accumulator and promoted into float32
 registers with its scales), compiled with their module constants
 (AT / BT / MMA, CT / F32 / CW, BN / ST: constants()) set through
@@ -28,7 +28,6 @@ stored in ptxtile's cache, and PTXTILE_AUTOTUNE_CONFIG=0 takes the
 script's own (BN, ST) untimed.  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
-import os
 import threading
 
 try:  # fp8_matmul takes torch tensors; the script helpers need no torch
@@ -36,42 +35,50 @@ try:  # fp8_matmul takes torch tensors; the script helpers need no torch
 except ImportError:
     torch = None
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
 _SCRIPTS = {"tensor": "gemm_fp8.py", "row": "gemm_fp8_rowwise.py",
             "block": "gemm_fp8_block.py"}
 _SHORT = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
-# the (BN, ST) module constants tried per shape, the script's own first
-# (the default when tuning is off): 128 x BN tiles per CTA, ST ring stages
-# (as many as fit in shared memory beside the C staging)
+# the (BN, ST[, DB]) module constants tried per shape, the script's own
+# first (the default when tuning is off): 128 x BN tiles per CTA, ST ring
+# stages (as many as fit in shared memory beside the C staging), for the
+# block kernel DB 1: two accumulators in turn (BN <= 128)
 CONFIGS = {"tensor": ((256, 4), (192, 4), (128, 6), (64, 8)),
            "row": ((256, 4), (192, 4), (128, 6), (64, 8)),
-           "block": ((128, 5), (192, 4), (64, 7))}
+           "block": ((128, 5), (128, 5, 1), (192, 4), (64, 7, 1), (64, 7))}
+
+
+def config_values(c):
+    """(BN, ST, DB) of a CONFIGS entry (DB None where it has none)."""
+    return (c[0], c[1], c[2] if len(c) > 2 else None)
+
+
+def config_name(c):
+    """A CONFIGS entry as BN/ST, or BN/ST/DB with two accumulators."""
+    return "/".join(str(x) for x in c)
 _lock = threading.Lock()
 _kernels = {}
 _tuners = {}
 _sms = {}
+_best = {}  # (mode, M, N, K, types, C type, device) -> tuned Kernel
 
 
 def script_path(mode):
-    """The script of a scaling mode ('tensor', 'row', 'block'): the
-    repository's examples/ when this package runs from a checkout, else
-    the copy installed beside this module (scripts/)."""
-    name = _SCRIPTS[mode]
-    for d in (os.path.join(_HERE, "..", "..", "..", "examples"),
-              os.path.join(_HERE, "scripts")):
-        p = os.path.normpath(os.path.join(d, name))
-        if os.path.isfile(p):
-            return p
-    raise FileNotFoundError("ptxtile.kernels.fp8: %s not found" % name)
+    """The script of a scaling mode ('tensor', 'row', 'block'): the copy
+    shipped in ptxtile/kernels/scripts/ (package data; the same bytes as
+    the repository's examples/, which python/tests/test_fp8_gemm.py
+    checks)."""
+    from . import _registry
+    return _registry.script_path(_SCRIPTS[mode][:-3])
 
 
 def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-              out="bfloat16", BN=None, ST=None, PI=None):
+              out="bfloat16", BN=None, ST=None, PI=None, DB=None):
     """The module constants (ptxtile.compile(constants=)) of one variant:
     the operand types AT / BT and the wgmma form MMA they and BN select,
     C's type (CT / F32 / CW), the tile width BN and ring depth ST (the
     script's own values when None), and for the block kernel PI, the K
-    blocks per promotion (1; more only for scales constant along K)."""
+    blocks per promotion (1; more only for scales constant along K) and
+    DB (1: two fresh accumulators in turn, BN <= 128)."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
@@ -90,21 +97,26 @@ def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
         c["ST"] = ST
     if PI is not None:
         c["PI"] = PI
+    if DB is not None:
+        if mode != "block":
+            raise ValueError("DB is a constant of the block kernel only")
+        c["DB"] = DB
     return c
 
 
 def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-           target="sm_90a", out="bfloat16", BN=None, ST=None, PI=None):
+           target="sm_90a", out="bfloat16", BN=None, ST=None, PI=None,
+           DB=None):
     """The compiled ptxtile.Kernel of one variant (compiled once per
     process; ptxtile's disk cache keeps it across processes)."""
     import ptxtile  # the package (this module is inside it)
-    key = (mode, a_type, b_type, target, out, BN, ST, PI)
+    key = (mode, a_type, b_type, target, out, BN, ST, PI, DB)
     with _lock:
         k = _kernels.get(key)
     if k is None:
         k = ptxtile.compile(script_path(mode), target=target,
                             constants=constants(mode, a_type, b_type, out,
-                                                BN, ST, PI))
+                                                BN, ST, PI, DB))
         with _lock:
             k = _kernels.setdefault(key, k)
     return k
@@ -122,8 +134,8 @@ def tuner(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
     with _lock:
         t = _tuners.get(key)
     if t is None:
-        configs = [constants(mode, a_type, b_type, out, bn, st)
-                   for bn, st in CONFIGS[mode]]
+        configs = [constants(mode, a_type, b_type, out,
+                             *config_values(c)) for c in CONFIGS[mode]]
         t = ptxtile.autotune(script_path(mode), configs=configs,
                              key=["M", "N", "K"], target="sm_90a")
         with _lock:
@@ -221,8 +233,7 @@ def check(a, b, scale_a, scale_b, out_dtype=None, out=None):
 
 def _sm_count(device):
     i = device.index if device.index is not None else torch.cuda.current_device()
-    with _lock:
-        c = _sms.get(i)
+    c = _sms.get(i)
     if c is None:
         c = torch.cuda.get_device_properties(i).multi_processor_count
         with _lock:
@@ -255,14 +266,31 @@ def _out_name(out_dtype):
     return "float32" if out_dtype == torch.float32 else "bfloat16"
 
 
-def _launch(a, b, scale_a, scale_b, out, out_dtype):
+def _chosen(mode, m, n, k, ta, tb, out_dtype, device, args):
+    """The tuned Kernel of (mode, types, C type, M, N, K, device),
+    remembered per process: after the first call of a shape, a launch is
+    one dict lookup and the kernel's fast path (no tuner dispatch, no
+    key reading, no environment lookups)."""
+    key = (mode, m, n, k, ta, tb, out_dtype, device)
+    kern = _best.get(key)
+    if kern is None:
+        kern = tuner(mode, ta, tb, _out_name(out_dtype)).best(*args)
+        with _lock:
+            _best[key] = kern
+    return kern
+
+
+def _launch(a, b, scale_a, scale_b, out, out_dtype, checked=None):
+    """Checks (unless `checked` is check()'s result), converts the scales,
+    allocates D and launches the tuned kernel on torch's current stream."""
     out_dtype = out_dtype or torch.bfloat16
-    mode, m, n, k, ta, tb = check(a, b, scale_a, scale_b, out_dtype, out)
+    mode, m, n, k, ta, tb = checked or check(a, b, scale_a, scale_b,
+                                             out_dtype, out)
     sa, sb = scale_args(mode, scale_a, scale_b, m, n, k)
     if out is None:
         out = torch.empty(m, n, dtype=out_dtype, device=a.device)
-    tuner(mode, ta, tb, _out_name(out_dtype))(a, b, out, sa, sb,
-                                              _sm_count(a.device))
+    args = (a, b, out, sa, sb, _sm_count(a.device))
+    _chosen(mode, m, n, k, ta, tb, out_dtype, a.device, args)(*args)
     return out
 
 
@@ -291,14 +319,23 @@ _op = []
 def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=torch.bfloat16 if torch else None, out=None):
     """D = scale-applied a . b^T (module doc), (M, N) of out_dtype
     (torch.bfloat16, or torch.float32).  out=: a contiguous (M, N) tensor
-    of out_dtype to write (eager only; without it the call is the custom
-    op ptxtile::fp8_matmul, which torch.compile traces as one node)."""
-    check(a, b, scale_a, scale_b, out_dtype, out)
-    if out is not None:
-        return _launch(a, b, scale_a, scale_b, out, out_dtype)
-    if not _op:
+    of out_dtype to write (eager only).  Eagerly the checks run once and
+    the tuned kernel is launched directly (after a shape's first call:
+    one dict lookup and the kernel's fast launch path); under
+    torch.compile the call is the custom op ptxtile::fp8_matmul, one
+    opaque node (its fake implementation gives D's shape and dtype)."""
+    if torch is None:
         raise RuntimeError("fp8_matmul: torch was not importable when "
                            "ptxtile.kernels.fp8 was imported")
+    if not torch.compiler.is_compiling():
+        # the custom op's dispatch costs tens of microseconds per call in
+        # eager mode (its Python wrappers); the kernel is opaque to
+        # torch either way
+        return _launch(a, b, scale_a, scale_b, out, out_dtype,
+                       check(a, b, scale_a, scale_b, out_dtype, out))
+    check(a, b, scale_a, scale_b, out_dtype, out)  # traced on fake tensors
+    if out is not None:
+        return _launch(a, b, scale_a, scale_b, out, out_dtype)
     return torch.ops.ptxtile.fp8_matmul(a, b, scale_a, scale_b,
                                         out_dtype == torch.float32)
 
