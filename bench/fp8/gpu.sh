@@ -4,7 +4,8 @@
 # GPU tests of tests/python_gpu/test_fp8.py (pytest, torch references),
 # then bench/fp8/run.py (the issue-25 shape suite against
 # torch._scaled_mm).  Exit status 1 when the build, a test or a result
-# fails.  Options pass through to run.py (--quick, --rounds N).
+# fails.  Options pass through to run.py (--quick, --rounds N,
+# --budget S).
 BUILD=${BUILD:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
@@ -12,7 +13,8 @@ make -s -j"$(nproc)" >/dev/null || { echo "FAIL build"; exit 1; }
 export PTXTILE_LIB_DIR="$root/$BUILD" PYTHONPATH="$root/python"
 echo "== tests/python_gpu/test_fp8.py"
 log=$(mktemp)
-python3 -m pytest -q -rs -p no:cacheprovider tests/python_gpu/test_fp8.py >"$log" 2>&1
+# bounded: a kernel that hangs must not take the benchmark's time
+timeout "${FP8_TEST_TIMEOUT:-90}" python3 -m pytest -q -rs -p no:cacheprovider tests/python_gpu/test_fp8.py >"$log" 2>&1
 t=$?
 tail -60 "$log"
 rm -f "$log"
