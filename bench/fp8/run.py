@@ -231,7 +231,8 @@ def main():
     api(opt.rounds, bad)
     print()
     skipped = []
-    print("Shape suite (ours: the fastest of fp8.CONFIGS, BN/ST[/DB]):")
+    print("Shape suite (ours: the fastest of fp8.CONFIGS and fp8.UNTUNED, "
+          "BN/ST[/DB]):")
     print("| M | N | K | mode | torch TFLOP/s | ours TFLOP/s | ours BN/ST "
           "| ours/torch | torch err | ours err |")
     print("|---:|---:|---:|---|---:|---:|---|---:|---:|---:|")
@@ -251,7 +252,7 @@ def main():
             if t is not None:
                 impls["torch"] = t[0]
                 errs["torch"] = rel_err(t[1], ref)
-            for cfg in fp8.CONFIGS[mode]:
+            for cfg in fp8.CONFIGS[mode] + fp8.UNTUNED[mode]:
                 name = fp8.config_name(cfg)
                 try:
                     fn, c, how = ours(mode, qa, qb, sa, sb, sms, *fp8.config_values(cfg))

@@ -80,6 +80,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
     PAIRS = T.ceildiv(M, 256) * NT
     NCL = T.max(sms // 2, 1)  # clusters in the grid (or more)
     KT = T.ceildiv(K, 128)
+    # k-tiles per tile: with DB an even count (a last, zero-filled K
+    # block past K adds 0), so the consumer's loop has no wgmma under a
+    # branch (ptxas serializes wgmma in divergent paths, C7520)
+    KTP = KT + DB * (KT % 2)
     SA = T.alloc_shared((ST, 128, 128), AT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
     SB = T.alloc_shared((ST, BN, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, BN, 128):(BN * 128, 128, 1)])), align=1024)
     # C staging: per consumer warpgroup two 64 x 64 buffers, 128B swizzle
@@ -104,7 +108,7 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             for ptile in range(cid, PAIRS, NCL):
                 pbm = ptile // NT * 2 + rank
                 pbn = ptile % NT
-                for kp in range(KT):
+                for kp in range(KTP):
                     sp = pit % ST
                     if pit >= ST:
                         T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST - 1) % 2)
@@ -182,62 +186,73 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 nb2 = T.min(cbn * BN // 128 + 1, NS - 1)
                 j0 = 128 * (cbn * BN // 128 + 1) - cbn * BN
             if DB == 1:
-                # per K block kt: wgmmas into D (kt even) or D2 (odd),
-                # commit, wait until only they are in flight (kt - 1's
-                # are done), free kt - 1's stage and promote its
-                # accumulator while kt's run on the tensor cores
-                for kt in range(KT):
+                # K blocks in pairs: 2kp into D, 2kp + 1 into D2; after
+                # each block's wgmmas are issued, wait_group 1 (the
+                # previous block's are done), free that block's stage
+                # and promote its accumulator while this block's run.
+                # No branch holds a wgmma: at the tile's first block the
+                # promotion adds D2 = 0 with scales 0
+                for j in T.unroll(BN // 2):
+                    PD2[j] = 0.0
+                pf0 = T.float32(0.0)
+                pf1 = T.float32(0.0)
+                for kp in range(KTP // 2):
+                    # the even block, into D
                     sd = cit % ST
-                    sbk = scale_b[nb, T.min(kt, KS - 1)]
+                    sbk = scale_b[nb, T.min(2 * kp, KS - 1)]
                     T.cuda.mbarrier_wait(full.ptr_to([sd]), (cit // ST) % 2)
                     sa0 = SS[sd, r0]
                     sa1 = SS[sd, r0 + 8]
                     T.ptx["wgmma.fence.sync.aligned"]()
-                    if kt % 2 == 0:
-                        T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
-                                          scope="warpgroup", accum=False)
-                    else:
-                        T.cuda.tile.apply(T.ptx[MMA], D2, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
-                                          scope="warpgroup", accum=False)
+                    T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
+                                      scope="warpgroup", accum=False)
                     T.ptx["wgmma.commit_group.sync.aligned"]()
                     T.ptx["wgmma.wait_group.sync.aligned"](1)
-                    if kt > 0:
-                        if lane < 2:
-                            T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
-                            T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                        if kt % 2 == 0:
-                            for j in T.unroll(BN // 8):
-                                MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
-                                MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
-                                MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
-                                MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
-                        else:
-                            for j in T.unroll(BN // 8):
-                                MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
-                                MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
-                                MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
-                                MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
-                    pf0 = sa0 * sbk
-                    pf1 = sa1 * sbk
-                    ps = sd
-                    cit += 1
-                # the last K block
-                T.ptx["wgmma.wait_group.sync.aligned"](0)
-                if lane < 2:
-                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
-                    T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                if (KT - 1) % 2 == 0:
-                    for j in T.unroll(BN // 8):
-                        MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
-                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
-                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
-                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
-                else:
+                    if kp > 0 and lane < 2:
+                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
+                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
                     for j in T.unroll(BN // 8):
                         MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
                         MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
                         MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
                         MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
+                    pf0 = sa0 * sbk
+                    pf1 = sa1 * sbk
+                    ps = sd
+                    cit += 1
+                    # the odd block, into D2
+                    sd2 = cit % ST
+                    sbk2 = scale_b[nb, T.min(2 * kp + 1, KS - 1)]
+                    T.cuda.mbarrier_wait(full.ptr_to([sd2]), (cit // ST) % 2)
+                    sa2 = SS[sd2, r0]
+                    sa3 = SS[sd2, r0 + 8]
+                    T.ptx["wgmma.fence.sync.aligned"]()
+                    T.cuda.tile.apply(T.ptx[MMA], D2, VA.sub[sd2, wg, :, :, :, :], VB.sub[sd2, :, :, :, :],
+                                      scope="warpgroup", accum=False)
+                    T.ptx["wgmma.commit_group.sync.aligned"]()
+                    T.ptx["wgmma.wait_group.sync.aligned"](1)
+                    if lane < 2:
+                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
+                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                    for j in T.unroll(BN // 8):
+                        MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
+                    pf0 = sa2 * sbk2
+                    pf1 = sa3 * sbk2
+                    ps = sd2
+                    cit += 1
+                # the last (odd) block
+                T.ptx["wgmma.wait_group.sync.aligned"](0)
+                if lane < 2:
+                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
+                    T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                for j in T.unroll(BN // 8):
+                    MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
+                    MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
+                    MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
+                    MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
             else:
                 for kt in range(KT):
                     s = cit % ST
