@@ -311,6 +311,8 @@ def test_every_example_is_covered():
     tested |= set(SM100) | {"cluster_copy.py"}
     # run by test_gemm_wgmma's parametrisation beside gemm_wgmma.py
     tested |= {"gemm_wgmma_direct.py"}
+    # the FP8 GEMMs are tested in test_fp8.py
+    tested |= {"gemm_fp8.py", "gemm_fp8_rowwise.py", "gemm_fp8_block.py"}
     assert names <= tested, names - tested
 
 

@@ -6,6 +6,7 @@ torch.compile(fullgraph=True) and CUDA graph capture).
 
     import torch, ptxtile.kernels as K
     c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
+    d = K.fp8_matmul(a8, b8, sa, sb)  # float8 with scales (fp8.py)
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
@@ -21,4 +22,14 @@ loaded and on the first eager call; then one import line below.
 from ._registry import script_path, scripts
 from .matmul import matmul
 
-__all__ = ["matmul", "script_path", "scripts"]
+__all__ = ["fp8_matmul", "matmul", "script_path", "scripts"]
+
+
+def __getattr__(name):
+    # fp8_matmul (ptxtile.kernels.fp8) imports torch: loaded on first use
+    # of the name, so that importing this package still imports neither
+    # torch nor the compiler
+    if name == "fp8_matmul":
+        from .fp8 import fp8_matmul
+        return fp8_matmul
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
