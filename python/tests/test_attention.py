@@ -1,0 +1,124 @@
+"""examples/attention_fwd.py (ptxtile.kernels.attention's script) in the
+PTX emulator on numpy arrays, against softmax(scale Q K^T [+ causal]) V
+and its log-sum-exp computed here in float64 from the same bf16/fp16
+inputs (never from the emulator or the lowering)."""
+import os
+
+import pytest
+
+import ptxtile
+from conftest import ROOT, example
+
+np = pytest.importorskip("numpy")
+from ptxtile.kernels import attention as attn  # noqa: E402
+
+
+def to_bf16(x):
+    """float32 -> bf16 bits, round to nearest even."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def reference(q, k, v, causal, scale):
+    """float64 attention of (batch, seq, heads, dim) arrays; kv head
+    h // (heads / kv_heads); causal is top-left (key j <= query i)."""
+    sq, h = q.shape[1], q.shape[2]
+    sk, hk = k.shape[1], k.shape[2]
+    kk = np.repeat(k.astype(np.float64), h // hk, axis=2)
+    vv = np.repeat(v.astype(np.float64), h // hk, axis=2)
+    s = np.einsum("bqhd,bkhd->bhqk", q.astype(np.float64), kk) * scale
+    if causal:
+        s = np.where(np.arange(sk)[None, :] > np.arange(sq)[:, None],
+                     -np.inf, s)
+    mx = s.max(-1, keepdims=True)
+    p = np.exp(s - mx)
+    l = p.sum(-1, keepdims=True)
+    o = np.einsum("bhqk,bkhd->bqhd", p / l, vv)
+    return o, (np.log(l) + mx)[..., 0]
+
+
+def run(b, h, hk, sq, sk, causal, d=128, dtype="bfloat16", pingpong=False,
+        **kw):
+    rng = np.random.default_rng(sq * 7 + sk + d + causal)
+    shape_q, shape_k = (b, sq, h, d), (b, sk, hk, d)
+    if dtype == "bfloat16":
+        q, k, v = (to_bf16(rng.standard_normal(s)) for s in
+                   (shape_q, shape_k, shape_k))
+        qf, kf, vf = from_bf16(q), from_bf16(k), from_bf16(v)
+        o = np.zeros(shape_q, np.uint16)
+    else:
+        q, k, v = (rng.standard_normal(s).astype(np.float16) for s in
+                   (shape_q, shape_k, shape_k))
+        qf, kf, vf = q.astype(np.float32), k.astype(np.float32), \
+            v.astype(np.float32)
+        o = np.zeros(shape_q, np.float16)
+    lse = np.full((b, h, sq), -1.0, np.float32)
+    src = attn.attention_source(d, dtype, causal, None, pingpong)
+    kern = ptxtile.compile(src, target="sm_90a", cache=False)
+    kern(q, k, v, o, lse, np.float32(attn.scale_log2(d)), device="emulator",
+         **kw)
+    of = from_bf16(o) if dtype == "bfloat16" else o.astype(np.float32)
+    want_o, want_lse = reference(qf, kf, vf, causal, d ** -0.5)
+    # bf16 P and O roundings: a few units of 2^-8 at |o| <= ~3
+    err = np.abs(of - want_o).max()
+    assert err < 0.02, "max |O - reference| = %g" % err
+    lerr = np.abs(lse - want_lse).max()
+    assert lerr < 1e-4, "max |LSE - reference| = %g" % lerr
+
+
+def test_noncausal_two_key_blocks_ragged():
+    # 192 queries (the second CTA's rows 64.. past seq_q), 192 keys (the
+    # second block masked past seq_k), late TMA/wgmma completion and the
+    # shared-memory race check
+    run(1, 1, 1, 192, 192, False, late=True, check_races=True)
+
+
+def test_causal_diagonal_blocks():
+    run(1, 1, 1, 192, 192, True)
+
+
+def test_gqa_seq_q_ne_seq_k():
+    # 4 query heads over 2 kv heads, 2 batches, 130 queries x 300 keys
+    # (three key blocks: the ring's stages wrap)
+    run(2, 4, 2, 130, 300, False)
+
+
+def test_mqa_causal_more_queries_than_keys():
+    run(1, 2, 1, 300, 130, True)
+
+
+def test_head_dim_64_and_256():
+    run(1, 1, 1, 192, 300, False, d=64)
+    run(1, 1, 1, 130, 200, True, d=256)
+
+
+def test_float16():
+    run(1, 2, 1, 192, 300, True, dtype="float16")
+
+
+def test_pingpong_consumers():
+    run(1, 2, 1, 260, 300, True, pingpong=True)
+
+
+def test_single_row_and_key():
+    run(1, 1, 1, 1, 1, False)
+
+
+def test_example_is_the_package_script():
+    with open(example("attention_fwd.py")) as f:
+        ex = f.read()
+    with open(attn._SCRIPT) as f:
+        assert f.read() == ex
+
+
+def test_unsupported_configurations_are_named():
+    with pytest.raises(ValueError, match="head_dim 96"):
+        attn.attention_source(96)
+    with pytest.raises(ValueError, match="float32"):
+        attn.attention_source(128, "float32")
+    with pytest.raises(ValueError, match="block_n"):
+        attn.attention_source(256, block_n=128)
