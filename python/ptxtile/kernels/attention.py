@@ -21,8 +21,13 @@ _BLOCK_N = {64: 128, 128: 128, 256: 64}
 
 
 def attention_source(head_dim=128, dtype="bfloat16", causal=False,
-                     block_n=None, pingpong=False):
-    """The script text of one attention variant."""
+                     block_n=None, pingpong=False, varlen=False):
+    """The script text of one attention variant.  varlen: the kernel
+    takes Q/O as (1, total_q, heads, dim), K/V as (1, total_k, kv_heads,
+    dim), LSE (1, heads, total_q), and after scale_log2 the int32
+    cumulative offsets cu_q, cu_k (batch + 1 each) and the longest query
+    sequence max_sq: the script's "# dense-only" lines are dropped and
+    its "# varlen-only: " lines uncommented."""
     if head_dim not in _BLOCK_N:
         raise ValueError("attention: head_dim %r is not supported (64, 128 "
                          "or 256)" % (head_dim,))
@@ -56,6 +61,9 @@ def attention_source(head_dim=128, dtype="bfloat16", causal=False,
         if n != 1:
             raise RuntimeError("attention: %s has no constant %s"
                                % (_SCRIPT, name))
+    if varlen:
+        text = re.sub(r"^.*# dense-only\n", "", text, flags=re.M)
+        text = re.sub(r"^[ \t]*# varlen-only: ", "", text, flags=re.M)
     return text
 
 

@@ -67,6 +67,7 @@ sq = T.dynamic("seq_q")
 sk = T.dynamic("seq_k")
 nh = T.dynamic("heads")
 nhk = T.dynamic("kv_heads")
+# varlen-only: ncu = T.dynamic("batch_plus_1")
 
 
 @T.function
@@ -75,9 +76,11 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                   V: T.Tensor((nb, sk, nhk, HEAD_DIM), DTYPE, align=16),
                   O: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                   LSE: T.Tensor((nb, nh, sq), "float32", align=16),
-                  scale_log2: T.float32):
+                  scale_log2: T.float32):  # dense-only
+# varlen-only:                   scale_log2: T.float32, CUQ: T.Tensor((ncu,), "int32", align=4), CUK: T.Tensor((ncu,), "int32", align=4), max_sq: T.int32):
     # .minnctapersm 1 gives the entry register cap setmaxnreg needs
-    T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(sq, 128), nh, nb), block=384),
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(sq, 128), nh, nb), block=384),  # dense-only
+# varlen-only:     T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(max_sq, 128), nh, ncu - 1), block=384),
                    kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1))
     mb = T.cuda.block_idx("x")
     head = T.cuda.block_idx("y")
@@ -87,12 +90,26 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
     m0 = mb * 128
-    KB = T.ceildiv(sk, BLOCK_N)
+    # the sequence: its rows of Q/O and K/V (offsets into the seq axis),
+    # its lengths, and the batch coordinate of the TMA maps
+    qoff: T.int32 = 0
+    koff: T.int32 = 0
+    lq: T.int32 = sq
+    lk: T.int32 = sk
+    tb: T.int32 = bat
+    # varlen-only:     qoff = CUQ[bat]
+    # varlen-only:     koff = CUK[bat]
+    # varlen-only:     lq = CUQ[bat + 1] - qoff
+    # varlen-only:     lk = CUK[bat + 1] - koff
+    # varlen-only:     tb = 0
+    KB = T.ceildiv(lk, BLOCK_N)
     # key blocks this CTA needs: causal stops at the block holding its
     # last query row's diagonal
     NBLK = KB
     if CAUSAL != 0:
-        NBLK = T.min(KB, T.ceildiv(T.min(m0 + 128, sq), BLOCK_N))
+        NBLK = T.min(KB, T.ceildiv(T.min(m0 + 128, lq), BLOCK_N))
+    if m0 >= lq:
+        NBLK = 0  # varlen: this sequence is shorter than the grid's
     # Q, and each stage of K and V: HALVES 64-column halves of the rows,
     # 128B swizzle (the TMA maps' and the descriptors')
     SQ = T.alloc_shared((HALVES, 1, 128, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(HALVES, 1, 128, 1, 64):(8192, 8192, 64, 64, 1)])), align=1024)
@@ -120,7 +137,7 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
             T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, qfull.ptr_to([0]), T.uint32(Q_BYTES))
             T.cuda.tile.apply(
                 T.ptx["cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                SQ, Q, box=(1, 128, 1, 64), coords=(bat, m0, head, 0), coord_steps=((0, 0, 0, 64),),
+                SQ, Q, box=(1, 128, 1, 64), coords=(tb, qoff + m0, head, 0), coord_steps=((0, 0, 0, 64),),
                 swizzle=3, l2_promotion=3, mbar=qfull.ptr_to([0]))
             for j in range(NBLK):
                 sp = j % 2
@@ -129,14 +146,14 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, kfull.ptr_to([sp]), T.uint32(TILE_BYTES))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                    SK.sub[sp, :, :, :, :, :], K, box=(1, BLOCK_N, 1, 64), coords=(bat, j * BLOCK_N, hk, 0), coord_steps=((0, 0, 0, 64),),
+                    SK.sub[sp, :, :, :, :, :], K, box=(1, BLOCK_N, 1, 64), coords=(tb, koff + j * BLOCK_N, hk, 0), coord_steps=((0, 0, 0, 64),),
                     swizzle=3, l2_promotion=3, mbar=kfull.ptr_to([sp]))
                 if j >= 2:
                     T.cuda.mbarrier_wait(vempty.ptr_to([sp]), (j // 2 - 1) % 2)
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, vfull.ptr_to([sp]), T.uint32(TILE_BYTES))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                    SV.sub[sp, :, :, :, :, :], V, box=(1, BLOCK_N, 1, 64), coords=(bat, j * BLOCK_N, hk, 0), coord_steps=((0, 0, 0, 64),),
+                    SV.sub[sp, :, :, :, :, :], V, box=(1, BLOCK_N, 1, 64), coords=(tb, koff + j * BLOCK_N, hk, 0), coord_steps=((0, 0, 0, 64),),
                     swizzle=3, l2_promotion=3, mbar=vfull.ptr_to([sp]))
     else:
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
@@ -210,11 +227,11 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                     T.ptx.mbarrier.arrive.shared.b64(state2, kempty.ptr_to([s]))
                 # mask the ragged last block and, causal, the diagonal
                 # ones (keys past the warp's first row)
-                if n0 + BLOCK_N > sk or (CAUSAL != 0 and n0 + BLOCK_N - 1 > row0 - g):
+                if n0 + BLOCK_N > lk or (CAUSAL != 0 and n0 + BLOCK_N - 1 > row0 - g):
                     for a in T.unroll(BLOCK_N // 2):
                         col = n0 + 8 * (a // 4) + 2 * t + a % 2
                         row = row0 + 8 * ((a // 2) % 2)
-                        ok = col < sk
+                        ok = col < lk
                         if CAUSAL != 0:
                             ok = ok and col <= row
                         PS[a] = T.if_then_else(ok, PS[a], T.float32(NEG))
@@ -249,7 +266,7 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                     PO[a] = PO[a] * corr[(a // 2) % 2]
                 for i in T.unroll(BLOCK_N // 4):
                     T.ptx[CVT](PP[i], PS[2 * i + 1], PS[2 * i])
-        # epilogue: the quad's partial sums, O / l, 16-bit pairs, rows < sq
+        # epilogue: the quad's partial sums, O / l, 16-bit pairs, rows < lq
         for h in T.unroll(2):
             T.ptx["shfl.sync.bfly.b32"](red, lrow[h], 1, 31, T.uint32(4294967295))
             lrow[h] = lrow[h] + red
@@ -261,9 +278,9 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
             col = 8 * (i // 2) + 2 * t
             pair: T.uint32 = T.uint32(0)
             T.ptx[CVT](pair, PO[2 * i + 1] * corr[i % 2], PO[2 * i] * corr[i % 2])
-            if row < sq:
-                T.ptx["st.global.b32"](O.ptr_to([bat, row, head, col]), pair)
+            if row < lq:
+                T.ptx["st.global.b32"](O.ptr_to([tb, qoff + row, head, col]), pair)
         for h in T.unroll(2):
             row = row0 + 8 * h
-            if t == 0 and row < sq:
-                LSE[bat, head, row] = (mrow[h] + T.log2(lrow[h])) * T.float32(0.6931471805599453)
+            if t == 0 and row < lq:
+                LSE[tb, head, qoff + row] = (mrow[h] + T.log2(lrow[h])) * T.float32(0.6931471805599453)
