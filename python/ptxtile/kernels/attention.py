@@ -72,3 +72,243 @@ def scale_log2(head_dim, scale=None):
     times log2(e)."""
     s = 1.0 / math.sqrt(head_dim) if scale is None else float(scale)
     return s * math.log2(math.e)
+
+
+# ---------------------------------------------------------------- torch
+
+_DIMS = tuple(sorted(_BLOCK_N))
+_TORCH_DTYPES = ("bfloat16", "float16")
+# the variants a call may pick between (docs/patterns.md, "attention,
+# step by step"): the two consumer warpgroups issue their wgmmas in
+# turns, or freely
+_CONFIGS = ({"pingpong": False}, {"pingpong": True})
+_kernels = {}   # (head_dim, dtype, causal, varlen, config) -> Kernel
+_choice = {}    # tuning key -> config index
+
+
+def _kernel(head_dim, dtype, causal, varlen, cfg):
+    import json
+    import ptxtile
+    key = (head_dim, dtype, causal, varlen, tuple(sorted(cfg.items())))
+    k = _kernels.get(key)
+    if k is None:
+        # the marker line keeps this text's cache entry and loaded module
+        # (keyed by the text) apart from the unpatched metadata of a
+        # plain ptxtile.compile of the same script
+        text = attention_source(head_dim, dtype, causal, varlen=varlen,
+                                **cfg) + "# ptxtile.kernels.attention\n"
+        k = ptxtile.compile(text)
+        # Q, K and V are read only through their tensor maps, which the
+        # runtime encodes from the tensors' own strides: any layout whose
+        # rows are 16-byte aligned works without a copy (torch SDPA's
+        # (batch, heads, seq, dim) transposed to (batch, seq, heads,
+        # dim)); O and LSE are written with dense indexing and stay
+        # contiguous (docs/metadata.md, "contiguous")
+        meta = json.loads(k.meta_json)
+        for p in meta["kernels"][0]["params"]:
+            if p["name"] in ("Q", "K", "V"):
+                p["contiguous"] = False
+        k.meta_json = json.dumps(meta)
+        k.meta = meta
+        _kernels[key] = k
+    return k
+
+
+def _fail(msg):
+    raise ValueError("ptxtile.kernels.attention: " + msg)
+
+
+def _check_inputs(q, k, v, varlen):
+    import torch
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor) or not t.is_cuda:
+            _fail("%s must be a CUDA torch tensor" % name)
+    dt = str(q.dtype).replace("torch.", "")
+    if dt not in _TORCH_DTYPES:
+        _fail("dtype %s is not supported (bfloat16 or float16)" % dt)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        _fail("q, k and v must have one dtype (found %s, %s, %s)"
+              % (q.dtype, k.dtype, v.dtype))
+    rank = 3 if varlen else 4
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.dim() != rank:
+            _fail("%s must have rank %d (%s), found shape %s"
+                  % (name, rank, "(total, heads, dim)" if varlen
+                     else "(batch, seq, heads, dim)", tuple(t.shape)))
+        if t.stride(-1) != 1 or any(s % 8 for s in t.stride()[:-1]):
+            _fail("%s needs unit stride on dim and 16-byte multiples on "
+                  "the other axes (TMA), found strides %s"
+                  % (name, tuple(t.stride())))
+    d = q.shape[-1]
+    if d not in _DIMS:
+        _fail("head dim %d is not supported (%s)"
+              % (d, ", ".join(map(str, _DIMS))))
+    if k.shape != v.shape:
+        _fail("k and v must have one shape (found %s and %s)"
+              % (tuple(k.shape), tuple(v.shape)))
+    if k.shape[-1] != d or (not varlen and k.shape[0] != q.shape[0]):
+        _fail("k/v shape %s does not match q %s"
+              % (tuple(k.shape), tuple(q.shape)))
+    h, hk = q.shape[-2], k.shape[-2]
+    if hk < 1 or h % hk:
+        _fail("kv heads (%d) must divide heads (%d)" % (hk, h))
+    return dt, d
+
+
+def _launch(kern, q4, k4, v4, o4, lse, sl2, extra):
+    kern(q4, k4, v4, o4, lse, sl2, *extra)
+
+
+def _tuned(key, run):
+    """The config index for key: each config timed once (CUDA events,
+    after a warm-up launch) on the first call, the fastest kept."""
+    if key in _choice:
+        return _choice[key]
+    import os
+    forced = os.environ.get("PTXTILE_ATTENTION_CONFIG")
+    if forced is not None:
+        _choice[key] = int(forced)
+        return _choice[key]
+    import torch
+    best = None
+    for i in range(len(_CONFIGS)):
+        run(i)
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(3):
+            run(i)
+        b.record()
+        b.synchronize()
+        ms = a.elapsed_time(b)
+        if best is None or ms < best[0]:
+            best = (ms, i)
+    _choice[key] = best[1]
+    return best[1]
+
+
+def _forward(q, k, v, causal, scale, cu_q, cu_k, max_sq, layout, out):
+    import torch
+    varlen = cu_q is not None
+    if varlen != (cu_k is not None):
+        _fail("cu_seqlens_q and cu_seqlens_k go together")
+    if layout not in ("bshd", "bhsd"):
+        _fail("layout must be 'bshd' (batch, seq, heads, dim) or 'bhsd' "
+              "(torch SDPA's (batch, heads, seq, dim)), found %r"
+              % (layout,))
+    if varlen and layout != "bshd":
+        _fail("variable-length inputs are (total, heads, dim)")
+    if layout == "bhsd":
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    dt, d = _check_inputs(q, k, v, varlen)
+    if varlen:
+        for name, c in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+            if c.dtype != torch.int32 or c.dim() != 1 or not c.is_cuda \
+                    or not c.is_contiguous():
+                _fail("%s must be a contiguous 1-D int32 CUDA tensor" % name)
+        if cu_q.shape != cu_k.shape or cu_q.shape[0] < 2:
+            _fail("cu_seqlens_q and cu_seqlens_k need batch + 1 >= 2 "
+                  "entries each")
+        if max_sq is None:
+            max_sq = int((cu_q[1:] - cu_q[:-1]).max().item())
+        q, k, v = q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)
+    b, sq, h = q.shape[0], q.shape[1], q.shape[2]
+    if out is None:
+        o4 = torch.empty((b, sq, h, d), dtype=q.dtype, device=q.device)
+    else:
+        o4 = out.transpose(1, 2) if layout == "bhsd" else out
+        if varlen:
+            o4 = o4.unsqueeze(0)
+        if tuple(o4.shape) != (b, sq, h, d) or o4.dtype != q.dtype or \
+                not o4.is_contiguous():
+            _fail("out must be a contiguous %s tensor of q's shape in the "
+                  "(batch, seq, heads, dim) layout" % q.dtype)
+    lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
+    sl2 = scale_log2(d, scale)
+    extra = (cu_q, cu_k, int(max_sq)) if varlen else ()
+    tkey = (d, dt, bool(causal), varlen, q.shape[1] // 1024,
+            k.shape[1] // 1024)
+
+    def run(i):
+        _launch(_kernel(d, dt, bool(causal), varlen, _CONFIGS[i]),
+                q, k, v, o4, lse, sl2, extra)
+    run(_tuned(tkey, run))
+    if varlen:
+        o4, lse = o4[0], lse[0]
+    o = o4.transpose(1, 2) if layout == "bhsd" else o4
+    return o, lse
+
+
+def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
+              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
+              out=None, layout="bshd"):
+    """softmax(scale q k^T [+ causal mask]) v on Hopper (sm_90a).
+
+    q (batch, seq_q, heads, dim), k and v (batch, seq_k, kv_heads, dim),
+    bf16 or fp16, dim 64, 128 or 256, kv_heads dividing heads;
+    layout="bhsd" takes torch SDPA's (batch, heads, seq, dim) instead (by
+    strides: the transposed views are read in place).  Causal masking is
+    top-left (query i sees keys j <= i), as torch SDPA's is_causal.  With
+    cu_seqlens_q / cu_seqlens_k (int32, batch + 1 cumulative offsets) q
+    is (total_q, heads, dim) and k, v (total_k, kv_heads, dim).  Returns
+    out, or (out, lse) with lse float32 (batch, heads, seq_q) ((heads,
+    total_q) for varlen), natural log, the scale included.
+    """
+    if out is None:
+        op = _torch_op()
+        if op is not None:
+            o, lse = op(q, k, v, cu_seqlens_q, cu_seqlens_k, bool(causal),
+                        -1.0 if scale is None else float(scale),
+                        -1 if max_seqlen_q is None else int(max_seqlen_q),
+                        layout)
+            return (o, lse) if return_lse else o
+    o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q, cu_seqlens_k,
+                      max_seqlen_q, layout, out)
+    return (o, lse) if return_lse else o
+
+
+_op = []
+
+
+def _torch_op():
+    """torch.ops.ptxtile.attention_fwd, registered on first use (a
+    custom op with a fake implementation, so torch.compile traces it)."""
+    if _op:
+        return _op[0]
+    try:
+        import torch
+        from torch.library import custom_op
+    except ImportError:
+        _op.append(None)
+        return None
+    from typing import Optional
+
+    @custom_op("ptxtile::attention_fwd", mutates_args=())
+    def attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                      cu_q: Optional[torch.Tensor],
+                      cu_k: Optional[torch.Tensor], causal: bool,
+                      scale: float, max_seqlen_q: int,
+                      layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+        o, lse = _forward(q, k, v, causal, None if scale < 0 else scale,
+                          cu_q, cu_k, None if max_seqlen_q < 0
+                          else max_seqlen_q, layout, None)
+        # both fresh: for "bhsd", out is the (batch, heads, seq, dim)
+        # view of a new (batch, seq, heads, dim) tensor, as the fake says
+        return o, lse
+
+    @attention_fwd.register_fake
+    def _(q, k, v, cu_q, cu_k, causal, scale, max_seqlen_q, layout):
+        if cu_q is not None:
+            t, h = q.shape[0], q.shape[1]
+            return (q.new_empty(q.shape),
+                    q.new_empty((h, t), dtype=torch.float32))
+        if layout == "bhsd":
+            b, h, s, d = q.shape
+            return (q.new_empty((b, s, h, d)).transpose(1, 2),
+                    q.new_empty((b, h, s), dtype=torch.float32))
+        b, s, h, d = q.shape
+        return (q.new_empty(q.shape),
+                q.new_empty((b, h, s), dtype=torch.float32))
+
+    _op.append(attention_fwd)
+    return attention_fwd
