@@ -163,3 +163,36 @@ def test_varlen_causal():
 
 def test_varlen_noncausal_ragged_keys():
     run_varlen([70, 150], [300, 20], 1, 1, False)
+
+
+class _Dev(object):
+    """A CUDA array by __cuda_array_interface__ (nothing is read: the
+    launch planner only checks it)."""
+
+    def __init__(self, shape, typestr, strides=None, ptr=1 << 20):
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": typestr, "strides": strides,
+            "data": (ptr, False), "version": 3}
+
+
+def test_sdpa_strides_pass_the_launch_checks():
+    # (batch, heads, seq, dim) fp16 storage viewed as (batch, seq, heads,
+    # dim): ptxtile.kernels.attention's kernels read Q, K, V through
+    # tensor maps encoded from these strides, so the planner takes them;
+    # the same script compiled plainly needs dense tensors (E5015)
+    b, h, s, d = 2, 4, 96, 128
+    st = (h * s * d * 2, d * 2, s * d * 2, 2)  # bytes, transposed
+    qkv = [_Dev((b, s, h, d), "<f2", st, (1 << 20) * (i + 1))
+           for i in range(3)]
+    o = _Dev((b, s, h, d), "<f2", None, 1 << 24)
+    lse = _Dev((b, h, s), "<f4", None, 1 << 25)
+    k = attn._kernel(128, "float16", False, False, {"pingpong": False})
+    k.check(*qkv, o, lse, 0.5)
+    plain = ptxtile.compile(attn.attention_source(128, "float16"),
+                            target="sm_90a", cache=False)
+    with pytest.raises(ptxtile.LaunchError) as e:
+        plain.check(*qkv, o, lse, 0.5)
+    assert "dense" in str(e.value)
+    # O is written with dense indexing: a strided O is refused
+    with pytest.raises(ptxtile.LaunchError):
+        k.check(*qkv, _Dev((b, s, h, d), "<f2", st, 1 << 24), lse, 0.5)
