@@ -102,6 +102,13 @@ def test_float16():
 
 def test_pingpong_consumers():
     run(1, 2, 1, 260, 300, True, pingpong=True)
+    run(1, 1, 1, 130, 700, False, pingpong=True, late=True, check_races=True)
+
+
+def test_ring_wraps_three_times():
+    # six key blocks through the 2-stage ring: every stage's full/empty
+    # parity flips three times; late completion and the race check
+    run(1, 1, 1, 130, 700, False, late=True, check_races=True)
 
 
 def test_single_row_and_key():

@@ -198,74 +198,88 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
         if PINGPONG != 0 and wg == 1:
             T.ptx["bar.arrive"](3, 256)  # warpgroup 0 issues first
         T.cuda.mbarrier_wait(qfull.ptr_to([0]), 0)
+        # P starts as zeros: iteration 0's P V adds nothing (it reads V_0,
+        # which is loaded, so no stale NaN can enter)
+        for i in T.unroll(BLOCK_N // 4):
+            PP[i] = T.uint32(0)
         # iteration j issues S_j = Q K_j^T, then O += P_{j-1} V_{j-1}, and
-        # runs the softmax of S_j while the second GEMM is in flight
-        for j in range(NBLK + 1):
+        # runs the softmax of S_j while the second GEMM is in flight.  The
+        # body has no branch around a wgmma or its wait: on such a path
+        # ptxas serialises every wgmma of the kernel (C7518)
+        for j in range(NBLK):
             s = j % 2
             n0 = j * BLOCK_N
+            jp = T.max(j - 1, 0)  # the block whose P V is issued
             if PINGPONG != 0:
                 T.ptx["bar.sync"](3 + wg, 256)
-            if j < NBLK:
-                T.cuda.mbarrier_wait(kfull.ptr_to([s]), (j // 2) % 2)
-                T.ptx["wgmma.fence.sync.aligned"]()
-                T.cuda.tile.apply(T.ptx[MMA_QK], S, VQ.sub[wg, :, :, :, :], VK.sub[s, :, :, :, :], scope="warpgroup")
-                T.ptx["wgmma.commit_group.sync.aligned"]()
-            if j > 0:
-                T.cuda.mbarrier_wait(vfull.ptr_to([1 - s]), ((j - 1) // 2) % 2)
-                T.ptx["wgmma.fence.sync.aligned"]()
-                T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[1 - s, :, :, :, :], scope="warpgroup", accum=True)
-                T.ptx["wgmma.commit_group.sync.aligned"]()
-            if PINGPONG != 0 and (wg == 0 or j < NBLK):
+            T.cuda.mbarrier_wait(kfull.ptr_to([s]), (j // 2) % 2)
+            T.ptx["wgmma.fence.sync.aligned"]()
+            T.cuda.tile.apply(T.ptx[MMA_QK], S, VQ.sub[wg, :, :, :, :], VK.sub[s, :, :, :, :], scope="warpgroup")
+            T.ptx["wgmma.commit_group.sync.aligned"]()
+            T.cuda.mbarrier_wait(vfull.ptr_to([jp % 2]), (jp // 2) % 2)
+            T.ptx["wgmma.fence.sync.aligned"]()
+            T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[jp % 2, :, :, :, :], scope="warpgroup", accum=True)
+            T.ptx["wgmma.commit_group.sync.aligned"]()
+            if PINGPONG != 0:
                 T.ptx["bar.arrive"](4 - wg, 256)  # the other warpgroup's turn
-            if j < NBLK:
-                # S_j is done (the P V group, if any, may still run)
-                if j > 0:
-                    T.ptx["wgmma.wait_group.sync.aligned"](1)
-                else:
-                    T.ptx["wgmma.wait_group.sync.aligned"](0)
-                if tid % 128 == 0:
-                    T.ptx.mbarrier.arrive.shared.b64(state2, kempty.ptr_to([s]))
-                # mask the ragged last block and, causal, the diagonal
-                # ones (keys past the warp's first row)
-                if n0 + BLOCK_N > lk or (CAUSAL != 0 and n0 + BLOCK_N - 1 > row0 - g):
-                    for a in T.unroll(BLOCK_N // 2):
-                        col = n0 + 8 * (a // 4) + 2 * t + a % 2
-                        row = row0 + 8 * ((a // 2) % 2)
-                        ok = col < lk
-                        if CAUSAL != 0:
-                            ok = ok and col <= row
-                        PS[a] = T.if_then_else(ok, PS[a], T.float32(NEG))
-                # row max: the thread's values, then the quad (lanes 4g..)
-                for h in T.unroll(2):
-                    mx: T.float32 = PS[2 * h]
-                    for c in T.unroll(BLOCK_N // 8):
-                        mx = T.max(mx, T.max(PS[4 * c + 2 * h], PS[4 * c + 2 * h + 1]))
-                    T.ptx["shfl.sync.bfly.b32"](red, mx, 1, 31, T.uint32(4294967295))
-                    mx = T.max(mx, red)
-                    T.ptx["shfl.sync.bfly.b32"](red, mx, 2, 31, T.uint32(4294967295))
-                    mx = T.max(mx, red)
-                    mnew = T.max(mrow[h], mx * scale_log2)
-                    corr[h] = T.exp2(mrow[h] - mnew)
-                    mrow[h] = mnew
-                # p = 2^(S scale log2(e) - m); the running sums
-                for h in T.unroll(2):
-                    sm: T.float32 = T.float32(0)
-                    for c in T.unroll(BLOCK_N // 8):
-                        for e in T.unroll(2):
-                            PS[4 * c + 2 * h + e] = T.exp2(T.fma(PS[4 * c + 2 * h + e], scale_log2, -mrow[h]))
-                            sm = sm + PS[4 * c + 2 * h + e]
-                    lrow[h] = lrow[h] * corr[h] + sm
-            if j > 0:
-                # P_{j-1} V_{j-1} is done: its V stage is free, P and O
-                # may be rewritten
-                T.ptx["wgmma.wait_group.sync.aligned"](0)
-                if tid % 128 == 0:
-                    T.ptx.mbarrier.arrive.shared.b64(state2, vempty.ptr_to([1 - s]))
-            if j < NBLK:
-                for a in T.unroll(HEAD_DIM // 2):
-                    PO[a] = PO[a] * corr[(a // 2) % 2]
-                for i in T.unroll(BLOCK_N // 4):
-                    T.ptx[CVT](PP[i], PS[2 * i + 1], PS[2 * i])
+            # S_j is done (the P V group may still run): free K_j
+            T.ptx["wgmma.wait_group.sync.aligned"](1)
+            if tid % 128 == 0:
+                T.ptx.mbarrier.arrive.shared.b64(state2, kempty.ptr_to([s]))
+            # mask the ragged last block and, causal, the diagonal
+            # ones (keys past the CTA's first row); a condition of the
+            # CTA alone: ptxas serialises the wgmmas when their
+            # accumulators are rewritten on a path it cannot prove
+            # warpgroup-uniform
+            if n0 + BLOCK_N > lk or (CAUSAL != 0 and n0 + BLOCK_N - 1 > m0):
+                for a in T.unroll(BLOCK_N // 2):
+                    col = n0 + 8 * (a // 4) + 2 * t + a % 2
+                    row = row0 + 8 * ((a // 2) % 2)
+                    ok = col < lk
+                    if CAUSAL != 0:
+                        ok = ok and col <= row
+                    PS[a] = T.if_then_else(ok, PS[a], T.float32(NEG))
+            # row max: the thread's values, then the quad (lanes 4g..)
+            for h in T.unroll(2):
+                mx: T.float32 = PS[2 * h]
+                for c in T.unroll(BLOCK_N // 8):
+                    mx = T.max(mx, T.max(PS[4 * c + 2 * h], PS[4 * c + 2 * h + 1]))
+                T.ptx["shfl.sync.bfly.b32"](red, mx, 1, 31, T.uint32(4294967295))
+                mx = T.max(mx, red)
+                T.ptx["shfl.sync.bfly.b32"](red, mx, 2, 31, T.uint32(4294967295))
+                mx = T.max(mx, red)
+                mnew = T.max(mrow[h], mx * scale_log2)
+                corr[h] = T.exp2(mrow[h] - mnew)
+                mrow[h] = mnew
+            # p = 2^(S scale log2(e) - m); the running sums
+            for h in T.unroll(2):
+                sm: T.float32 = T.float32(0)
+                for c in T.unroll(BLOCK_N // 8):
+                    for e in T.unroll(2):
+                        PS[4 * c + 2 * h + e] = T.exp2(T.fma(PS[4 * c + 2 * h + e], scale_log2, -mrow[h]))
+                        sm = sm + PS[4 * c + 2 * h + e]
+                lrow[h] = lrow[h] * corr[h] + sm
+            # P_{j-1} V_{j-1} is done: its V stage is free (V_0 stays
+            # loaded until iteration 1 has used it), P and O may be
+            # rewritten
+            T.ptx["wgmma.wait_group.sync.aligned"](0)
+            if j > 0 and tid % 128 == 0:
+                T.ptx.mbarrier.arrive.shared.b64(state2, vempty.ptr_to([jp % 2]))
+            for a in T.unroll(HEAD_DIM // 2):
+                PO[a] = PO[a] * corr[(a // 2) % 2]
+            for i in T.unroll(BLOCK_N // 4):
+                T.ptx[CVT](PP[i], PS[2 * i + 1], PS[2 * i])
+        # the last block's P V
+        if PINGPONG != 0:
+            T.ptx["bar.sync"](3 + wg, 256)
+        if NBLK > 0:
+            T.cuda.mbarrier_wait(vfull.ptr_to([(NBLK - 1) % 2]), ((NBLK - 1) // 2) % 2)
+        T.ptx["wgmma.fence.sync.aligned"]()
+        T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[(NBLK + 1) % 2, :, :, :, :], scope="warpgroup", accum=True)  # stage (NBLK - 1) % 2
+        T.ptx["wgmma.commit_group.sync.aligned"]()
+        if PINGPONG != 0 and wg == 0:
+            T.ptx["bar.arrive"](4, 256)
+        T.ptx["wgmma.wait_group.sync.aligned"](0)
         # epilogue: the quad's partial sums, O / l, 16-bit pairs, rows < lq
         for h in T.unroll(2):
             T.ptx["shfl.sync.bfly.b32"](red, lrow[h], 1, 31, T.uint32(4294967295))
