@@ -4,8 +4,8 @@ Per configuration of issue 24's suite (B x H x S x D, bf16 unless noted):
 torch.nn.functional.scaled_dot_product_attention with each backend this
 torch has (flash, cuDNN, efficient; one that is missing or refuses the
 inputs is printed as n/a with the reason) and ptxtile.kernels.attention
-with each of its scheduling variants forced (pp0: consumer warpgroups
-issue freely, pp1: ping-pong), on the same inputs.  Inputs are (batch,
+with each of its variants forced (nN: N keys per block; pp0: the
+consumer warpgroups issue freely, pp1: ping-pong), on the same inputs.  Inputs are (batch,
 seq, heads, dim) tensors; torch gets their (batch, heads, seq, dim)
 transposed views (FlashAttention's native layout: no copy for either).
 
@@ -146,8 +146,8 @@ def implementations(cfg, q, k, v, lens, sdpa):
         cu = torch.tensor([0] + list(itertools.accumulate(lens)),
                           dtype=torch.int32, device=dev)
         maxlen = max(lens)
-    for i, c in enumerate(attn._CONFIGS):
-        tag = "ours pp%d" % int(c["pingpong"])
+    for i, c in enumerate(attn._configs(d)):
+        tag = "ours n%d pp%d" % (c["block_n"], int(c["pingpong"]))
 
         def ours(i=i):
             os.environ["PTXTILE_ATTENTION_CONFIG"] = str(i)

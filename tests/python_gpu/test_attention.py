@@ -53,7 +53,7 @@ def check(o, lse, want_o, want_lse, tol=2e-2):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("config", [0, 1])
+@pytest.mark.parametrize("config", [0, 1, 2, 3])
 def test_both_configs(causal, config, monkeypatch):
     # each scheduling variant, forced (the tuner is bypassed)
     monkeypatch.setenv("PTXTILE_ATTENTION_CONFIG", str(config))
@@ -73,11 +73,15 @@ def test_both_configs(causal, config, monkeypatch):
 
 
 @pytest.mark.parametrize("d", [64, 256])
-def test_head_dims(d):
+def test_head_dims(d, monkeypatch):
     q, k, v = inputs(1, 700, 900, 2, 2, d, seed=d)
     for causal in (False, True):
-        o, lse = attn.attention(q, k, v, causal=causal, return_lse=True)
-        check(o, lse, *reference(q, k, v, causal))
+        for i in range(4):  # every variant of this head dim
+            monkeypatch.setenv("PTXTILE_ATTENTION_CONFIG", str(i))
+            attn._choice.clear()
+            o, lse = attn.attention(q, k, v, causal=causal, return_lse=True)
+            check(o, lse, *reference(q, k, v, causal))
+    attn._choice.clear()
 
 
 def test_gqa_ragged_seq_q_ne_seq_k_custom_scale():

@@ -78,10 +78,20 @@ def scale_log2(head_dim, scale=None):
 
 _DIMS = tuple(sorted(_BLOCK_N))
 _TORCH_DTYPES = ("bfloat16", "float16")
-# the variants a call may pick between (docs/patterns.md, "attention,
-# step by step"): the two consumer warpgroups issue their wgmmas in
-# turns, or freely
-_CONFIGS = ({"pingpong": False}, {"pingpong": True})
+# the variants a call picks between (docs/patterns.md, "attention, step
+# by step"): the key block, the default or a larger one (FA3's sizes;
+# each fits the registers and, two stages of K and V, the shared memory
+# beside Q), and whether the two consumer warpgroups issue their wgmmas
+# in turns (ping-pong) or freely
+_LARGER_N = {64: 192, 128: 176, 256: 80}
+
+
+def _configs(head_dim):
+    return tuple({"block_n": bn, "pingpong": pp}
+                 for bn in (_BLOCK_N[head_dim], _LARGER_N[head_dim])
+                 for pp in (False, True))
+
+
 _kernels = {}   # (head_dim, dtype, causal, varlen, config) -> Kernel
 _choice = {}    # tuning key -> config index
 
@@ -159,7 +169,7 @@ def _launch(kern, q4, k4, v4, o4, lse, sl2, extra):
     kern(q4, k4, v4, o4, lse, sl2, *extra)
 
 
-def _tuned(key, run):
+def _tuned(key, run, ncfg):
     """The config index for key: each config timed once (CUDA events,
     after a warm-up launch) on the first call, the fastest kept."""
     if key in _choice:
@@ -171,7 +181,7 @@ def _tuned(key, run):
         return _choice[key]
     import torch
     best = None
-    for i in range(len(_CONFIGS)):
+    for i in range(ncfg):
         run(i)
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
@@ -230,9 +240,10 @@ def _forward(q, k, v, causal, scale, cu_q, cu_k, max_sq, layout, out):
             k.shape[1] // 1024)
 
     def run(i):
-        _launch(_kernel(d, dt, bool(causal), varlen, _CONFIGS[i]),
+        _launch(_kernel(d, dt, bool(causal), varlen, cfgs[i]),
                 q, k, v, o4, lse, sl2, extra)
-    run(_tuned(tkey, run))
+    cfgs = _configs(d)
+    run(_tuned(tkey, run, len(cfgs)))
     if varlen:
         o4, lse = o4[0], lse[0]
     o = o4.transpose(1, 2) if layout == "bhsd" else o4

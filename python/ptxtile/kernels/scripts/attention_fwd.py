@@ -3,38 +3,42 @@
 # bf16 Q (batch, seq_q, heads, 128), K and V (batch, seq_k, kv_heads, 128)
 # (FlashAttention's layout; kv_heads divides heads: GQA / MQA), bf16 O in
 # Q's layout and the float32 log-sum-exp LSE (batch, heads, seq_q) of
-# each row (natural log, scale included).  sm_90a.
+# each row (natural log, scale included).  sm_90a.  The constants below
+# give the other variants (head dim 64/256, fp16, causal, key block,
+# ping-pong, variable length); docs/patterns.md section 8 walks through
+# every call.
 #
 # One CTA (384 threads = 3 warpgroups) per 128 query rows of one head:
-# grid (ceil(seq_q / 128), heads, batch).  The key axis is walked in
-# 128-key blocks through a 2-stage ring of K and V tiles in shared memory
-# (Q 32 KiB + 2 x (32 + 32) KiB = 160 KiB of dynamic shared memory):
+# grid (ceil(seq_q / 128), heads, batch), causal CTAs longest rows first.
+# The key axis is walked in BLOCK_N-key blocks through a 2-stage ring of
+# K and V tiles in shared memory (at the defaults Q 32 KiB + 2 x (32 +
+# 32) KiB = 160 KiB of dynamic shared memory):
 #   warpgroup 0  producer: setmaxnreg.dec 40; one thread loads Q once
 #                (barrier "qfull") and, per key block, waits for a free
 #                stage ("kempty"/"vempty", parity per ring pass), posts
-#                32 KiB of transaction bytes and issues the TMA loads of
-#                the K and V tiles (4-D maps (batch, seq, head, dim),
-#                box (1, 128, 1, 64), two issues per tile for the two
-#                64-column halves of the 128B swizzle); rows past seq_k
-#                arrive as zeros
+#                the tile's transaction bytes and issues the TMA loads of
+#                the K and V tiles (4-D maps (batch, seq, head, dim), box
+#                (1, BLOCK_N, 1, 64), one issue per 64-column half of the
+#                128B swizzle); rows past seq_k arrive as zeros
 #   warpgroups 1, 2  consumers: setmaxnreg.inc 232; each owns 64 query
-#                rows.  Per key block: S = Q K^T as one tile call of 8 x
-#                wgmma m64n128k16 (A = Q and B = K from shared
-#                descriptors, K-major), the K stage freed; the online
-#                softmax in float32 registers (row max over the thread's
-#                32 values of each of its two rows, then across the quad
-#                of lanes that share the row by shfl.bfly 1 and 2; p =
-#                ex2(S scale log2(e) - m) by fma + ex2.approx with the
-#                log2(e) factor pre-multiplied into the scale; the
-#                running sum stays per thread until the end); P is
-#                packed to bf16 pairs in registers (the accumulator
-#                fragment of S is the register-A fragment of P V, pair i
-#                = accumulators 2i, 2i+1) and O += P V is one tile call
-#                of 8 x wgmma m64n128k16 with A from registers and B = V
-#                from shared memory (MN-major: V is (key, dim) with dim
-#                contiguous), the V stage freed.  Only the blocks that
-#                need it are masked (the last, ragged block and, causal,
-#                the blocks on the diagonal); causal blocks wholly above
+#                rows.  Iteration j issues S_j = Q K_j^T (one tile call
+#                of 8 x wgmma m64n128k16, A = Q and B = K from shared
+#                descriptors, K-major) and then O += P_{j-1} V_{j-1} (one
+#                tile call of 8 x wgmma m64n128k16, A = P from registers,
+#                B = V from shared memory, MN-major: V is (key, dim) with
+#                dim contiguous); waits for S_j only (wait_group 1),
+#                frees K_j, and runs the online softmax of S_j in float32
+#                registers while P V runs: row max over the thread's 32
+#                values of each of its two rows, then across the quad of
+#                lanes that share the row (shfl.bfly 1 and 2); p = ex2(S
+#                scale log2(e) - m) by fma + ex2.approx, log2(e)
+#                pre-multiplied into the scale; the running sum stays per
+#                thread until the end.  Then wait_group 0, the V stage is
+#                freed, O is rescaled and P packed to bf16 pairs in
+#                registers (the accumulator fragment of S is the
+#                register-A fragment of P V: pair i = accumulators 2i,
+#                2i+1).  Only the ragged last block and, causal, the
+#                diagonal blocks are masked; causal blocks wholly above
 #                the diagonal are never loaded.
 #   epilogue     O / l (the quad's partial sums added by shuffles),
 #                cvt.rn.bf16x2 pairs, masked st.global.b32 of rows <
@@ -42,7 +46,8 @@
 # Causal masking is top-left aligned (query i sees keys j <= i), as
 # torch's scaled_dot_product_attention(is_causal=True).
 # Sizes are runtime values: any batch, heads, seq_q, seq_k >= 1, kv_heads
-# dividing heads; scale_log2 is the softmax scale times log2(e).
+# dividing heads; scale_log2 is the softmax scale times log2(e).  Q, K, V
+# rows must be 16-byte aligned (TMA); O and LSE are dense.
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
@@ -82,7 +87,13 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
     T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(sq, 128), nh, nb), block=384),  # dense-only
 # varlen-only:     T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(max_sq, 128), nh, ncu - 1), block=384),
                    kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=1))
-    mb = T.cuda.block_idx("x")
+    # the query block; causal CTAs take the longest rows first (block
+    # ceil(seq_q / 128) - 1 has the most key blocks), so the short ones
+    # fill the last wave
+    mb: T.int32 = T.cuda.block_idx("x")
+    if CAUSAL != 0:
+        mb = T.ceildiv(sq, 128) - 1 - mb  # dense-only
+        # varlen-only:         mb = T.ceildiv(max_sq, 128) - 1 - mb
     head = T.cuda.block_idx("y")
     bat = T.cuda.block_idx("z")
     hk = head // (nh // nhk)  # the K/V head this query head reads
