@@ -28,6 +28,7 @@ import math
 import os
 import statistics
 import sys
+import time
 
 try:
     import ptxtile  # noqa: F401
@@ -180,6 +181,26 @@ def max_error(out, ref):
     return e if math.isfinite(e) else float("nan")
 
 
+def prebuild(configs, workers=8):
+    """Every variant the run will launch, compiled and assembled by ptxas
+    in parallel threads (the C compiler and ptxas run outside the GIL),
+    so the measured loop only loads modules."""
+    from concurrent.futures import ThreadPoolExecutor
+    todo = set()
+    for cfg in configs:
+        name, b, h, hk, s, d, causal, dtype = cfg
+        dt = str(dtype).replace("torch.", "")
+        for c in attn._configs(d):
+            todo.add((d, dt, causal, s is None, tuple(sorted(c.items()))))
+
+    def build(key):
+        d, dt, causal, varlen, c = key
+        attn._kernel(d, dt, causal, varlen, dict(c)).cubin
+    with ThreadPoolExecutor(workers) as ex:
+        list(ex.map(build, sorted(todo)))
+    return len(todo)
+
+
 def time_rounds(impls, rounds, iters):
     times = {n: [] for n in impls}
     for _ in range(rounds):
@@ -209,6 +230,11 @@ def main():
         print("torch SDPA backends: none (%s)" % sdpa[1])
     else:
         print("torch SDPA backends in this torch: %s" % ", ".join(sdpa[0]))
+    chosen = [c for c in CONFIGS
+              if not a.only or c[0] in a.only.split(",")]
+    t0 = time.time()
+    n = prebuild(chosen)
+    print("compiled %d kernel variants in %.1f s" % (n, time.time() - t0))
     bad = 0
     rows = []
     for ci, cfg in enumerate(CONFIGS):

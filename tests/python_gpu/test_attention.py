@@ -17,6 +17,20 @@ from ptxtile.kernels import attention as attn  # noqa: E402
 dev = "cuda"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def prebuilt():
+    """The variants these tests launch, compiled and assembled in
+    parallel threads first (ptxtile's C compiler and ptxas run outside
+    the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+    keys = [(d, "bfloat16", c, False, cfg) for d in (64, 128, 256)
+            for c in (False, True) for cfg in attn._configs(d)]
+    keys += [(128, "float16", True, False, cfg) for cfg in attn._configs(128)]
+    keys += [(128, "bfloat16", True, True, cfg) for cfg in attn._configs(128)]
+    with ThreadPoolExecutor(8) as ex:
+        list(ex.map(lambda k: attn._kernel(*k).cubin, keys))
+
+
 def inputs(b, sq, sk, h, hk, d, dtype=torch.bfloat16, seed=0):
     g = torch.Generator(device=dev).manual_seed(seed)
     q = torch.randn(b, sq, h, d, generator=g, device=dev).to(dtype)
