@@ -18,7 +18,7 @@ dev = "cuda"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def prebuilt():
+def prebuilt(tmp_path_factory):
     """The variants these tests launch, compiled and assembled in
     parallel threads first (ptxtile's C compiler and ptxas run outside
     the GIL)."""
@@ -27,8 +27,12 @@ def prebuilt():
             for c in (False, True) for cfg in attn._configs(d)]
     keys += [(128, "float16", True, False, cfg) for cfg in attn._configs(128)]
     keys += [(128, "bfloat16", True, True, cfg) for cfg in attn._configs(128)]
-    with ThreadPoolExecutor(8) as ex:
-        list(ex.map(lambda k: attn._kernel(*k).cubin, keys))
+    # the session's cache folder, as conftest's private_cache names it
+    d = tmp_path_factory.getbasetemp() / "ptxtile-cache"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PTXTILE_CACHE_DIR", str(d))
+        with ThreadPoolExecutor(8) as ex:
+            list(ex.map(lambda k: attn._kernel(*k).cubin, keys))
 
 
 def inputs(b, sq, sk, h, hk, d, dtype=torch.bfloat16, seed=0):
