@@ -191,9 +191,10 @@ class _Dev(object):
 
 def test_sdpa_strides_pass_the_launch_checks():
     # (batch, heads, seq, dim) fp16 storage viewed as (batch, seq, heads,
-    # dim): ptxtile.kernels.attention's kernels read Q, K, V through
-    # tensor maps encoded from these strides, so the planner takes them;
-    # the same script compiled plainly needs dense tensors (E5015)
+    # dim): the kernel reads Q, K, V only through tensor maps encoded from
+    # these strides, so the metadata marks them "contiguous": false and
+    # the launch planner takes them; O is written with dense indexing and
+    # must stay dense
     b, h, s, d = 2, 4, 96, 128
     st = (h * s * d * 2, d * 2, s * d * 2, 2)  # bytes, transposed
     qkv = [_Dev((b, s, h, d), "<f2", st, (1 << 20) * (i + 1))
@@ -202,11 +203,26 @@ def test_sdpa_strides_pass_the_launch_checks():
     lse = _Dev((b, h, s), "<f4", None, 1 << 25)
     k = attn._kernel(128, "float16", False, False, {"pingpong": False})
     k.check(*qkv, o, lse, 0.5)
-    plain = ptxtile.compile(attn.attention_source(128, "float16"),
-                            target="sm_90a", cache=False)
     with pytest.raises(ptxtile.LaunchError) as e:
-        plain.check(*qkv, o, lse, 0.5)
-    assert "dense" in str(e.value)
-    # O is written with dense indexing: a strided O is refused
-    with pytest.raises(ptxtile.LaunchError):
         k.check(*qkv, _Dev((b, s, h, d), "<f2", st, 1 << 24), lse, 0.5)
+    assert "dense" in str(e.value)
+    # a row stride TMA cannot encode (not a multiple of 16 bytes)
+    odd = (h * s * d * 2, d * 2 + 2, s * d * 2, 2)
+    with pytest.raises(ptxtile.LaunchError, match="multiple of 16"):
+        k.check(_Dev((b, s, h, d), "<f2", odd), *qkv[1:], o, lse, 0.5)
+
+
+def test_metadata_marks_tensor_map_only_parameters():
+    # codegen (src/codegen/meta.c): a tensor with no element access or
+    # address in the kernel, only tensor maps, takes any strides
+    def dense(name):
+        k = ptxtile.compile(example(name), target="sm_90a", cache=False)
+        return {p["name"]: p.get("contiguous", True)
+                for p in k.meta["kernels"][0]["params"]
+                if p["kind"] == "tensor"}
+    assert dense("attention_fwd.py") == {"Q": False, "K": False,
+                                         "V": False, "O": True, "LSE": True}
+    # TMA loads of A and B, direct stores of C
+    assert dense("gemm_wgmma_direct.py") == {"A": False, "B": False,
+                                             "C": True}
+    assert dense("saxpy_relu.py") == {"X": True, "Y": True}

@@ -97,29 +97,16 @@ _choice = {}    # tuning key -> config index
 
 
 def _kernel(head_dim, dtype, causal, varlen, cfg):
-    import json
+    """The compiled variant.  Its Q, K and V are read only through tensor
+    maps, so the metadata lets them have any 16-byte-aligned strides
+    (docs/metadata.md, "contiguous"): torch SDPA's (batch, heads, seq,
+    dim) is read through its transposed view; O and LSE stay dense."""
     import ptxtile
     key = (head_dim, dtype, causal, varlen, tuple(sorted(cfg.items())))
     k = _kernels.get(key)
     if k is None:
-        # the marker line keeps this text's cache entry and loaded module
-        # (keyed by the text) apart from the unpatched metadata of a
-        # plain ptxtile.compile of the same script
-        text = attention_source(head_dim, dtype, causal, varlen=varlen,
-                                **cfg) + "# ptxtile.kernels.attention\n"
-        k = ptxtile.compile(text)
-        # Q, K and V are read only through their tensor maps, which the
-        # runtime encodes from the tensors' own strides: any layout whose
-        # rows are 16-byte aligned works without a copy (torch SDPA's
-        # (batch, heads, seq, dim) transposed to (batch, seq, heads,
-        # dim)); O and LSE are written with dense indexing and stay
-        # contiguous (docs/metadata.md, "contiguous")
-        meta = json.loads(k.meta_json)
-        for p in meta["kernels"][0]["params"]:
-            if p["name"] in ("Q", "K", "V"):
-                p["contiguous"] = False
-        k.meta_json = json.dumps(meta)
-        k.meta = meta
+        k = ptxtile.compile(attention_source(head_dim, dtype, causal,
+                                             varlen=varlen, **cfg))
         _kernels[key] = k
     return k
 
