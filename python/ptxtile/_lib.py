@@ -61,6 +61,7 @@ _COMPILER_PROTOS = {
     "pt_explain": (c_int, [c_void_p, c_void_p, c_char_p, P(c_char_p)]),
     "pt_default_target": (c_char_p, []),
     "pt_ctx_errmsg": (c_char_p, [c_void_p]),
+    "pt_set_constant": (c_int, [c_void_p, c_char_p, c_char_p]),
 }
 
 _RUNTIME_PROTOS = {

@@ -151,7 +151,7 @@ def test_syntax_error_in_text():
 def test_unknown_target_and_option():
     with pytest.raises(ptxtile.CompileError, match="unknown target 'sm_42'"):
         ptxtile.compile(SAXPY, target="sm_42")
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
         ptxtile.compile(SAXPY, target="sm_90a", opt_level=3)
     with pytest.raises(TypeError):
         ptxtile.compile(42)
@@ -183,7 +183,16 @@ def test_several_kernels_need_a_name(tmp_path):
     assert k.name is None and k.kernel_names == ["a", "b"]
     with pytest.raises(TypeError, match="several kernels"):
         k(1)
-    assert k["b"].params[1] == ("s", "scalar", "int32", None)
+    assert k.kernel("b").params[1] == ("s", "scalar", "int32", None)
+    assert k.b.name == "b" and k.a.params == [("A", "tensor", "float32",
+                                               [4])]
+    assert "b" in dir(k)
+    with pytest.raises(AttributeError, match="kernels: a, b"):
+        k.c
+    with pytest.raises(ValueError, match="no kernel 'c'"):
+        k.kernel("c")
+    with pytest.warns(DeprecationWarning, match="kernel.kernel"):
+        assert k["b"].name == "b"
     assert ptxtile.compile(src, target="sm_90a", name="a").name == "a"
     with pytest.raises(ValueError, match="no kernel 'c'"):
         ptxtile.compile(src, target="sm_90a", name="c")

@@ -38,6 +38,13 @@ typedef struct Sym {
 	const char *path;
 } Sym;
 
+/* A constant override of this load (lower_const.c). */
+typedef struct Override {
+	const char *name;
+	Ast *value; /* NULL when its text did not parse (reported) */
+	bool used;  /* some module assignment of name took it */
+} Override;
+
 typedef struct Lower {
 	Ctx *c;
 	Module *m;
@@ -46,6 +53,7 @@ typedef struct Lower {
 	Func *fn;
 	int loops;
 	int next_id;
+	VEC(Override) overrides;
 } Lower;
 
 /* An argument of a call: an AST, or a value from a star expansion. */
@@ -101,6 +109,12 @@ bool lw_expand_star(Lower *L, Ast *star, Args *out);
 Ast *lw_kwarg(Args *a, const char *name);
 Expr *lower_call(Lower *L, Ast *call);
 bool lw_split_args(Lower *L, Ast *call, Args *out);
+
+/* lower_const.c */
+void lw_check_overrides_used(Lower *L);
+Expr *lw_override_const(Lower *L, const char *name, Expr *e, Span at);
+void lw_parse_overrides(Lower *L);
+void lw_refuse_override(Lower *L, const char *name, const char *what, Span at);
 
 /* lower_expr.c */
 Expr *lower_expr(Lower *L, Ast *a);

@@ -1,0 +1,16 @@
+"""ptxtile.kernels: ready-to-call kernels on torch tensors, each backed by
+a script shipped with the package (ptxtile.kernels.script_path(name)
+gives its path: read it, copy it, compile it with other constants), each
+a torch.library custom op with a fake implementation (so it works under
+torch.compile(fullgraph=True) and CUDA graph capture).
+
+    import torch, ptxtile.kernels as K
+    c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
+
+Importing this package imports neither torch nor the compiler; each
+kernel compiles (through the on-disk cache) and tunes on first call.
+"""
+from ._registry import script_path, scripts
+from .matmul import matmul
+
+__all__ = ["matmul", "script_path", "scripts"]
