@@ -2,15 +2,16 @@
 PTX emulator on numpy arrays, against softmax(scale Q K^T [+ causal]) V
 and its log-sum-exp computed here in float64 from the same bf16/fp16
 inputs (never from the emulator or the lowering)."""
-import os
+import importlib
 
 import pytest
 
 import ptxtile
-from conftest import ROOT, example
+from conftest import example
 
 np = pytest.importorskip("numpy")
-from ptxtile.kernels import attention as attn  # noqa: E402
+# the module (ptxtile.kernels.attention, the attribute, is the function)
+attn = importlib.import_module("ptxtile.kernels.attention")
 
 
 def to_bf16(x):
@@ -42,7 +43,7 @@ def reference(q, k, v, causal, scale):
 
 
 def run(b, h, hk, sq, sk, causal, d=128, dtype="bfloat16", pingpong=False,
-        block_n=None, **kw):
+        block_n=None, kern=None, **kw):
     rng = np.random.default_rng(sq * 7 + sk + d + causal)
     shape_q, shape_k = (b, sq, h, d), (b, sk, hk, d)
     if dtype == "bfloat16":
@@ -57,10 +58,10 @@ def run(b, h, hk, sq, sk, causal, d=128, dtype="bfloat16", pingpong=False,
             v.astype(np.float32)
         o = np.zeros(shape_q, np.float16)
     lse = np.full((b, h, sq), -1.0, np.float32)
-    src = attn.attention_source(d, dtype, causal, block_n, pingpong)
-    kern = ptxtile.compile(src, target="sm_90a", cache=False)
-    kern(q, k, v, o, lse, np.float32(attn.scale_log2(d)), device="emulator",
-         **kw)
+    if kern is None:
+        src = attn.attention_source(d, dtype, causal, block_n, pingpong)
+        kern = ptxtile.compile(src, target="sm_90a", cache=False)
+    kern.emulate(q, k, v, o, lse, np.float32(attn.scale_log2(d)), **kw)
     of = from_bf16(o) if dtype == "bfloat16" else o.astype(np.float32)
     want_o, want_lse = reference(qf, kf, vf, causal, d ** -0.5)
     # bf16 P and O roundings: a few units of 2^-8 at |o| <= ~3
@@ -102,6 +103,17 @@ def test_larger_key_blocks():
     run(1, 1, 1, 200, 400, True, block_n=176, pingpong=True)
     run(1, 1, 1, 200, 400, False, d=64, block_n=192)
     run(1, 1, 1, 200, 400, True, d=256, block_n=80)
+
+
+def test_tuner_variants_through_constants():
+    # the autotuner's configs are compile(constants=) of the script (key
+    # block, its wgmma spelling, ping-pong): each one, as the tuner
+    # compiles it, against the reference
+    for cfg in attn._configs(128):
+        k = attn._kernel(128, "bfloat16", True, False, cfg)
+        assert "m64n%dk16" % cfg["block_n"] in k.ptx
+        assert ("bar.arrive" in k.ptx) == cfg["pingpong"]
+        run(1, 2, 1, 200, 300, True, kern=k)
 
 
 def test_float16():
@@ -154,8 +166,8 @@ def run_varlen(lens_q, lens_k, h, hk, causal, d=128):
     kern = ptxtile.compile(src, target="sm_90a", cache=False)
     o_in = o[:, :cq[-1]]
     lse_in = np.ascontiguousarray(lse[:, :, :cq[-1]])
-    kern(q, k, v, o_in, lse_in, np.float32(attn.scale_log2(d)), cq, ck,
-         max(lens_q), device="emulator")
+    kern.emulate(q, k, v, o_in, lse_in, np.float32(attn.scale_log2(d)), cq,
+                 ck, max(lens_q))
     assert np.all(o[:, cq[-1]:] == 0x7FC1)
     of = from_bf16(o)
     for i in range(len(lens_q)):
@@ -201,7 +213,7 @@ def test_sdpa_strides_pass_the_launch_checks():
            for i in range(3)]
     o = _Dev((b, s, h, d), "<f2", None, 1 << 24)
     lse = _Dev((b, h, s), "<f4", None, 1 << 25)
-    k = attn._kernel(128, "float16", False, False, {"pingpong": False})
+    k = attn._kernel(128, "float16", False, False, attn._configs(128)[0])
     k.check(*qkv, o, lse, 0.5)
     with pytest.raises(ptxtile.LaunchError) as e:
         k.check(*qkv, _Dev((b, s, h, d), "<f2", st, 1 << 24), lse, 0.5)

@@ -12,7 +12,10 @@ from conftest import capability
 if capability() != (9, 0):
     pytest.skip("attention_fwd is an sm_90a kernel", allow_module_level=True)
 
-from ptxtile.kernels import attention as attn  # noqa: E402
+import importlib  # noqa: E402
+
+# the module (ptxtile.kernels.attention, the attribute, is the function)
+attn = importlib.import_module("ptxtile.kernels.attention")
 
 dev = "cuda"
 
@@ -72,12 +75,12 @@ def check(o, lse, want_o, want_lse, tol=2e-2):
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("config", [0, 1, 2, 3])
-def test_both_configs(causal, config, monkeypatch):
-    # each scheduling variant, forced (the tuner is bypassed)
-    monkeypatch.setenv("PTXTILE_ATTENTION_CONFIG", str(config))
-    attn._choice.clear()
+def test_every_variant(causal, config):
+    # each variant the autotuner chooses between, launched directly
+    cfg = attn._configs(128)[config]
     q, k, v = inputs(2, 1000, 1000, 4, 4, 128)
-    o, lse = attn.attention(q, k, v, causal=causal, return_lse=True)
+    o, lse = attn._forward(q, k, v, causal, None, None, None, None, "bshd",
+                           None, cfg=cfg)
     want_o, want_lse = reference(q, k, v, causal)
     err = check(o, lse, want_o, want_lse)
     # no worse than torch SDPA on the same inputs (with a little slack
@@ -87,19 +90,23 @@ def test_both_configs(causal, config, monkeypatch):
         is_causal=causal).transpose(1, 2)
     terr = (t.float() - want_o).abs().max().item()
     assert err <= 2 * terr + 4e-3, (err, terr)
-    attn._choice.clear()
+
+
+def test_autotuned_public_function():
+    q, k, v = inputs(2, 1000, 1000, 4, 4, 128, seed=1)
+    for causal in (False, True):
+        o, lse = attn.attention(q, k, v, causal=causal, return_lse=True)
+        check(o, lse, *reference(q, k, v, causal))
 
 
 @pytest.mark.parametrize("d", [64, 256])
-def test_head_dims(d, monkeypatch):
+def test_head_dims(d):
     q, k, v = inputs(1, 700, 900, 2, 2, d, seed=d)
     for causal in (False, True):
-        for i in range(4):  # every variant of this head dim
-            monkeypatch.setenv("PTXTILE_ATTENTION_CONFIG", str(i))
-            attn._choice.clear()
-            o, lse = attn.attention(q, k, v, causal=causal, return_lse=True)
+        for cfg in attn._configs(d):  # every variant of this head dim
+            o, lse = attn._forward(q, k, v, causal, None, None, None, None,
+                                   "bshd", None, cfg=cfg)
             check(o, lse, *reference(q, k, v, causal))
-    attn._choice.clear()
 
 
 def test_gqa_ragged_seq_q_ne_seq_k_custom_scale():
@@ -161,7 +168,7 @@ def test_out_argument():
 
 def test_torch_compile():
     q, k, v = inputs(1, 512, 512, 2, 2, 128, seed=13)
-    assert attn._torch_op() is not None  # registered before tracing
+    attn._op()  # registered before tracing (import does it with torch)
 
     @torch.compile(fullgraph=True)
     def f(q, k, v):
@@ -176,8 +183,10 @@ def test_unsupported_inputs_are_named():
     q, k, v = inputs(1, 128, 128, 2, 2, 128)
     with pytest.raises(ValueError, match="head dim 96"):
         attn.attention(*(t[..., :96].contiguous() for t in (q, k, v)))
-    with pytest.raises(ValueError, match="float32"):
+    with pytest.raises(TypeError, match="float32"):
         attn.attention(q.float(), k.float(), v.float())
+    with pytest.raises(ValueError, match="CUDA"):
+        attn.attention(q.cpu(), k.cpu(), v.cpu())
     with pytest.raises(ValueError, match="divide"):
         attn.attention(q, k[:, :, :1].repeat(1, 1, 3, 1),
                        v[:, :, :1].repeat(1, 1, 3, 1))

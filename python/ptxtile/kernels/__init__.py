@@ -6,11 +6,13 @@ torch.compile(fullgraph=True) and CUDA graph capture).
 
     import torch, ptxtile.kernels as K
     c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
+    o = K.attention(q, k, v, causal=True)   # (batch, seq, heads, dim)
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
 """
 from ._registry import script_path, scripts
+from .attention import attention
 from .matmul import matmul
 
-__all__ = ["matmul", "script_path", "scripts"]
+__all__ = ["attention", "matmul", "script_path", "scripts"]

@@ -1,18 +1,20 @@
-"""Attention forward on Hopper (sm_90a): the FlashAttention-3 recipe as a
-ptxtile script (scripts/attention_fwd.py, the same text as
-examples/attention_fwd.py).
+"""ptxtile.kernels.attention: attention forward on Hopper (sm_90a), the
+FlashAttention-3 recipe, from scripts/attention_fwd.py (the same text as
+examples/attention_fwd.py; docs/patterns.md section 8).
 
 `attention_source(...)` gives the script of one variant: the script's
 module-level constants (HEAD_DIM, DTYPE, the two wgmma spellings, CVT,
-CAUSAL, BLOCK_N, PINGPONG) rewritten, nothing else.  `attention(q, k, v,
-...)` runs it on torch tensors.
+CAUSAL, BLOCK_N, PINGPONG) rewritten, and for varlen its "# dense-only"
+lines dropped and "# varlen-only: " lines uncommented; nothing else.
+`attention(q, k, v, ...)` runs it on torch tensors.
 """
 import math
-import os
 import re
+import sys
 
-_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "scripts", "attention_fwd.py")
+from . import _registry
+
+_SCRIPT = _registry.script_path("attention_fwd")
 _DTYPES = {"bfloat16": "bf16", "float16": "f16"}
 # keys per block: the 64 x BLOCK_N scores and the 64 x HEAD_DIM output
 # accumulators of a consumer thread fit its 232 registers, and two
@@ -78,11 +80,11 @@ def scale_log2(head_dim, scale=None):
 
 _DIMS = tuple(sorted(_BLOCK_N))
 _TORCH_DTYPES = ("bfloat16", "float16")
-# the variants a call picks between (docs/patterns.md, "attention, step
-# by step"): the key block, the default or a larger one (FA3's sizes;
-# each fits the registers and, two stages of K and V, the shared memory
-# beside Q), and whether the two consumer warpgroups issue their wgmmas
-# in turns (ping-pong) or freely
+# the variants ptxtile.autotune picks between (docs/patterns.md section
+# 8): the key block, the default or a larger one (FA3's sizes; each fits
+# the registers and, two stages of K and V, the shared memory beside Q),
+# and whether the two consumer warpgroups issue their wgmmas in turns
+# (ping-pong) or freely
 _LARGER_N = {64: 192, 128: 176, 256: 80}
 
 
@@ -92,40 +94,89 @@ def _configs(head_dim):
                  for pp in (False, True))
 
 
-_kernels = {}   # (head_dim, dtype, causal, varlen, config) -> Kernel
-_choice = {}    # tuning key -> config index
+def _constants(head_dim, dtype, cfg):
+    """compile(constants=) of one variant of a head dim and dtype."""
+    t = _DTYPES[dtype]
+    return {"BLOCK_N": cfg["block_n"],
+            "MMA_QK": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
+                      % (cfg["block_n"], t, t),
+            "PINGPONG": int(cfg["pingpong"])}
+
+
+def _source(head_dim, dtype, causal, varlen):
+    return attention_source(head_dim, dtype, causal, varlen=varlen)
 
 
 def _kernel(head_dim, dtype, causal, varlen, cfg):
-    """The compiled variant.  Its Q, K and V are read only through tensor
-    maps, so the metadata lets them have any 16-byte-aligned strides
-    (docs/metadata.md, "contiguous"): torch SDPA's (batch, heads, seq,
-    dim) is read through its transposed view; O and LSE stay dense."""
-    import ptxtile
+    """One variant, compiled (through the on-disk cache).  Its Q, K and V
+    are read only through tensor maps, so the metadata lets them have any
+    16-byte-aligned strides (docs/metadata.md, "contiguous"): torch
+    SDPA's (batch, heads, seq, dim) is read through its transposed view;
+    O and LSE stay dense."""
     key = (head_dim, dtype, causal, varlen, tuple(sorted(cfg.items())))
     k = _kernels.get(key)
     if k is None:
-        k = ptxtile.compile(attention_source(head_dim, dtype, causal,
-                                             varlen=varlen, **cfg))
-        _kernels[key] = k
+        import ptxtile
+        k = _kernels[key] = ptxtile.compile(
+            _source(head_dim, dtype, causal, varlen), target="sm_90a",
+            constants=_constants(head_dim, dtype, cfg))
     return k
 
 
-def _fail(msg):
-    raise ValueError("ptxtile.kernels.attention: " + msg)
+_kernels = {}  # (head_dim, dtype, causal, varlen, config) -> Kernel
+
+
+_tuners = {}
+
+
+def _tuner(head_dim, dtype, causal, varlen):
+    """The Autotuner of a (head dim, dtype, causal, varlen) family over
+    its four variants, one winner per shape class (powers of two of
+    seq_q, seq_k and batch x heads), remembered on disk."""
+    key = (head_dim, dtype, causal, varlen)
+    t = _tuners.get(key)
+    if t is None:
+        import ptxtile
+        with _registry._lock:
+            t = _tuners.get(key)
+            if t is None:
+                t = _tuners[key] = ptxtile.autotune(
+                    _source(head_dim, dtype, causal, varlen),
+                    configs=[_constants(head_dim, dtype, c)
+                             for c in _configs(head_dim)],
+                    key=_shape_class, target="sm_90a")
+    return t
+
+
+def _shape_class(args):
+    q, k = args[0], args[1]
+    if len(args) > 6:  # varlen: the longest query sequence
+        sq, sk = int(args[8]), int(args[1].shape[1])
+    else:
+        sq, sk = int(q.shape[1]), int(k.shape[1])
+    bh = int(q.shape[0]) * int(q.shape[2])
+    return tuple(max(int(x), 1).bit_length() for x in (sq, sk, bh))
+
+
+def _fail(msg, exc=ValueError):
+    raise exc("attention: " + msg)
 
 
 def _check_inputs(q, k, v, varlen):
+    """Types, dtypes, ranks, strides, shapes: each message names the
+    argument (eagerly and in the fake implementation)."""
     import torch
     for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor) or not t.is_cuda:
-            _fail("%s must be a CUDA torch tensor" % name)
+        if not isinstance(t, torch.Tensor):
+            _fail("%s must be a torch.Tensor, not %s"
+                  % (name, type(t).__name__), TypeError)
     dt = str(q.dtype).replace("torch.", "")
     if dt not in _TORCH_DTYPES:
-        _fail("dtype %s is not supported (bfloat16 or float16)" % dt)
+        _fail("q is %s; this kernel takes bfloat16 or float16" % q.dtype,
+              TypeError)
     if k.dtype != q.dtype or v.dtype != q.dtype:
         _fail("q, k and v must have one dtype (found %s, %s, %s)"
-              % (q.dtype, k.dtype, v.dtype))
+              % (q.dtype, k.dtype, v.dtype), TypeError)
     rank = 3 if varlen else 4
     for name, t in (("q", q), ("k", k), ("v", v)):
         if t.dim() != rank:
@@ -146,66 +197,71 @@ def _check_inputs(q, k, v, varlen):
     if k.shape[-1] != d or (not varlen and k.shape[0] != q.shape[0]):
         _fail("k/v shape %s does not match q %s"
               % (tuple(k.shape), tuple(q.shape)))
+    if not varlen and (q.shape[1] < 1 or k.shape[1] < 1):
+        _fail("seq_q and seq_k must be at least 1 (found %d, %d)"
+              % (q.shape[1], k.shape[1]))
     h, hk = q.shape[-2], k.shape[-2]
     if hk < 1 or h % hk:
         _fail("kv heads (%d) must divide heads (%d)" % (hk, h))
     return dt, d
 
 
-def _launch(kern, q4, k4, v4, o4, lse, sl2, extra):
-    kern(q4, k4, v4, o4, lse, sl2, *extra)
-
-
-def _tuned(key, run, ncfg):
-    """The config index for key: each config timed once (CUDA events,
-    after a warm-up launch) on the first call, the fastest kept."""
-    if key in _choice:
-        return _choice[key]
-    import os
-    forced = os.environ.get("PTXTILE_ATTENTION_CONFIG")
-    if forced is not None:
-        _choice[key] = int(forced)
-        return _choice[key]
-    import torch
-    best = None
-    for i in range(ncfg):
-        run(i)
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(3):
-            run(i)
-        b.record()
-        b.synchronize()
-        ms = a.elapsed_time(b)
-        if best is None or ms < best[0]:
-            best = (ms, i)
-    _choice[key] = best[1]
-    return best[1]
-
-
-def _forward(q, k, v, causal, scale, cu_q, cu_k, max_sq, layout, out):
-    import torch
-    varlen = cu_q is not None
-    if varlen != (cu_k is not None):
-        _fail("cu_seqlens_q and cu_seqlens_k go together")
+def _to_bshd(q, k, v, layout, varlen):
     if layout not in ("bshd", "bhsd"):
         _fail("layout must be 'bshd' (batch, seq, heads, dim) or 'bhsd' "
               "(torch SDPA's (batch, heads, seq, dim)), found %r"
               % (layout,))
-    if varlen and layout != "bshd":
-        _fail("variable-length inputs are (total, heads, dim)")
     if layout == "bhsd":
+        if varlen:
+            _fail("variable-length inputs are (total, heads, dim): "
+                  "layout='bshd'")
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+    return q, k, v
+
+
+def _check_cu(cu_q, cu_k):
+    import torch
+    if (cu_q is None) != (cu_k is None):
+        _fail("cu_seqlens_q and cu_seqlens_k go together")
+    if cu_q is None:
+        return
+    for name, c in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        if not isinstance(c, torch.Tensor) or c.dtype != torch.int32 or \
+                c.dim() != 1 or not c.is_contiguous():
+            _fail("%s must be a contiguous 1-D int32 tensor" % name)
+    if cu_q.shape != cu_k.shape or cu_q.shape[0] < 2:
+        _fail("cu_seqlens_q and cu_seqlens_k need batch + 1 >= 2 entries "
+              "each")
+
+
+def _check_device(q, k, v, cu_q, cu_k, out):
+    named = [("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_q),
+             ("cu_seqlens_k", cu_k), ("out", out)]
+    for name, t in named:
+        if t is None:
+            continue
+        if not t.is_cuda:
+            _fail("%s is on %s; it takes CUDA tensors" % (name, t.device))
+        if t.device != q.device:
+            _fail("%s is on %s, q on %s: one device"
+                  % (name, t.device, q.device))
+    import torch
+    if torch.cuda.get_device_capability(q.device)[0] != 9:
+        _fail("this kernel is for sm_90a (Hopper); device %s is not"
+              % (q.device,), RuntimeError)
+
+
+def _forward(q, k, v, causal, scale, cu_q, cu_k, max_sq, layout, out,
+             cfg=None):
+    """Checks, then one launch (of variant cfg, or the tuned one);
+    returns (out, lse) in the caller's layout."""
+    import torch
+    varlen = cu_q is not None
+    _check_cu(cu_q, cu_k)
+    q, k, v = _to_bshd(q, k, v, layout, varlen)
     dt, d = _check_inputs(q, k, v, varlen)
+    _check_device(q, k, v, cu_q, cu_k, out)
     if varlen:
-        for name, c in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
-            if c.dtype != torch.int32 or c.dim() != 1 or not c.is_cuda \
-                    or not c.is_contiguous():
-                _fail("%s must be a contiguous 1-D int32 CUDA tensor" % name)
-        if cu_q.shape != cu_k.shape or cu_q.shape[0] < 2:
-            _fail("cu_seqlens_q and cu_seqlens_k need batch + 1 >= 2 "
-                  "entries each")
         if max_sq is None:
             max_sq = int((cu_q[1:] - cu_q[:-1]).max().item())
         q, k, v = q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0)
@@ -218,23 +274,57 @@ def _forward(q, k, v, causal, scale, cu_q, cu_k, max_sq, layout, out):
             o4 = o4.unsqueeze(0)
         if tuple(o4.shape) != (b, sq, h, d) or o4.dtype != q.dtype or \
                 not o4.is_contiguous():
-            _fail("out must be a contiguous %s tensor of q's shape in the "
-                  "(batch, seq, heads, dim) layout" % q.dtype)
+            _fail("out must be a contiguous %s tensor of q's shape, dense "
+                  "in the (batch, seq, heads, dim) order" % q.dtype)
     lse = torch.empty((b, h, sq), dtype=torch.float32, device=q.device)
-    sl2 = scale_log2(d, scale)
-    extra = (cu_q, cu_k, int(max_sq)) if varlen else ()
-    tkey = (d, dt, bool(causal), varlen, q.shape[1] // 1024,
-            k.shape[1] // 1024)
-
-    def run(i):
-        _launch(_kernel(d, dt, bool(causal), varlen, cfgs[i]),
-                q, k, v, o4, lse, sl2, extra)
-    cfgs = _configs(d)
-    run(_tuned(tkey, run, len(cfgs)))
+    args = (q, k, v, o4, lse, scale_log2(d, scale))
+    if varlen:
+        args += (cu_q, cu_k, int(max_sq))
+    if cfg is None:
+        _tuner(d, dt, bool(causal), varlen)(*args)
+    else:
+        _kernel(d, dt, bool(causal), varlen, cfg)(*args)
     if varlen:
         o4, lse = o4[0], lse[0]
     o = o4.transpose(1, 2) if layout == "bhsd" else o4
     return o, lse
+
+
+def _fake(q, k, v, cu_q, cu_k, causal, scale, max_seqlen_q, layout):
+    varlen = cu_q is not None
+    _check_cu(cu_q, cu_k)
+    q4, k4, v4 = _to_bshd(q, k, v, layout, varlen)
+    _check_inputs(q4, k4, v4, varlen)
+    if varlen:
+        t, h, d = q.shape
+        return q.new_empty((t, h, d)), q.new_empty((h, t), dtype=_f32())
+    b, s, h, d = q4.shape
+    o = q.new_empty((b, s, h, d))
+    return (o.transpose(1, 2) if layout == "bhsd" else o,
+            q.new_empty((b, h, s), dtype=_f32()))
+
+
+def _f32():
+    import torch
+    return torch.float32
+
+
+def _impl(q, k, v, cu_q, cu_k, causal, scale, max_seqlen_q, layout):
+    return _forward(q, k, v, causal, None if scale < 0 else scale, cu_q,
+                    cu_k, None if max_seqlen_q < 0 else max_seqlen_q,
+                    layout, None)
+
+
+def _op():
+    """torch.ops.ptxtile.attention: out is fresh (for "bhsd" the (batch,
+    heads, seq, dim) view of a new (batch, seq, heads, dim) tensor, as
+    the fake says), lse too."""
+    return _registry.custom_op(
+        "attention",
+        "(Tensor q, Tensor k, Tensor v, Tensor? cu_seqlens_q, "
+        "Tensor? cu_seqlens_k, bool causal, float scale, "
+        "int max_seqlen_q, str layout) -> (Tensor, Tensor)",
+        _impl, _fake)
 
 
 def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
@@ -243,70 +333,47 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
     """softmax(scale q k^T [+ causal mask]) v on Hopper (sm_90a).
 
     q (batch, seq_q, heads, dim), k and v (batch, seq_k, kv_heads, dim),
-    bf16 or fp16, dim 64, 128 or 256, kv_heads dividing heads;
-    layout="bhsd" takes torch SDPA's (batch, heads, seq, dim) instead (by
-    strides: the transposed views are read in place).  Causal masking is
-    top-left (query i sees keys j <= i), as torch SDPA's is_causal.  With
-    cu_seqlens_q / cu_seqlens_k (int32, batch + 1 cumulative offsets) q
-    is (total_q, heads, dim) and k, v (total_k, kv_heads, dim).  Returns
+    bfloat16 or float16 CUDA tensors, dim 64, 128 or 256, kv_heads
+    dividing heads (GQA / MQA); every stride but dim's a multiple of 16
+    bytes.  layout="bhsd" takes torch SDPA's (batch, heads, seq, dim)
+    instead, read through strides (no copy), and returns out in it.
+    scale defaults to 1/sqrt(dim).  Causal masking is top-left (query i
+    sees keys j <= i), as torch SDPA's is_causal.  With cu_seqlens_q /
+    cu_seqlens_k (int32, batch + 1 cumulative offsets; max_seqlen_q, the
+    longest query sequence, is read from them when not given) q is
+    (total_q, heads, dim) and k, v (total_k, kv_heads, dim).  Returns
     out, or (out, lse) with lse float32 (batch, heads, seq_q) ((heads,
-    total_q) for varlen), natural log, the scale included.
-    """
-    if out is None:
-        op = _torch_op()
-        if op is not None:
-            o, lse = op(q, k, v, cu_seqlens_q, cu_seqlens_k, bool(causal),
-                        -1.0 if scale is None else float(scale),
-                        -1 if max_seqlen_q is None else int(max_seqlen_q),
-                        layout)
-            return (o, lse) if return_lse else o
-    o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q, cu_seqlens_k,
-                      max_seqlen_q, layout, out)
+    total_q) for varlen), the natural-log log-sum-exp of each row's
+    scaled scores.  out= (dense in the (batch, seq, heads, dim) order)
+    receives the result.
+
+    The kernel is scripts/attention_fwd.py; ptxtile.autotune picks one
+    of four variants per shape class (docs/patterns.md section 8).  A
+    torch.library custom op (torch.ops.ptxtile.attention) with a fake
+    implementation, so torch.compile(fullgraph=True) traces it."""
+    import torch
+    if out is not None:
+        o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q,
+                          cu_seqlens_k, max_seqlen_q, layout, out)
+        return (o, lse) if return_lse else o
+    if not torch.compiler.is_compiling():
+        # eagerly: the messages name the argument before the dispatcher
+        # (under torch.compile the fake implementation checks shapes)
+        varlen = cu_seqlens_q is not None
+        _check_cu(cu_seqlens_q, cu_seqlens_k)
+        q4, k4, v4 = _to_bshd(q, k, v, layout, varlen)
+        _check_inputs(q4, k4, v4, varlen)
+        _check_device(q4, k4, v4, cu_seqlens_q, cu_seqlens_k, None)
+        _op()
+    o, lse = torch.ops.ptxtile.attention(
+        q, k, v, cu_seqlens_q, cu_seqlens_k, bool(causal),
+        -1.0 if scale is None else float(scale),
+        -1 if max_seqlen_q is None else int(max_seqlen_q), layout)
     return (o, lse) if return_lse else o
 
 
-_op = []
-
-
-def _torch_op():
-    """torch.ops.ptxtile.attention_fwd, registered on first use (a
-    custom op with a fake implementation, so torch.compile traces it)."""
-    if _op:
-        return _op[0]
-    try:
-        import torch
-        from torch.library import custom_op
-    except ImportError:
-        _op.append(None)
-        return None
-    from typing import Optional
-
-    @custom_op("ptxtile::attention_fwd", mutates_args=())
-    def attention_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                      cu_q: Optional[torch.Tensor],
-                      cu_k: Optional[torch.Tensor], causal: bool,
-                      scale: float, max_seqlen_q: int,
-                      layout: str) -> tuple[torch.Tensor, torch.Tensor]:
-        o, lse = _forward(q, k, v, causal, None if scale < 0 else scale,
-                          cu_q, cu_k, None if max_seqlen_q < 0
-                          else max_seqlen_q, layout, None)
-        # both fresh: for "bhsd", out is the (batch, heads, seq, dim)
-        # view of a new (batch, seq, heads, dim) tensor, as the fake says
-        return o, lse
-
-    @attention_fwd.register_fake
-    def _(q, k, v, cu_q, cu_k, causal, scale, max_seqlen_q, layout):
-        if cu_q is not None:
-            t, h = q.shape[0], q.shape[1]
-            return (q.new_empty(q.shape),
-                    q.new_empty((h, t), dtype=torch.float32))
-        if layout == "bhsd":
-            b, h, s, d = q.shape
-            return (q.new_empty((b, s, h, d)).transpose(1, 2),
-                    q.new_empty((b, h, s), dtype=torch.float32))
-        b, s, h, d = q.shape
-        return (q.new_empty(q.shape),
-                q.new_empty((b, h, s), dtype=torch.float32))
-
-    _op.append(attention_fwd)
-    return attention_fwd
+# torch.compile traces attention() but cannot trace defining an op: when
+# torch is already imported, the op exists from here on (otherwise from
+# the first eager call)
+if "torch" in sys.modules:
+    _op()
