@@ -238,3 +238,81 @@ def test_metadata_marks_tensor_map_only_parameters():
     assert dense("gemm_wgmma_direct.py") == {"A": False, "B": False,
                                              "C": True}
     assert dense("saxpy_relu.py") == {"X": True, "Y": True}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("torch is not installed")
+    return torch
+
+
+def test_fake_implementation_on_meta_tensors():
+    torch = _torch()
+    bf = torch.bfloat16
+    q = torch.empty(2, 300, 8, 128, dtype=bf, device="meta")
+    k = torch.empty(2, 500, 2, 128, dtype=bf, device="meta")
+    o, lse = attn._op()(q, k, k, None, None, True, -1.0, -1, "bshd")
+    assert o.shape == q.shape and o.dtype == bf and lse.shape == (2, 8, 300)
+    assert lse.dtype == torch.float32
+    # SDPA's layout: out comes back (batch, heads, seq, dim), a view of
+    # a dense (batch, seq, heads, dim) tensor
+    qh = torch.empty(2, 8, 300, 128, dtype=bf, device="meta")
+    kh = torch.empty(2, 2, 500, 128, dtype=bf, device="meta")
+    o, lse = attn._op()(qh, kh, kh, None, None, False, 0.1, -1, "bhsd")
+    assert o.shape == qh.shape and o.transpose(1, 2).is_contiguous()
+    cu = torch.empty(4, dtype=torch.int32, device="meta")
+    qv = torch.empty(900, 8, 64, dtype=bf, device="meta")
+    kv = torch.empty(700, 8, 64, dtype=bf, device="meta")
+    o, lse = attn._op()(qv, kv, kv, cu, cu, True, -1.0, 400, "bshd")
+    assert o.shape == qv.shape and lse.shape == (8, 900)
+
+
+def test_argument_rules():
+    torch = _torch()
+    bf = torch.bfloat16
+    q = torch.zeros(1, 64, 4, 128, dtype=bf)
+    k = torch.zeros(1, 64, 2, 128, dtype=bf)
+    K = importlib.import_module("ptxtile.kernels")
+    with pytest.raises(ValueError, match="head dim 96"):
+        K.attention(q[..., :96].contiguous(), k[..., :96].contiguous(),
+                    k[..., :96].contiguous())
+    with pytest.raises(TypeError, match="this kernel takes bfloat16"):
+        K.attention(q.float(), k.float(), k.float())
+    with pytest.raises(TypeError, match="q must be a torch.Tensor"):
+        K.attention([1], k, k)
+    with pytest.raises(ValueError, match="must divide"):
+        K.attention(q, torch.zeros(1, 64, 3, 128, dtype=bf),
+                    torch.zeros(1, 64, 3, 128, dtype=bf))
+    with pytest.raises(ValueError, match="rank 4"):
+        K.attention(q[0], k[0], k[0])
+    with pytest.raises(ValueError, match="16-byte multiples"):
+        # rows of 130 elements: 260 bytes, not a TMA stride
+        K.attention(torch.empty_strided((1, 64, 4, 128), (64 * 4 * 130,
+                                                          4 * 130, 130, 1),
+                                        dtype=bf), k, k)
+    with pytest.raises(ValueError, match="layout"):
+        K.attention(q, k, k, layout="sbhd")
+    with pytest.raises(ValueError, match="go together"):
+        K.attention(q[0], k[0], k[0],
+                    cu_seqlens_q=torch.zeros(2, dtype=torch.int32))
+    with pytest.raises(ValueError, match="q is on cpu; it takes CUDA"):
+        K.attention(q, k, k)
+
+
+def test_torch_compile_fullgraph_traces_it_on_meta_tensors():
+    torch = _torch()
+    import torch._dynamo
+    K = importlib.import_module("ptxtile.kernels")
+    attn._op()
+
+    def f(q, k, v):
+        return K.attention(q, k, v, causal=True) * 2
+
+    bf = torch.bfloat16
+    q = torch.empty(1, 256, 4, 128, dtype=bf, device="meta")
+    k = torch.empty(1, 256, 2, 128, dtype=bf, device="meta")
+    torch._dynamo.reset()
+    o = torch.compile(f, fullgraph=True, backend="aot_eager")(q, k, k)
+    assert o.shape == q.shape and o.dtype == bf
