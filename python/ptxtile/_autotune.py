@@ -25,6 +25,8 @@ timings; PTXTILE_AUTOTUNE_CONFIG=<index> or a JSON object of constants
 (or force= when creating the tuner) uses that config with no tuning.
 Tests inject timer=fn(launch, kernel) -> seconds in place of the GPU.
 """
+from __future__ import annotations
+
 import concurrent.futures
 import hashlib
 import json
@@ -35,6 +37,11 @@ import sys
 import threading
 import time
 import warnings
+from typing import (TYPE_CHECKING, Any, Callable, List, Mapping, Optional,
+                    Sequence, Union)
+
+if TYPE_CHECKING:
+    from ._compile import Kernel
 
 from . import _cache, _constants
 from ._errors import CompileError, LaunchError
@@ -138,7 +145,7 @@ def _device_name(args):
         return None
 
 
-def cuda_event_timer(launch, kernel):
+def cuda_event_timer(launch: Callable[[], Any], kernel: Any) -> float:
     """Seconds one launch takes between two CUDA events on torch's
     current stream (the default timer; needs torch)."""
     import torch
@@ -489,14 +496,14 @@ class Autotuner(object):
 
     # ---- the public face ----
 
-    def best(self, *args):
+    def best(self, *args: Any) -> "Kernel":
         """The Kernel chosen for args (tuning first if needed)."""
         return self.choose(args).kernel
 
-    def best_config(self, *args):
+    def best_config(self, *args: Any) -> Config:
         return self.choose(args).config
 
-    def __call__(self, *args, stream=None):
+    def __call__(self, *args: Any, stream: Any = None) -> Any:
         c = self.choose(args)
         opts = c.config.launch
         if stream is not None:
@@ -510,9 +517,19 @@ class Autotuner(object):
                                                         len(self.configs))
 
 
-def autotune(kernel=None, *, configs, key=None, warmup=3, rep=10,
-             prune=None, target=None, name=None, cache=True, timer=None,
-             force=None, restore=(), launch=None):
+def autotune(kernel: Any = None, *,
+             configs: Sequence[Union[Mapping[str, Any], Config]],
+             key: Union[None, str, Sequence[str], Callable[..., Any]] = None,
+             warmup: int = 3, rep: int = 10,
+             prune: Optional[Callable[[List[Config], tuple],
+                                      List[Config]]] = None,
+             target: Optional[str] = None, name: Optional[str] = None,
+             cache: bool = True,
+             timer: Optional[Callable[[Callable[[], Any], Any],
+                                      float]] = None,
+             force: Union[None, int, Mapping[str, Any]] = None,
+             restore: Sequence[str] = (),
+             launch: Optional[Callable[..., Any]] = None) -> Any:
     """An Autotuner over `configs` for kernel (a script path, script text
     or @T.function), or a decorator when kernel is left out.
 

@@ -1,4 +1,6 @@
 """ptxtile.compile() and the Kernel it returns."""
+from __future__ import annotations
+
 import ctypes
 import json
 import os
@@ -9,6 +11,7 @@ import tempfile
 import re
 import threading
 import warnings
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
                _target)
@@ -108,7 +111,7 @@ def compile_text(name, text, target, constants=None, notes=None):
     return _run(name, text, target, step, constants, notes)
 
 
-def find_ptxas():
+def find_ptxas() -> Optional[str]:
     """$PTXAS, then PATH, then /usr/local/cuda/bin (as the CLI does)."""
     env = os.environ.get("PTXAS")
     if env:
@@ -120,7 +123,10 @@ def find_ptxas():
     return p if os.access(p, os.X_OK) else None
 
 
-def compile(kernel, target=None, *, name=None, constants=None, cache=True):
+def compile(kernel: Union[str, "os.PathLike[str]", Function],
+            target: Optional[str] = None, *, name: Optional[str] = None,
+            constants: Optional[Mapping[str, Any]] = None,
+            cache: bool = True) -> "Kernel":
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
     device's target (ptxtile.default_target()).
@@ -217,7 +223,7 @@ class Kernel(object):
             self.name or "|".join(self.kernel_names), self.target,
             self.source_name)
 
-    def kernel(self, name):
+    def kernel(self, name: str) -> "Kernel":
         """The kernel `name` of the same module (also module.NAME)."""
         if name not in self.kernel_names:
             raise ValueError("%s has no kernel %r (kernels: %s)"
@@ -248,7 +254,7 @@ class Kernel(object):
         return self.kernel(name)
 
     @property
-    def params(self):
+    def params(self) -> List[Tuple[str, str, Optional[str], Optional[list]]]:
         """The user arguments: [(name, kind, dtype, shape)]."""
         self._need_entry()
         return [(p.name, p.kind, p.dtype, p.shape) for p in self._user]
@@ -256,7 +262,7 @@ class Kernel(object):
     # ---- artifacts ----
 
     @property
-    def cubin(self):
+    def cubin(self) -> Optional[bytes]:
         """The cubin ptxas assembles from .ptx for .target (cached on
         disk with the PTX), or None when ptxas is not installed."""
         if self._cubin is None:
@@ -286,7 +292,7 @@ class Kernel(object):
             with open(out, "rb") as f:
                 return f.read()
 
-    def explain(self):
+    def explain(self) -> str:
         """Per tile call: family, resolved form, operand shapes, issues."""
         def step(lib, ctx, mod):
             text = ctypes.c_char_p()
@@ -355,7 +361,7 @@ class Kernel(object):
         return ctypes.create_string_buffer(max(1, len(self._user)) *
                                            _args.ARG_SIZE)
 
-    def check(self, *args):
+    def check(self, *args: Any) -> None:
         """Checks args as a launch would (argument kinds, dtypes, shapes,
         symbolic sizes, strides, alignment, tensor map limits, launch
         dimensions) without launching or needing a GPU: CUDA tensors, or
@@ -406,7 +412,8 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
-    def emulate(self, *args, late=False, check_races=False, max_steps=0):
+    def emulate(self, *args: Any, late: bool = False,
+                check_races: bool = False, max_steps: int = 0) -> int:
         """Runs the kernel in the PTX emulator (docs/emulator.md) on numpy
         arrays, updated in place, with no GPU: after the checks of a GPU
         launch (check()) on the arrays as given.  late=True completes
@@ -418,7 +425,8 @@ class Kernel(object):
         return _emulate.launch(self, args, late=late,
                                check_races=check_races, max_steps=max_steps)
 
-    def __call__(self, *args, stream=None, device=None, **emulator):
+    def __call__(self, *args: Any, stream: Any = None,
+                 device: Optional[str] = None, **emulator: Any) -> None:
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that

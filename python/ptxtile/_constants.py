@@ -36,19 +36,30 @@ def _dtype_name(value):
     return None
 
 
+def _is_numpy_scalar(value):
+    t = type(value)
+    return ((t.__module__ or "").split(".")[0] == "numpy" and
+            getattr(value, "ndim", None) == 0 and hasattr(value, "item"))
+
+
 def literal(value, depth=0):
     """The script text of value; NotCapturable says why there is none."""
     if isinstance(value, bool):
         return "True" if value else "False"
-    if isinstance(value, int):
+    if isinstance(value, int):  # int() and float(): an IntEnum or a
+        value = int(value)      # numpy float64 spells itself otherwise
         if not _INT_MIN <= value <= _INT_MAX:
             raise NotCapturable("the int %d does not fit 64 bits" % value)
         return str(value)
     if isinstance(value, float):
+        value = float(value)
         if not math.isfinite(value):
             raise NotCapturable("%r is not a finite float" % value)
         return repr(value)
+    if _is_numpy_scalar(value):  # numpy.int32(4), numpy.bool_(True)
+        return literal(value.item(), depth)
     if isinstance(value, str):
+        value = str(value)
         if "\n" in value or "\r" in value or "\0" in value:
             raise NotCapturable("a string constant must be one line "
                                 "without NUL bytes")

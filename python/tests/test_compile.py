@@ -220,3 +220,24 @@ def test_shim_placeholders():
     with pytest.raises(TypeError):
         bool(T.dynamic("n") < 3)
     assert T.function(lambda: 0).__name__ == "<lambda>"
+
+
+def test_public_api_has_type_hints_and_py_typed():
+    import typing
+    hints = typing.get_type_hints(ptxtile.compile)
+    assert set(hints) == {"kernel", "target", "name", "constants", "cache",
+                          "return"}
+    assert hints["return"] is ptxtile.Kernel
+    assert "configs" in typing.get_type_hints(ptxtile.autotune)
+    assert typing.get_type_hints(ptxtile.Kernel.emulate)["return"] is int
+    assert os.path.isfile(os.path.join(os.path.dirname(ptxtile.__file__),
+                                       "py.typed"))
+
+
+def test_one_base_error_class():
+    assert issubclass(ptxtile.CompileError, ptxtile.Error)
+    assert issubclass(ptxtile.LaunchError, ptxtile.Error)
+    assert issubclass(ptxtile.EmulatorError, ptxtile.LaunchError)
+    assert issubclass(ptxtile.ArgumentCountError, TypeError)
+    with pytest.raises(ptxtile.Error):
+        ptxtile.compile("x = 1 +\n", target="sm_90a")

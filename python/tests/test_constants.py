@@ -121,6 +121,17 @@ def test_literals():
     assert _constants.literal((1,)) == "(1,)"
     assert _constants.literal([1, (2, "a")]) == '(1, (2, "a"))'
     assert _constants.literal('q"\\') == '"q\\"\\\\"'
+    import enum
+
+    class Mode(enum.IntEnum):
+        FAST = 2
+    assert _constants.literal(Mode.FAST) == "2"
+    np = pytest.importorskip("numpy")
+    assert _constants.literal(np.float64(1.5)) == "1.5"
+    assert _constants.literal(np.int32(4)) == "4"
+    assert _constants.literal(np.bool_(True)) == "True"
+    assert _constants.literal((np.int64(3), 1)) == "(3, 1)"
+    assert _constants.literal(np.float32) == '"float32"'
     # the text reads back, in Python's syntax too, as the value
     for v in [(1,), (1, (2, "a")), 'q"\\', 1e-5, -3, 0.1]:
         assert eval(_constants.literal(v)) == v

@@ -68,12 +68,16 @@ int
 pt_set_constant(pt_ctx *c, const char *name, const char *value)
 {
 	if (!name || !value || !is_identifier(name))
-		return ctx_fail(c, PT_E_USAGE, "constant name '%.40s' is not an "
-				"identifier", name ? name : "(null)");
+		return ctx_fail(c, PT_E_USAGE,
+				"constant name '%.40s' is not an "
+				"identifier",
+				name ? name : "(null)");
 	size_t n = strnlen(value, PT_CONSTANT_MAX_BYTES + 1);
 	if (n > PT_CONSTANT_MAX_BYTES)
-		return ctx_fail(c, PT_E_USAGE, "the value of constant %s is "
-				"over %zu bytes", name, PT_CONSTANT_MAX_BYTES);
+		return ctx_fail(c, PT_E_USAGE,
+				"the value of constant %s is "
+				"over %zu bytes",
+				name, PT_CONSTANT_MAX_BYTES);
 	char *v = dup_text(c, value, n);
 	if (!v)
 		return no_memory(c);

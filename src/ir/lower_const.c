@@ -18,10 +18,10 @@ void
 lw_parse_overrides(Lower *L)
 {
 	for (const ConstOverride *o = L->c->consts; o; o = o->next) {
-		const char *src = arena_printf(&L->c->arena, "<constant %s>",
-					       o->name);
-		uint32_t f = ctx_add_source(L->c, src, o->value,
-					    strlen(o->value));
+		const char *src =
+			arena_printf(&L->c->arena, "<constant %s>", o->name);
+		uint32_t f =
+			ctx_add_source(L->c, src, o->value, strlen(o->value));
 		Override ov = {o->name, parse_expression(L->c, f), false};
 		vec_push(&L->c->arena, &L->overrides, ov);
 	}
@@ -93,14 +93,16 @@ fit(Lower *L, const Expr *orig, Expr *v)
 	case EX_BOOL:
 		return v->kind == EX_BOOL ? v : NULL;
 	case EX_INT:
-		return v->kind == EX_INT ? typed_number(L, v, orig->dtype, false)
-					 : NULL;
+		return v->kind == EX_INT
+			       ? typed_number(L, v, orig->dtype, false)
+			       : NULL;
 	case EX_FLOAT:
 		if (v->kind != EX_INT && v->kind != EX_FLOAT)
 			return NULL;
 		return typed_number(L, v, orig->dtype, true);
 	case EX_STR:
-		if (v->kind != EX_STR || is_dtype_name(orig) != is_dtype_name(v))
+		if (v->kind != EX_STR ||
+		    is_dtype_name(orig) != is_dtype_name(v))
 			return NULL;
 		return v;
 	case EX_TUPLE:
@@ -146,7 +148,8 @@ lw_override_const(Lower *L, const char *name, Expr *e, Span at)
 		diag_error(L->c, PT_E_CONST_VALUE, o->value->span,
 			   "the value of constant '%s' must be a compile-time "
 			   "constant: a literal, or an expression of earlier "
-			   "module constants", name);
+			   "module constants",
+			   name);
 		return e;
 	}
 	Expr *r = fit(L, e, lw_clone_const(L, v, v->span));
@@ -168,7 +171,8 @@ lw_refuse_override(Lower *L, const char *name, const char *what, Span at)
 	o->used = true;
 	diag_error(L->c, PT_E_CONST_TYPE, o->value ? o->value->span : at,
 		   "'%s' is %s in the script, not a constant value; it cannot "
-		   "be overridden", name, what);
+		   "be overridden",
+		   name, what);
 	diag_note(L->c, at, "'%s' is assigned here", name);
 }
 
@@ -188,8 +192,8 @@ lw_check_overrides_used(Lower *L)
 		Span sp = o->value ? o->value->span : (Span){0};
 		diag_error(L->c, PT_E_CONST_UNKNOWN, sp,
 			   "no module constant '%s' to override (the script "
-			   "has no module-level '%s = ...')%s%s%s", o->name,
-			   o->name, near ? "; did you mean '" : "",
+			   "has no module-level '%s = ...')%s%s%s",
+			   o->name, o->name, near ? "; did you mean '" : "",
 			   near ? near : "", near ? "'?" : "");
 	}
 }

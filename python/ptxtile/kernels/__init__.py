@@ -10,6 +10,14 @@ torch.compile(fullgraph=True) and CUDA graph capture).
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
+
+Adding a kernel (matmul.py is the pattern): put its script in scripts/,
+write NAME.py with the public function (argument checks that name the
+argument, skipped while torch.compile traces), the real implementation
+(launching `_registry.tuner(script, configs, key=...)`) and a fake one
+(output shapes and the shape checks), registered with
+`_registry.custom_op(name, schema, impl, fake)` at import when torch is
+loaded and on the first eager call; then one import line below.
 """
 from ._registry import script_path, scripts
 from .attention import attention

@@ -1,6 +1,12 @@
 """ptxtile.kernels.matmul: C = A @ B.T in bf16 on Hopper, from
 scripts/gemm_wgmma.py (a copy of examples/gemm_wgmma.py)."""
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import torch
 
 from . import _registry
 
@@ -103,7 +109,8 @@ def _capability(device):
     return c
 
 
-def matmul(a, b, *, out=None):
+def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
+           out: "Optional[torch.Tensor]" = None) -> "torch.Tensor":
     """C = a @ b.T for bfloat16 CUDA tensors a (M, K) and b (N, K) - b is
     stored (N, K), K-contiguous like a - with float32 accumulation; returns
     C (M, N) in bfloat16, or writes it into out= (M, N), bfloat16,
