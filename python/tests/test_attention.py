@@ -116,6 +116,21 @@ def test_tuner_variants_through_constants():
         run(1, 2, 1, 200, 300, True, kern=k)
 
 
+def test_tuner_key_takes_the_launch_arguments():
+    # ptxtile.autotune calls a callable key with the launch arguments
+    # spread out (key(*args)); the shape class is the bit lengths of
+    # seq_q, seq_k and batch x heads (varlen: max_seq_q, the packed keys)
+    z = np.zeros
+    q, k = z((2, 1000, 4, 1), np.uint8), z((2, 3000, 2, 1), np.uint8)
+    dense = (q, k, k, q, None, 0.1)
+    t = attn._tuner(128, "bfloat16", False, False)
+    assert t._key_values(dense) == (10, 12, 4)
+    q1, k1 = z((1, 5000, 8, 1), np.uint8), z((1, 7000, 8, 1), np.uint8)
+    packed = (q1, k1, k1, q1, None, 0.1, None, None, 300)
+    tv = attn._tuner(128, "bfloat16", True, True)
+    assert tv._key_values(packed) == (9, 13, 4)
+
+
 def test_float16():
     run(1, 2, 1, 192, 300, True, dtype="float16")
 

@@ -148,7 +148,9 @@ def _tuner(head_dim, dtype, causal, varlen):
     return t
 
 
-def _shape_class(args):
+def _shape_class(*args):
+    """autotune's key callable: called with the launch arguments (q, k,
+    v, o, lse, scale[, cu_q, cu_k, max_seq_q])."""
     q, k = args[0], args[1]
     if len(args) > 6:  # varlen: the longest query sequence
         sq, sk = int(args[8]), int(args[1].shape[1])
