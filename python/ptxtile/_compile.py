@@ -1,6 +1,7 @@
 """ptxtile.compile() and the Kernel it returns."""
 from __future__ import annotations
 
+import builtins
 import ctypes
 import json
 import os
@@ -493,59 +494,64 @@ def _fast_path(kernel, args, buf, handle, rt, device):
     dtypes, shapes and strides, Python numbers in range for the scalars.
     Then only the data pointers and the scalar values change, written
     into a private copy of the packed buffer; ptrt_launch still checks
-    every launch in C.  None when args are not of that kind."""
+    every launch in C.  None when args are not of that kind.
+
+    The function is generated for the signature, one line per argument
+    (no loop, no per-argument tuple), because this is the whole Python
+    cost of a launch."""
     torch = sys.modules["torch"]
-    tensors, scalars = [], []
+    env = {"lock": rt.lock, "launch": _lib.runtime().ptrt_launch,
+           "raw": _current_stream_fn(), "put": _U64.pack_into,
+           "device": device, "handle": handle, "rt": rt,
+           "errors": (AttributeError, TypeError, _args.struct.error,
+                      OverflowError)}
+    checks, writes = [], []
     for i, p in enumerate(kernel._user):
         a, off = args[i], i * _args.ARG_SIZE
         if p.kind == "tensor" and isinstance(a, torch.Tensor):
-            tensors.append((i, off + 8, a.dtype, a.shape, a.stride()))
+            env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
+            env["st%d" % i] = a.stride()
+            checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
+                          "a%d.stride() != st%d or a%d.get_device() != "
+                          "device" % ((i, i) * 3 + (i,)))
+            writes.append("put(mine, %d, a%d.data_ptr())" % (off + 8, i))
         elif p.kind == "scalar" and type(a) in (int, float):
             rng = _args._RANGE.get(p.dtype)
-            scalars.append((i, off, _args._SCALAR[p.dtype].pack_into,
-                            _args.dtype_enum(p.dtype),
-                            int if rng else float, rng or (None, None)))
+            env["pk%d" % i] = _args._SCALAR[p.dtype].pack_into
+            if rng:  # an int, in range (bool and others: the general path)
+                checks.append("type(a%d) is not int or not %d <= a%d <= %d"
+                              % (i, rng[0], i, rng[1]))
+            else:
+                checks.append("type(a%d) is not float and type(a%d) is not "
+                              "int" % (i, i))
+            writes.append("pk%d(mine, %d, %d, %d, a%d)" % (
+                i, off, _args.ARG_SCALAR, _args.dtype_enum(p.dtype), i))
         else:
             return None
-    mine = ctypes.create_string_buffer(buf.raw, len(buf))
-    addr, n = ctypes.addressof(mine), len(args)
-    lock, launch = rt.lock, _lib.runtime().ptrt_launch
-    raw = _current_stream_fn()
-    put = _U64.pack_into
-    scalar_kind = _args.ARG_SCALAR
-
-    def fast(args):
-        if len(args) != n:
-            return False
-        ptrs = []
-        for i, off, dtype, shape, stride in tensors:
-            a = args[i]
-            try:
-                if (a.dtype is not dtype or a.shape != shape or
-                        a.stride() != stride or a.get_device() != device):
-                    return False
-            except AttributeError:
-                return False
-            ptrs.append((off, a.data_ptr()))
-        with lock:
-            try:
-                for off, ptr in ptrs:
-                    put(mine, off, ptr)
-                for i, off, pack, enum, conv, (lo, hi) in scalars:
-                    v = args[i]
-                    if type(v) is not conv and not (conv is float and
-                                                    type(v) is int):
-                        return False
-                    if lo is not None and not lo <= v <= hi:
-                        return False
-                    pack(mine, off, scalar_kind, enum, v)
-            except (_args.struct.error, OverflowError):
-                return False
-            rc = launch(handle, addr, n, raw(device) or None)
-        if rc:
-            raise rt.error()
-        return True
-    return fast
+    env["mine"] = ctypes.create_string_buffer(buf.raw, len(buf))
+    env["addr"] = ctypes.addressof(env["mine"])
+    n = len(args)
+    names = "".join("a%d, " % i for i in range(n))
+    body = ["def fast(args):",
+            "    if len(args) != %d:" % n,
+            "        return False",
+            "    %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
+            "    try:",
+            "        if (%s):" % (" or\n                ".join(
+                "(%s)" % c for c in checks) or "False"),
+            "            return False",
+            "        with lock:"]
+    body += ["            " + w for w in writes]
+    body += ["            rc = launch(handle, addr, %d, raw(device) or None)"
+             % n,
+             "    except errors:",
+             "        return False",
+             "    if rc:",
+             "        raise rt.error()",
+             "    return True"]
+    exec(builtins.compile("\n".join(body), "<ptxtile fast launch of %s>"
+                 % kernel.name, "exec"), env)
+    return env["fast"]
 
 
 def _current_stream_fn():
