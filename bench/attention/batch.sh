@@ -9,7 +9,7 @@ mkdir -p "$out"
 PYTHONUNBUFFERED=1 timeout 140 sh bench/attention/gpu.sh --rounds 2
 rc=$?
 echo "gpu.sh exit status: $rc"
-PTXTILE_LIB_DIR=$(pwd)/build PYTHONPATH=$(pwd)/python timeout 30 ncu \
+PTXTILE_LIB_DIR=$(pwd)/build PYTHONPATH=$(pwd)/python timeout 30 "$(command -v ncu || echo /usr/local/cuda/bin/ncu)" \
 	--clock-control none -k regex:attention_fwd --launch-skip 1 -c 1 \
 	--section SpeedOfLight --section WarpStateStats \
 	--section ComputeWorkloadAnalysis --section Occupancy \

@@ -10,7 +10,7 @@
 BUILD=${BUILD:-build}
 root=$(pwd)
 case "$BUILD" in /*) libdir=$BUILD ;; *) libdir=$root/$BUILD ;; esac
-make -s -j8 all pylib || { echo "attention GPU: FAIL (build)"; exit 1; }
+make -s -j${JOBS:-16} all pylib || { echo "attention GPU: FAIL (build)"; exit 1; }
 export PTXTILE_LIB_DIR="$libdir" PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 rc=0
 t0=$(date +%s)
