@@ -61,6 +61,7 @@ CVT = "cvt.rn.bf16x2.f32"  # f16x2 for float16
 CAUSAL = 0
 BLOCK_N = 128    # keys per block (a multiple of 16; 64 at HEAD_DIM 256)
 PINGPONG = 0     # 1: the two consumer warpgroups take turns issuing wgmma
+STAGES = 2      # K/V ring depth (3 fits beside Q at key block 128, d <= 128)
 NEG = -1.0e30    # masked scores: finite, so max/ex2 never see inf - inf
 HALVES = HEAD_DIM // 64  # 64-column halves of the 128B swizzle per row
 KSTAGE = HALVES * BLOCK_N * 64  # elements of one K (or V) stage
@@ -124,16 +125,16 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
     # Q, and each stage of K and V: HALVES 64-column halves of the rows,
     # 128B swizzle (the TMA maps' and the descriptors')
     SQ = T.alloc_shared((HALVES, 1, 128, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(HALVES, 1, 128, 1, 64):(8192, 8192, 64, 64, 1)])), align=1024)
-    SK = T.alloc_shared((2, HALVES, 1, BLOCK_N, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, HALVES, 1, BLOCK_N, 1, 64):(KSTAGE, BLOCK_N * 64, BLOCK_N * 64, 64, 64, 1)])), align=1024)
-    SV = T.alloc_shared((2, HALVES, 1, BLOCK_N, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, HALVES, 1, BLOCK_N, 1, 64):(KSTAGE, BLOCK_N * 64, BLOCK_N * 64, 64, 64, 1)])), align=1024)
+    SK = T.alloc_shared((STAGES, HALVES, 1, BLOCK_N, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, HALVES, 1, BLOCK_N, 1, 64):(KSTAGE, BLOCK_N * 64, BLOCK_N * 64, 64, 64, 1)])), align=1024)
+    SV = T.alloc_shared((STAGES, HALVES, 1, BLOCK_N, 1, 64), DTYPE, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, HALVES, 1, BLOCK_N, 1, 64):(KSTAGE, BLOCK_N * 64, BLOCK_N * 64, 64, 64, 1)])), align=1024)
     qfull = T.alloc_shared((1,), "uint64", align=8)
-    kfull = T.alloc_shared((2,), "uint64", align=8)
-    kempty = T.alloc_shared((2,), "uint64", align=8)
-    vfull = T.alloc_shared((2,), "uint64", align=8)
-    vempty = T.alloc_shared((2,), "uint64", align=8)
+    kfull = T.alloc_shared((STAGES,), "uint64", align=8)
+    kempty = T.alloc_shared((STAGES,), "uint64", align=8)
+    vfull = T.alloc_shared((STAGES,), "uint64", align=8)
+    vempty = T.alloc_shared((STAGES,), "uint64", align=8)
     if tid == 0:
         T.ptx.mbarrier.init.shared.b64(qfull.ptr_to([0]), T.uint32(1))
-        for j in T.unroll(2):
+        for j in T.unroll(STAGES):
             T.ptx.mbarrier.init.shared.b64(kfull.ptr_to([j]), T.uint32(1))
             T.ptx.mbarrier.init.shared.b64(vfull.ptr_to([j]), T.uint32(1))
             # one arrival per consumer warpgroup frees a stage
@@ -151,16 +152,16 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
                 SQ, Q, box=(1, 128, 1, 64), coords=(tb, qoff + m0, head, 0), coord_steps=((0, 0, 0, 64),),
                 swizzle=3, l2_promotion=3, mbar=qfull.ptr_to([0]))
             for j in range(NBLK):
-                sp = j % 2
-                if j >= 2:
-                    T.cuda.mbarrier_wait(kempty.ptr_to([sp]), (j // 2 - 1) % 2)
+                sp = j % STAGES
+                if j >= STAGES:
+                    T.cuda.mbarrier_wait(kempty.ptr_to([sp]), (j // STAGES - 1) % 2)
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, kfull.ptr_to([sp]), T.uint32(TILE_BYTES))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
                     SK.sub[sp, :, :, :, :, :], K, box=(1, BLOCK_N, 1, 64), coords=(tb, koff + j * BLOCK_N, hk, 0), coord_steps=((0, 0, 0, 64),),
                     swizzle=3, l2_promotion=3, mbar=kfull.ptr_to([sp]))
-                if j >= 2:
-                    T.cuda.mbarrier_wait(vempty.ptr_to([sp]), (j // 2 - 1) % 2)
+                if j >= STAGES:
+                    T.cuda.mbarrier_wait(vempty.ptr_to([sp]), (j // STAGES - 1) % 2)
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, vfull.ptr_to([sp]), T.uint32(TILE_BYTES))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
@@ -177,11 +178,11 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
         # 128-byte rows
         VQ = SQ.view(2, 1, 4 * HALVES, 64, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 1, HALVES, 4, 64, 16):(4096, 0, 8192, 16, 64, 1)])))
         # B = the stage's keys of K as (N_rep, K_rep, BLOCK_N, 16), K-major
-        VK = SK.view(2, 1, 4 * HALVES, BLOCK_N, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 1, HALVES, 4, BLOCK_N, 16):(KSTAGE, 0, BLOCK_N * 64, 16, 64, 1)])))
+        VK = SK.view(STAGES, 1, 4 * HALVES, BLOCK_N, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 1, HALVES, 4, BLOCK_N, 16):(KSTAGE, 0, BLOCK_N * 64, 16, 64, 1)])))
         # B = V as (N_rep, K_rep, HEAD_DIM, 16 keys), MN-major (V is (key,
         # dim) with dim contiguous): dim n in half n / 64, key slice kk 16
         # rows of 64 elements further
-        VV = SV.view(2, 1, BLOCK_N // 16, HEAD_DIM, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(2, 1, BLOCK_N // 16, HALVES, 64, 16):(KSTAGE, 0, 1024, BLOCK_N * 64, 1, 64)])))
+        VV = SV.view(STAGES, 1, BLOCK_N // 16, HEAD_DIM, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 1, BLOCK_N // 16, HALVES, 64, 16):(KSTAGE, 0, 1024, BLOCK_N * 64, 1, 64)])))
         # accumulators: register r of lane l of warp w at (16w + l/4 +
         # 8((r/2)%2), 8(r/4) + 2(l%4) + r%2)
         S = T.alloc_local((4, 1, 1, 16, BLOCK_N), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BLOCK_N // 8, 4, 2):(1@wid_in_wg, BLOCK_N // 2, BLOCK_N // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
@@ -218,18 +219,18 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
         # body has no branch around a wgmma or its wait: on such a path
         # ptxas serialises every wgmma of the kernel (C7518)
         for j in range(NBLK):
-            s = j % 2
+            s = j % STAGES
             n0 = j * BLOCK_N
             jp = T.max(j - 1, 0)  # the block whose P V is issued
             if PINGPONG != 0:
                 T.ptx["bar.sync"](3 + wg, 256)
-            T.cuda.mbarrier_wait(kfull.ptr_to([s]), (j // 2) % 2)
+            T.cuda.mbarrier_wait(kfull.ptr_to([s]), (j // STAGES) % 2)
             T.ptx["wgmma.fence.sync.aligned"]()
             T.cuda.tile.apply(T.ptx[MMA_QK], S, VQ.sub[wg, :, :, :, :], VK.sub[s, :, :, :, :], scope="warpgroup")
             T.ptx["wgmma.commit_group.sync.aligned"]()
-            T.cuda.mbarrier_wait(vfull.ptr_to([jp % 2]), (jp // 2) % 2)
+            T.cuda.mbarrier_wait(vfull.ptr_to([jp % STAGES]), (jp // STAGES) % 2)
             T.ptx["wgmma.fence.sync.aligned"]()
-            T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[jp % 2, :, :, :, :], scope="warpgroup", accum=True)
+            T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[jp % STAGES, :, :, :, :], scope="warpgroup", accum=True)
             T.ptx["wgmma.commit_group.sync.aligned"]()
             if PINGPONG != 0:
                 T.ptx["bar.arrive"](4 - wg, 256)  # the other warpgroup's turn
@@ -275,7 +276,7 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
             # rewritten
             T.ptx["wgmma.wait_group.sync.aligned"](0)
             if j > 0 and tid % 128 == 0:
-                T.ptx.mbarrier.arrive.shared.b64(state2, vempty.ptr_to([jp % 2]))
+                T.ptx.mbarrier.arrive.shared.b64(state2, vempty.ptr_to([jp % STAGES]))
             for a in T.unroll(HEAD_DIM // 2):
                 PO[a] = PO[a] * corr[(a // 2) % 2]
             for i in T.unroll(BLOCK_N // 4):
@@ -284,9 +285,9 @@ def attention_fwd(Q: T.Tensor((nb, sq, nh, HEAD_DIM), DTYPE, align=16),
         if PINGPONG != 0:
             T.ptx["bar.sync"](3 + wg, 256)
         if NBLK > 0:
-            T.cuda.mbarrier_wait(vfull.ptr_to([(NBLK - 1) % 2]), ((NBLK - 1) // 2) % 2)
+            T.cuda.mbarrier_wait(vfull.ptr_to([(NBLK - 1) % STAGES]), ((NBLK - 1) // STAGES) % 2)
         T.ptx["wgmma.fence.sync.aligned"]()
-        T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[(NBLK + 1) % 2, :, :, :, :], scope="warpgroup", accum=True)  # stage (NBLK - 1) % 2
+        T.cuda.tile.apply(T.ptx[MMA_PV], Oacc, P, VV.sub[(NBLK + STAGES - 1) % STAGES, :, :, :, :], scope="warpgroup", accum=True)  # stage (NBLK - 1) % STAGES
         T.ptx["wgmma.commit_group.sync.aligned"]()
         if PINGPONG != 0 and wg == 0:
             T.ptx["bar.arrive"](4, 256)

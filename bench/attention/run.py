@@ -151,7 +151,7 @@ def implementations(cfg, q, k, v, lens, sdpa):
                           dtype=torch.int32, device=dev)
         maxlen = max(lens)
     for c in attn._configs(d):
-        tag = "ours n%d pp%d" % (c["block_n"], int(c["pingpong"]))
+        tag = "ours " + attn._tag(c)
 
         def ours(c=c):
             if cu is None:

@@ -113,6 +113,9 @@ def test_tuner_variants_through_constants():
         k = attn._kernel(128, "bfloat16", True, False, cfg)
         assert "m64n%dk16" % cfg["block_n"] in k.ptx
         assert ("bar.arrive" in k.ptx) == cfg["pingpong"]
+        # the ring's barriers: full and empty, K and V, one per stage
+        stages = cfg.get("stages", 2)
+        assert k.ptx.count("mbarrier.init.shared.b64") == 1 + 4 * stages
         run(1, 2, 1, 200, 300, True, kern=k)
 
 
@@ -143,6 +146,17 @@ def test_ring_wraps_three_times():
     # six key blocks through the 2-stage ring: every stage's full/empty
     # parity flips three times; late completion and the race check
     run(1, 1, 1, 130, 700, False, late=True, check_races=True)
+
+
+def test_three_stage_ring_wraps():
+    # the 3-stage ring (the tuner's deeper variant): eight key blocks
+    # wrap it twice and more, late completion and the race check; a
+    # ragged last block and the causal diagonal
+    cfg = {"block_n": 128, "pingpong": True, "stages": 3}
+    k = attn._kernel(128, "bfloat16", False, False, cfg)
+    run(1, 1, 1, 130, 1000, False, kern=k, late=True, check_races=True)
+    kc = attn._kernel(128, "bfloat16", True, False, cfg)
+    run(1, 2, 1, 300, 300, True, kern=kc)
 
 
 def test_single_row_and_key():

@@ -88,10 +88,23 @@ _TORCH_DTYPES = ("bfloat16", "float16")
 _LARGER_N = {64: 192, 128: 176, 256: 80}
 
 
+# and, at d <= 128 with 128 keys, a 3-stage K/V ring (Q + 3 K and V
+# stages: 224 KiB at d128), so the producer runs further ahead
+_DEEPER = {64: (128,), 128: (128,), 256: ()}
+
+
 def _configs(head_dim):
-    return tuple({"block_n": bn, "pingpong": pp}
-                 for bn in (_BLOCK_N[head_dim], _LARGER_N[head_dim])
-                 for pp in (False, True))
+    two = tuple({"block_n": bn, "pingpong": pp}
+                for bn in (_BLOCK_N[head_dim], _LARGER_N[head_dim])
+                for pp in (False, True))
+    return two + tuple({"block_n": bn, "pingpong": pp, "stages": 3}
+                       for bn in _DEEPER[head_dim] for pp in (False, True))
+
+
+def _tag(cfg):
+    """The benchmark's name of a variant: n<keys> pp<0|1>[ s<stages>]."""
+    return "n%d pp%d%s" % (cfg["block_n"], int(cfg["pingpong"]),
+                           " s%d" % cfg["stages"] if "stages" in cfg else "")
 
 
 def _constants(head_dim, dtype, cfg):
@@ -100,7 +113,8 @@ def _constants(head_dim, dtype, cfg):
     return {"BLOCK_N": cfg["block_n"],
             "MMA_QK": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
                       % (cfg["block_n"], t, t),
-            "PINGPONG": int(cfg["pingpong"])}
+            "PINGPONG": int(cfg["pingpong"]),
+            "STAGES": int(cfg.get("stages", 2))}
 
 
 def _source(head_dim, dtype, causal, varlen):
