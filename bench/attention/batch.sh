@@ -13,7 +13,7 @@ PTXTILE_LIB_DIR=$(pwd)/build PYTHONPATH=$(pwd)/python timeout 30 "$(command -v n
 	--clock-control none -k regex:attention_fwd --launch-skip 1 -c 1 \
 	--section SpeedOfLight --section WarpStateStats \
 	--section ComputeWorkloadAnalysis --section Occupancy \
-	python3 bench/attention/profile.py > "$out/ncu.txt" 2>&1
+	python3 bench/attention/ncu_one.py > "$out/ncu.txt" 2>&1
 echo "ncu exit status: $?"
 tail -n 120 "$out/ncu.txt"
 exit $rc

@@ -345,3 +345,16 @@ def test_torch_compile_fullgraph_traces_it_on_meta_tensors():
     torch._dynamo.reset()
     o = torch.compile(f, fullgraph=True, backend="aot_eager")(q, k, k)
     assert o.shape == q.shape and o.dtype == bf
+
+
+def test_bench_scripts_shadow_no_standard_module():
+    # bench/attention/run.py's folder is first on sys.path when it runs:
+    # a file there named like a standard module (profile.py did) replaces
+    # it for torch (cProfile imports profile) and broke the autotuned rows
+    import os
+    import sys
+    folder = os.path.join(os.path.dirname(attn._SCRIPT), "..", "..", "..",
+                          "..", "bench", "attention")
+    names = {f[:-3] for f in os.listdir(folder) if f.endswith(".py")}
+    assert "run" in names
+    assert not names & set(sys.stdlib_module_names), names

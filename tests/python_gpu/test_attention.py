@@ -176,7 +176,7 @@ def test_torch_compile():
 
     o = f(q, k, v)
     want, _ = reference(q, k, v, True)
-    check(o / 2, None, want)
+    check(o / 2, None, want, None)
 
 
 def test_unsupported_inputs_are_named():

@@ -88,9 +88,11 @@ _TORCH_DTYPES = ("bfloat16", "float16")
 _LARGER_N = {64: 192, 128: 176, 256: 80}
 
 
-# and, at d <= 128 with 128 keys, a 3-stage K/V ring (Q + 3 K and V
-# stages: 224 KiB at d128), so the producer runs further ahead
-_DEEPER = {64: (128,), 128: (128,), 256: ()}
+# A 3-stage K/V ring (STAGES = 3, {"stages": 3} in a config; 224 KiB at
+# d128 with 128 keys) compiles and is tested, but measured 25-40% slower
+# than two stages on every row of the H200 run of 2026-12-01 21:31 UTC
+# (bench/README.md), so the tuner does not time it
+_DEEPER = {64: (), 128: (), 256: ()}
 
 
 def _configs(head_dim):

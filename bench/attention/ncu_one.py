@@ -1,16 +1,20 @@
-"""bench/attention/profile.py - one launch of one attention variant, for
+"""bench/attention/ncu_one.py - one launch of one attention variant, for
 ncu (the GPU batch's profile of the d128 row that is under cuDNN):
 
   ncu --clock-control none -k regex:attention_fwd -c 1 --section ... \\
-      python3 bench/attention/profile.py [B H S D BLOCK_N PINGPONG CAUSAL [STAGES]]
+      python3 bench/attention/ncu_one.py [B H S D BLOCK_N PINGPONG CAUSAL [STAGES]]
 
 Two launches (the first one compiles and warms up); ncu's -c 1 with
---launch-skip 1 profiles the second."""
+--launch-skip 1 profiles the second.  (Not named profile.py: run.py's
+folder is first on sys.path, and that name shadowed the standard
+library's profile module, which torch imports through cProfile.)"""
+import importlib
 import sys
 
 import torch
 
-from ptxtile.kernels import attention as attn
+# the module (ptxtile.kernels.attention is also the exported function)
+attn = importlib.import_module("ptxtile.kernels.attention")
 
 
 def main():
