@@ -88,10 +88,10 @@ _TORCH_DTYPES = ("bfloat16", "float16")
 _LARGER_N = {64: 192, 128: 176, 256: 80}
 
 
-# A 3-stage K/V ring (STAGES = 3, {"stages": 3} in a config; 224 KiB at
-# d128 with 128 keys) compiles and is tested, but measured 25-40% slower
-# than two stages on every row of the H200 run of 2026-12-01 21:31 UTC
-# (bench/README.md), so the tuner does not time it
+# A 3-stage K/V ring (STAGES = 3, {"stages": 3} in a config; 224 KiB
+# at d128 with 128 keys) compiles and is tested, but its best variant
+# measured 20-30% below the best two-stage one on every row of the H200
+# run of 2026-12-01 21:31 UTC (bench/README.md): the tuner skips it
 _DEEPER = {64: (), 128: (), 256: ()}
 
 
