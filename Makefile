@@ -92,6 +92,7 @@ fuzz:
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
+			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \
 			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 

@@ -265,7 +265,19 @@ addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 		word(cs, addr_offset(g, base, off));
 		return;
 	}
-	word(cs, gen_in_reg(g, gen_expr(g, a)).s);
+	Val v = gen_in_reg(g, gen_expr(g, a));
+	/* under .address_size 64 only shared windows (and tensor memory)
+	 * take a 32-bit address; ptxas refuses the rest ("32-bit address
+	 * ... conflicting with .address_size 64") */
+	bool narrow_ok = op->space == PSP_SHARED || op->space == PSP_SHARED_CTA ||
+			 op->space == PSP_SHARED_CLUSTER || op->space == PSP_TMEM;
+	if (v.s && !narrow_ok && dtype_bits(v.dt) < 64)
+		diag_error(g->c, PT_E_CODEGEN_OPERAND_WIDTH, a->span,
+			   "a %s address must be 64 bits (uint64 or ptr_to), "
+			   "found %s", op->space == PSP_GENERIC ? "generic"
+								 : space_word(op->space),
+			   dtype_name(v.dt));
+	word(cs, v.s);
 }
 
 static void

@@ -617,7 +617,13 @@ rd_expr_body(Reader *r, const JsonValue *v, Expr *e)
 	 * a constant tuple parameter (box=(1, 32)) untyped. */
 	case EX_INT:
 		return rd_int(r, v, "value", INT64_MIN, INT64_MAX, &e->u.ival);
-	case EX_FLOAT: return rd_float(r, v, &e->u.fval);
+	case EX_FLOAT:
+		/* no PTX immediate spells a float8/6/4 value */
+		if (ir_dtype_is_storage(e->dtype))
+			return rd_fail(r, v, PT_E_JSON_VALUE,
+				       "a %s float constant (a storage format)",
+				       dtype_name(e->dtype));
+		return rd_float(r, v, &e->u.fval);
 	case EX_BOOL:
 		if (!rd_bool(r, v, "value", &b))
 			return false;
