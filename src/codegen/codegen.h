@@ -53,6 +53,8 @@ typedef struct BufInfo {
 	int64_t offset;      /* BS_DYN: byte offset in the dynamic array */
 	Val *regs;           /* BS_LOCAL_REG: storage elements */
 	int64_t nelems;      /* storage elements */
+	bool addressed;      /* an element access or address was generated:
+			      * the metadata keeps it dense ("contiguous") */
 } BufInfo;
 
 typedef struct LoopLabels {

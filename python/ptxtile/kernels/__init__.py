@@ -7,6 +7,7 @@ torch.compile(fullgraph=True) and CUDA graph capture).
     import torch, ptxtile.kernels as K
     c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
     d = K.fp8_matmul(a8, b8, sa, sb)  # float8 with scales (fp8.py)
+    o = K.attention(q, k, v, causal=True)   # (batch, seq, heads, dim)
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
@@ -20,9 +21,10 @@ argument, skipped while torch.compile traces), the real implementation
 loaded and on the first eager call; then one import line below.
 """
 from ._registry import script_path, scripts
+from .attention import attention
 from .matmul import matmul
 
-__all__ = ["fp8_matmul", "matmul", "script_path", "scripts"]
+__all__ = ["attention", "fp8_matmul", "matmul", "script_path", "scripts"]
 
 
 def __getattr__(name):
