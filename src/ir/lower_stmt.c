@@ -202,6 +202,9 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 	const char *name = target->name;
 	const char *p = lw_call_path(L, value);
 	Sym *old = lw_lookup_local(L, name);
+	if (old && old->kind == SYM_VAR && old->var->kind == VK_LOCAL &&
+	    lw_is_ptx_call(L, value))
+		return lw_ptx_into(L, value, name, old->var, DT_NONE, NULL);
 	if (old && old->kind == SYM_VAR && !lw_is_alloc_path(p))
 		return assign_existing(L, old, value, sp);
 	if (old && old->kind != SYM_CONST && old->kind != SYM_LAYOUT) {
@@ -216,6 +219,10 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 		if (!b)
 			return lw_poison(L, name), NULL;
 		return def_buffer(L, b, sp);
+	}
+	if (lw_is_ptx_call(L, value)) {
+		Stmt *st = lw_ptx_into(L, value, name, NULL, DT_NONE, NULL);
+		return st ? st : (lw_poison(L, name), NULL);
 	}
 	if (lw_is_layout_path(p)) {
 		Layout *lay;
@@ -308,6 +315,10 @@ lower_annassign(Lower *L, Ast *s)
 		return NULL;
 	}
 	Expr *init = NULL;
+	if (s->c && lw_is_ptx_call(L, s->c)) {
+		Stmt *st = lw_ptx_into(L, s->c, t->name, NULL, dt, NULL);
+		return st ? st : (lw_poison(L, t->name), NULL);
+	}
 	if (s->c) {
 		init = lower_expr(L, s->c);
 		init = lw_coerce(L, lw_need_scalar(L, init, s->c->span), dt,
@@ -402,7 +413,11 @@ lower_if(Lower *L, Ast *s)
 static Stmt *
 lower_while(Lower *L, Ast *s)
 {
+	/* the condition runs every iteration: nothing may be put before it */
+	Block *cur = L->cur;
+	L->cur = NULL;
 	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	L->cur = cur;
 	Stmt *st = ir_new_stmt(L->c, ST_WHILE, s->span);
 	st->u.whil.cond = c;
 	L->loops++;
@@ -452,9 +467,79 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	return true;
 }
 
+/* Binds the target of a loop over a sequence to one element: a name,
+ * or a tuple of names unpacking an element tuple of that length. */
+static bool
+bind_seq_target(Lower *L, Ast *t, Expr *v)
+{
+	if (t->kind == A_TUPLE) {
+		if (v->type != ET_TUPLE || v->u.tuple.n != t->list.n)
+			return diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+					  "cannot unpack %s into %zu names",
+					  v->type == ET_TUPLE ? "a tuple of "
+								"another length"
+							      : "a scalar",
+					  t->list.n);
+		for (size_t i = 0; i < t->list.n; i++)
+			if (!bind_seq_target(L, t->list.v[i], v->u.tuple.v[i]))
+				return false;
+		return true;
+	}
+	if (t->kind != A_NAME)
+		return diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+				  "the loop target must be names");
+	Sym *old = lw_lookup_local(L, t->name);
+	if (old && old->kind != SYM_CONST && old->kind != SYM_ERROR)
+		return diag_error(L->c, PT_E_REDEFINED, t->span,
+				  "'%s' is already defined (a loop over a "
+				  "constant sequence binds a constant)",
+				  t->name);
+	lw_bind(L, t->name, SYM_CONST)->cval = v;
+	return true;
+}
+
+/* for s in (16, 8, 4, 2, 1): the body once per element, in order, with
+ * the target a constant (so 16 >> i and the like fold). */
+static Stmt *
+lower_for_seq(Lower *L, Ast *s, Expr *seq)
+{
+	if (!lw_is_const_value(seq)) {
+		diag_error(L->c, PT_E_UNSUPPORTED, s->b->span,
+			   "a for loop over a sequence needs a constant tuple "
+			   "or list");
+		return NULL;
+	}
+	int saved = L->seq_loop;
+	L->loops++;
+	L->seq_loop = L->loops;
+	for (size_t i = 0; i < seq->u.tuple.n; i++) {
+		if (!bind_seq_target(L, s->a, seq->u.tuple.v[i]))
+			break;
+		lower_block(L, &s->body, L->cur);
+	}
+	L->seq_loop = saved;
+	L->loops--;
+	return NULL;
+}
+
+static bool
+is_sequence(Lower *L, Ast *a)
+{
+	if (a->kind == A_TUPLE || a->kind == A_LIST)
+		return true;
+	if (a->kind != A_NAME)
+		return false;
+	Sym *sym = lw_lookup(L, a->name);
+	return sym && sym->kind == SYM_CONST && sym->cval->type == ET_TUPLE;
+}
+
 static Stmt *
 lower_for(Lower *L, Ast *s)
 {
+	if (is_sequence(L, s->b)) {
+		Expr *seq = L->cur ? lower_expr(L, s->b) : NULL;
+		return seq ? lower_for_seq(L, s, seq) : NULL;
+	}
 	if (s->a->kind != A_NAME) {
 		diag_error(L->c, PT_E_UNSUPPORTED, s->a->span,
 			   "the loop target must be one name");
@@ -540,6 +625,15 @@ lower_stmt(Lower *L, Ast *s)
 				   s->kind == S_BREAK ? "break" : "continue");
 			return NULL;
 		}
+		if (L->seq_loop == L->loops) {
+			diag_error(L->c, PT_E_SEQ_LOOP_JUMP, s->span,
+				   "'%s' in a loop over a constant sequence, "
+				   "whose body is repeated per element: use "
+				   "range() or if/else", s->kind == S_BREAK
+							       ? "break"
+							       : "continue");
+			return NULL;
+		}
 		return ir_new_stmt(L->c, s->kind == S_BREAK ? ST_BREAK
 							    : ST_CONTINUE,
 				   s->span);
@@ -559,6 +653,9 @@ lower_stmt(Lower *L, Ast *s)
 void
 lower_block(Lower *L, AstVec *in, Block *out)
 {
+	Block *cur = L->cur;
+	L->cur = out;
 	for (size_t i = 0; i < in->n; i++)
 		emit(L, out, lower_stmt(L, in->v[i]));
+	L->cur = cur;
 }

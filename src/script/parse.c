@@ -1004,9 +1004,20 @@ parse_for(Parser *P)
 	s->a = parse_bor(P);
 	if (!s->a)
 		return NULL;
-	if (at(P, TK_COMMA)) {
-		unsupported(P, cur(P)->span, "tuple unpacking in a for target");
-		return NULL;
+	if (at(P, TK_COMMA)) { /* for a, b in ...: lowering decides */
+		Ast *tup = node(P, A_TUPLE, s->a->span);
+		vec_push(&P->c->arena, &tup->list, s->a);
+		while (at(P, TK_COMMA) && !P->failed) {
+			advance(P);
+			if (at_kw(P, KW_IN))
+				break;
+			Ast *e = parse_bor(P);
+			if (!e)
+				return NULL;
+			vec_push(&P->c->arena, &tup->list, e);
+			tup->span = join(tup->span, e->span);
+		}
+		s->a = seal(P, tup);
 	}
 	if (!at_kw(P, KW_IN)) {
 		syntax_error(P, "'in'");
