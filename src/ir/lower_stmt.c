@@ -512,7 +512,9 @@ lower_for_seq(Lower *L, Ast *s, Expr *seq)
 	int saved = L->seq_loop;
 	L->loops++;
 	L->seq_loop = L->loops;
-	for (size_t i = 0; i < seq->u.tuple.n; i++) {
+	/* an error in one copy of the body would repeat in the next */
+	size_t errors = L->c->nerrors;
+	for (size_t i = 0; i < seq->u.tuple.n && L->c->nerrors == errors; i++) {
 		if (!bind_seq_target(L, s->a, seq->u.tuple.v[i]))
 			break;
 		lower_block(L, &s->body, L->cur);

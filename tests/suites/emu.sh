@@ -156,3 +156,13 @@ for w in f16:2 f32:4; do
 	want=7ff7; [ "$n" = 4 ] && want=7ff77ff7
 	[ "$vals" = "$want " ] && ok tma_oob_nan_$k || bad tma_oob_nan_$k "fill values: $vals"
 done
+
+# tests/golden/ptx_values.py on A = 0..31: the butterfly sum is
+# 0 + 1 + ... + 31 = 496 on every lane, the max 31; B[2], B[3] are
+# T.float32("inf") and T.infinity(ty="float32") * -1; C[lane] is
+# 1 << lane read back from the lane itself (shfl.sync.idx)
+expect_rc ptx_values 0 "$P" run --emulate tests/golden/ptx_values.py \
+	--arg A=iota --dump B --dump C
+want_c=$(awk 'BEGIN { v = 1; for (i = 0; i < 32; i++) { printf "%s%.0f", i ? " " : "", v; v *= 2 } }')
+grep -qx "B: 496 31 inf -inf" "$t/out" && grep -qx "C: $want_c" "$t/out" &&
+	ok ptx_values_result || bad ptx_values_result "$(cat "$t/out")"
