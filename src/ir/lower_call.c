@@ -524,10 +524,40 @@ unify_args(Lower *L, Expr **v, size_t n, Span sp)
 	return true;
 }
 
+/* T.cuda.printf(fmt, *args): the format a constant string, each
+ * argument a scalar (literals settle to int32/float32 as in C). */
+static Expr *
+lower_printf(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a))
+		return NULL;
+	static const char *const kws[] = {NULL};
+	if (!lw_check_keywords(L, &a, kws, "T.cuda.printf"))
+		return NULL;
+	if (a.pos.n == 0 || a.pos.n > 33)
+		return diag_error(L->c, PT_E_ARG_COUNT, call->span,
+				  "T.cuda.printf takes a format and at most 32 "
+				  "arguments"),
+		       NULL;
+	Expr *e = ir_new_expr(L->c, EX_BUILTIN, ET_VOID, DT_NONE, call->span);
+	e->u.call.id = BI_PRINTF;
+	for (size_t i = 0; i < a.pos.n; i++) {
+		Expr *x = lw_arg_expr(L, &a.pos.v[i]);
+		if (!x || (i > 0 && !lw_need_scalar(L, x, a.pos.v[i].span)))
+			return NULL;
+		lw_settle(x);
+		vec_push(&L->c->arena, &e->u.call.args, x);
+	}
+	return ir_printf_check(L->c, e) ? e : NULL;
+}
+
 static Expr *
 lower_builtin(Lower *L, Builtin id, Ast *call)
 {
 	const BuiltinInfo *bi = builtin_info(id);
+	if (id == BI_PRINTF)
+		return lower_printf(L, call);
 	Args a;
 	if (!lw_split_args(L, call, &a))
 		return NULL;
@@ -560,6 +590,9 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 		rt = v[0]->dtype;
 		break;
 	}
+	if (id == BI_TRAP_WHEN_ASSERT_FAILED &&
+	    !lw_need_bool(L, v[0], a.pos.v[0].span))
+		return NULL;
 	if (id == BI_THREAD_IDX || id == BI_BLOCK_IDX || id == BI_CLUSTER_CTA_ID)
 		if (!check_thread_axis(L, v[0], a.pos.v[0].span))
 			return NULL;

@@ -593,6 +593,66 @@ lower_return(Lower *L, Ast *s)
 	return st;
 }
 
+/* text with every '%' doubled, for a printf format */
+static void
+put_literal(StrBuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		if (s[i] == '%')
+			sb_putc(b, '%');
+		sb_putc(b, s[i]);
+	}
+}
+
+/* assert cond[, "message"]: a thread whose cond is false prints
+ * "FILE:LINE: assertion failed: COND[: message]" (the source text of
+ * cond) with T.cuda.printf and traps with
+ * T.cuda.trap_when_assert_failed(False); the IR is that if statement, so
+ * print and JSON show it as such. */
+static Stmt *
+lower_assert(Lower *L, Ast *s)
+{
+	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	const char *msg = s->b ? lw_const_str(L, s->b, "an assert message") : "";
+	if (!c || !msg)
+		return NULL;
+	Ctx *cx = L->c;
+	int line, col;
+	ctx_line_col(cx, s->span.file, s->span.lo, &line, &col);
+	const SourceFile *f = s->span.file && s->span.file <= cx->files.n
+				      ? &cx->files.v[s->span.file - 1]
+				      : NULL;
+	StrBuf b;
+	sb_init(&b, &cx->arena);
+	put_literal(&b, f ? f->name : "<script>", SIZE_MAX);
+	sb_printf(&b, ":%d: assertion failed: ", line);
+	if (f && s->a->span.hi <= f->len)
+		put_literal(&b, f->text + s->a->span.lo,
+			    s->a->span.hi - s->a->span.lo);
+	if (*msg) {
+		sb_puts(&b, ": ");
+		put_literal(&b, msg, SIZE_MAX);
+	}
+	sb_putc(&b, '\n');
+	Expr *fmt = ir_new_expr(cx, EX_STR, ET_STR, DT_NONE, s->span);
+	fmt->u.str = sb_cstr(&b);
+	Expr *pf = ir_new_expr(cx, EX_BUILTIN, ET_VOID, DT_NONE, s->span);
+	pf->u.call.id = BI_PRINTF;
+	vec_push(&cx->arena, &pf->u.call.args, fmt);
+	Expr *trap = ir_new_expr(cx, EX_BUILTIN, ET_VOID, DT_NONE, s->span);
+	trap->u.call.id = BI_TRAP_WHEN_ASSERT_FAILED;
+	vec_push(&cx->arena, &trap->u.call.args, ir_bool(cx, false, s->span));
+	Stmt *st = ir_new_stmt(cx, ST_IF, s->span);
+	st->u.cond.cond = lw_make_unary(L, UN_LNOT, c, s->a->span);
+	Stmt *p = ir_new_stmt(cx, ST_EVAL, s->span);
+	p->u.value = pf;
+	Stmt *t = ir_new_stmt(cx, ST_EVAL, s->span);
+	t->u.value = trap;
+	vec_push(&cx->arena, &st->u.cond.then, p);
+	vec_push(&cx->arena, &st->u.cond.then, t);
+	return st->u.cond.cond ? st : NULL;
+}
+
 static bool
 scalar_fn_allows(Ast *s)
 {
@@ -640,6 +700,7 @@ lower_stmt(Lower *L, Ast *s)
 							    : ST_CONTINUE,
 				   s->span);
 	case S_RETURN: return lower_return(L, s);
+	case S_ASSERT: return lower_assert(L, s);
 	case S_PASS: return NULL;
 	case S_DEF:
 		diag_error(L->c, PT_E_UNSUPPORTED, s->span,

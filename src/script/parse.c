@@ -904,7 +904,19 @@ parse_small_stmt(Parser *P)
 	case KW_IMPORT:
 	case KW_FROM:
 		return parse_import(P);
-	case KW_GLOBAL: case KW_NONLOCAL: case KW_DEL: case KW_ASSERT:
+	case KW_ASSERT: { /* assert test[, message] */
+		advance(P);
+		Ast *s = node(P, S_ASSERT, t->span);
+		s->a = parse_test(P);
+		if (s->a && at(P, TK_COMMA)) {
+			advance(P);
+			s->b = parse_test(P);
+			if (!s->b)
+				return NULL;
+		}
+		return s->a ? seal(P, s) : NULL;
+	}
+	case KW_GLOBAL: case KW_NONLOCAL: case KW_DEL:
 	case KW_RAISE: {
 		const char *what = arena_printf(&P->c->arena, "'%s'",
 						keyword_name(t->kw));
