@@ -82,18 +82,22 @@ format_array(Gen *g, const char *f)
 	return sym;
 }
 
+/* The call block; its .param names are numbered like the format (one
+ * name per call in the entry, which keeps the emulator's symbol table
+ * flat). */
 static void
-call_vprintf(Gen *g, Val fmt, Val args)
+call_vprintf(Gen *g, Val fmt, Val args, int k)
 {
 	Val r = gen_reg(g, DT_INT32);
 	gen_emit(g, "{");
-	gen_emit(g, ".param .b64 param0;");
-	gen_emit(g, ".param .b64 param1;");
-	gen_emit(g, ".param .b32 retval0;");
-	gen_emit(g, "st.param.b64 [param0], %s;", fmt.s);
-	gen_emit(g, "st.param.b64 [param1], %s;", args.s);
-	gen_emit(g, "call.uni (retval0), vprintf, (param0, param1);");
-	gen_emit(g, "ld.param.b32 %s, [retval0];", r.s);
+	gen_emit(g, ".param .b64 $printf_fmt%d;", k);
+	gen_emit(g, ".param .b64 $printf_args%d;", k);
+	gen_emit(g, ".param .b32 $printf_ret%d;", k);
+	gen_emit(g, "st.param.b64 [$printf_fmt%d], %s;", k, fmt.s);
+	gen_emit(g, "st.param.b64 [$printf_args%d], %s;", k, args.s);
+	gen_emit(g, "call.uni ($printf_ret%d), vprintf, ($printf_fmt%d, "
+		 "$printf_args%d);", k, k, k);
+	gen_emit(g, "ld.param.b32 %s, [$printf_ret%d];", r.s, k);
 	gen_emit(g, "}");
 }
 
@@ -128,12 +132,13 @@ gen_printf(Gen *g, const Expr *e)
 	} else {
 		args = gen_in_reg(g, args);
 	}
+	int k = g->mod->nstr;
 	const char *sym = format_array(g, e->u.call.args.v[0]->u.str);
 	Val f = gen_reg(g, DT_UINT64), fg = gen_reg(g, DT_UINT64);
 	gen_emit(g, "mov.u64 %s, %s;", f.s, sym);
 	gen_emit(g, "cvta.global.u64 %s, %s;", fg.s, f.s);
 	g->mod->vprintf = true;
-	call_vprintf(g, fg, args);
+	call_vprintf(g, fg, args, k);
 	return none;
 }
 
