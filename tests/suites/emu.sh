@@ -166,3 +166,26 @@ expect_rc ptx_values 0 "$P" run --emulate tests/golden/ptx_values.py \
 want_c=$(awk 'BEGIN { v = 1; for (i = 0; i < 32; i++) { printf "%s%.0f", i ? " " : "", v; v *= 2 } }')
 grep -qx "B: 496 31 inf -inf" "$t/out" && grep -qx "C: $want_c" "$t/out" &&
 	ok ptx_values_result || bad ptx_values_result "$(cat "$t/out")"
+
+# tests/golden/printf_assert.py, A = 0..3, n = -42: each lane prints
+# x = 3 A[tid], b = x / 2, n and 0xbeef; lane 0 also "100% done".  The
+# expected text is the shell's printf of the same values (the emulator's
+# line order is its thread order, so lines are compared sorted).
+expect_rc printf 0 "$P" run --emulate tests/golden/printf_assert.py \
+	--arg A=iota --arg n=-42
+for i in 0 1 2 3; do
+	printf 'lane %d: x=%04d b=%.2f n=%d h=%#x\n' $i $((3 * i)) \
+		"$(awk "BEGIN { print $i * 1.5 }")" -42 48879
+done >"$t/want"
+printf '100%% done\n' >>"$t/want"
+sort "$t/want" >"$t/want.s"
+sort "$t/out" | cmp -s - "$t/want.s" && ok printf_text ||
+	bad printf_text "$(diff "$t/out" "$t/want")"
+# A[2] = 12 fails the assert of line 19: lane 2 prints the line and the
+# condition, then traps (E9580, naming the script line with --lineinfo)
+printf '\000\000\000\000\001\000\000\000\014\000\000\000\003\000\000\000' >"$t/a.bin"
+expect_rc assert_fails 1 "$P" run --emulate tests/golden/printf_assert.py \
+	--arg A=file:"$t/a.bin" --arg n=1 --lineinfo
+grep -qx 'tests/golden/printf_assert.py:19: assertion failed: A\[tid\] < 10: A\[tid\] is a small index' "$t/out" &&
+	grep -q 'error\[E9580\].*thread (2,0,0).*printf_assert.py:19' "$t/err" &&
+	ok assert_text || bad assert_text "$(cat "$t/out" "$t/err")"
