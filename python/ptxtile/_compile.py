@@ -12,7 +12,7 @@ from . import _args, _cache, _emulate, _lib, _runtime, _source, _target
 from ._errors import CompileError, Diagnostic, LaunchError
 from .tirx import Function
 
-_OPTIONS = ("name", "cache")
+_OPTIONS = ("name", "cache", "lineinfo")
 
 
 def _read_source(kernel):
@@ -70,10 +70,12 @@ def _run(name, text, target, step):
         lib.pt_ctx_free(ctx)
 
 
-def compile_text(name, text, target):
-    """(PTX, metadata JSON) of a script, through libptxtile."""
+def compile_text(name, text, target, lineinfo=False):
+    """(PTX, metadata JSON) of a script, through libptxtile; lineinfo
+    adds .file/.loc so emulator and GPU errors name script lines."""
     def step(lib, ctx, mod):
         ptx, meta = ctypes.c_char_p(), ctypes.c_char_p()
+        lib.pt_set_lineinfo(ctx, 1 if lineinfo else 0)
         rc = lib.pt_compile(ctx, mod, target.encode(), ctypes.byref(ptx),
                             ctypes.byref(meta))
         return rc, rc == 0 and (ptx.value.decode(), meta.value.decode())
@@ -97,7 +99,8 @@ def compile(kernel, target=None, **options):
     or a @T.function of a Python module.  target=None takes the current
     device's target (ptxtile.default_target()).  Options: name= (which
     kernel of a module with several), cache= (False skips the on-disk
-    cache).  Raises CompileError with every diagnostic."""
+    cache), lineinfo= (True: .file/.loc, so errors name script lines).
+    Raises CompileError with every diagnostic."""
     bad = sorted(set(options) - set(_OPTIONS))
     if bad:
         raise TypeError("unknown option(s) %s; ptxtile.compile takes %s"
@@ -107,11 +110,13 @@ def compile(kernel, target=None, **options):
     if target is None:
         target = _target.default_target()
     use_cache = options.get("cache", True) and _cache.enabled()
-    key = _cache.key(src_name, text, target, {})
+    lineinfo = bool(options.get("lineinfo", False))
+    key = _cache.key(src_name, text, target,
+                     {"lineinfo": True} if lineinfo else {})
     art = _cache.load(key) if use_cache else None
     hit = art is not None
     if not hit:
-        ptx, meta = compile_text(src_name, text, target)
+        ptx, meta = compile_text(src_name, text, target, lineinfo)
         if use_cache:
             _cache.store(key, ptx, meta)
     else:
