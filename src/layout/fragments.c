@@ -13,6 +13,8 @@
  *   mma B   (8, kw) words   S[(8, kw/4, 4):(4@laneid, 1, 1@laneid)]
  *   mma C/D (16, 8) elems   S[(2, 8, 4, 2):(2, 4@laneid, 1@laneid, 1)]
  *   ldmatrix .xN (N, 8, 4) words  S[(N, 8, 4):(1, 4@laneid, 1@laneid)]
+ *            (with or without .trans: the words a lane owns are the
+ *            same, what the tile calls check)
  *            in 16-bit elements (N, 8, 8)
  *                           S[(N, 8, 4, 2):(2, 4@laneid, 1@laneid, 1)]
  *            .trans (N, 8, 8) 16-bit elements of the memory matrix
@@ -170,8 +172,9 @@ ldmatrix(Build *b, const FragReq *r)
 		return "ldmatrix/stmatrix move 1, 2 or 4 matrices (.x1 .x2 .x4)";
 	if (r->bits != 16 && r->bits != 32)
 		return "the registers are 32-bit words or 16-bit elements";
-	if (r->trans && r->bits != 16)
-		return ".trans moves 16-bit elements: give a 16-bit dtype";
+	/* in 32-bit words .trans changes which halves a lane receives, not
+	 * which words: the tile layer's (matrix, row, word) owner map is
+	 * the same, so trans only matters for the 16-bit element view */
 	const char *why = outer(b, r, r->bits == 32 ? r->num : 2 * r->num);
 	if (why)
 		return why;

@@ -328,7 +328,7 @@ TEST(fragment_refusals)
 		req(FRAG_MMA_SYNC, 'Q', "m16n8k16", "bfloat16", 16, 0, false),
 		req(FRAG_MMA_SYNC, 'A', "m8n8k4", "float16", 16, 0, false),
 		req(FRAG_LDMATRIX, 0, NULL, NULL, 32, 3, false),
-		req(FRAG_LDMATRIX, 0, NULL, NULL, 32, 4, true),
+		req(FRAG_LDMATRIX, 0, NULL, NULL, 8, 4, false),
 		req(FRAG_WGMMA, 'D', "m64n12k16", "float32", 32, 0, false),
 		req(FRAG_WGMMA, 'B', "m64n64k16", "bfloat16", 16, 0, false),
 	};
