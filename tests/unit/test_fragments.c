@@ -13,6 +13,7 @@
 #include "test.h"
 #include "base/base.h"
 #include "layout/layout.h"
+#include "ptxtile.h"
 
 /* The ISA's coordinate of register r of lane l: row, and column in the
  * unit the layout's last dimension counts (words or elements). */
@@ -340,4 +341,35 @@ TEST(fragment_refusals)
 	rep.repeat[0] = 2, rep.order[0] = 1, rep.norder = 1;
 	CHECK(frag_layout(&a, &rep, &l) != NULL);
 	arena_free(&a);
+}
+
+/* Through the script: a fragment the ISA does not define is
+ * PT_E_FRAGMENT at the call, and a good one lowers to the layout that
+ * T.TileLayout spells out (the same buffer layout either way). */
+TEST(fragment_script_code)
+{
+	static const char head[] =
+		"from tvm_tirx.script import tirx as T\n"
+		"@T.function\n"
+		"def k(A: T.Tensor((32,), \"float32\")):\n"
+		"    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n";
+	char src[1024];
+	snprintf(src, sizeof src, "%s    a = T.alloc_local((2, 16, 4), \"uint32\", "
+		 "layout=T.cuda.mma_sync_layout(\"A\", \"m16n8k12\", \"float16\", "
+		 "repeat=2))\n", head);
+	pt_ctx *c = pt_ctx_new(NULL);
+	pt_module *m;
+	CHECK_INT(pt_load(c, "f.py", src, strlen(src), &m), PT_E_FRAGMENT);
+	CHECK(pt_diag_count(c) == 1 && pt_diag_code(c, 0) == PT_E_FRAGMENT);
+	pt_ctx_free(c);
+	snprintf(src, sizeof src, "%s    a = T.alloc_local((2, 16, 4), \"uint32\", "
+		 "layout=T.cuda.mma_sync_layout(\"A\", \"m16n8k8\", \"float16\", "
+		 "repeat=2))\n", head);
+	c = pt_ctx_new(NULL);
+	const char *text = NULL;
+	CHECK_INT(pt_load(c, "f.py", src, strlen(src), &m), PT_OK);
+	if (pt_print(c, m, &text) == PT_OK)
+		CHECK(strstr(text, "T.S[(2, 2, 8, 4):(2, 1, 4@T.cuda.Axis.laneid, "
+			      "1@T.cuda.Axis.laneid)]") != NULL);
+	pt_ctx_free(c);
 }
