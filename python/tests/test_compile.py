@@ -40,7 +40,7 @@ def test_compile_path():
     assert ".visible .entry saxpy_relu(" in k.ptx
     assert ".target sm_90a" in k.ptx
     assert entry_params(k) == [("X", "tensor"), ("Y", "tensor"),
-                               ("a", "scalar"), ("n_dim", "dim")]
+                               ("a", "scalar"), ("n$dim", "dim")]
     assert k.params == [("X", "tensor", "float32", ["n"]),
                         ("Y", "tensor", "float32", ["n"]),
                         ("a", "scalar", "float32", None)]

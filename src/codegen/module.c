@@ -367,8 +367,10 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 	}
 	for (size_t i = 0; i < s->dyn.n; i++, sep = ",\n") {
 		const Var *v = s->dyn.v[i];
+		/* '$' is in no script name: a scalar parameter n_dim
+		 * beside T.dynamic("n") keeps its own symbol */
 		const char *name = param_name(g, arena_printf(
-			&g->c->arena, "%s_dim", v->name));
+			&g->c->arena, "%s$dim", v->name));
 		sb_printf(out, "%s\t.param .s32 %s", sep, name);
 		Val r = gen_reg(g, DT_INT32);
 		gen_emit(g, "ld.param.s32 %s, [%s];", r.s, name);

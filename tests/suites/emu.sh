@@ -189,3 +189,11 @@ expect_rc assert_fails 1 "$P" run --emulate tests/golden/printf_assert.py \
 grep -qx 'tests/golden/printf_assert.py:19: assertion failed: A\[tid\] < 10: A\[tid\] is a small index' "$t/out" &&
 	grep -q 'error\[E9580\].*thread (2,0,0).*printf_assert.py:19' "$t/err" &&
 	ok assert_text || bad assert_text "$(cat "$t/out" "$t/err")"
+
+# tests/golden/size_dim_names.py: a scalar n_dim = 5 beside the size
+# n = 32 (hidden parameter k_n$dim) launches and writes 1.0 everywhere
+expect_rc size_dim_names 0 "$P" run --emulate tests/golden/size_dim_names.py \
+	--size n=32 --arg n_dim=5 --dump A
+want_a=$(awk 'BEGIN { for (i = 0; i < 32; i++) printf "%s1", i ? " " : "" }')
+grep -qx "A: $want_a" "$t/out" && ok size_dim_names_result ||
+	bad size_dim_names_result "$(cat "$t/out" "$t/err")"
