@@ -823,7 +823,7 @@ is_known_unsupported(const char *p)
 		"match_buffer", "address_of", "Buffer", "handle", "SMEMPool",
 		"TMEMPool", "attr", "call_packed", "thread_id", "cta_id",
 		"lane_id", "warp_id", "Select", "grid", "parallel",
-		"vectorized", "thread_binding", "constexpr", "let",
+		"thread_binding", "constexpr",
 		"shared_scalar", "ptr_byte_offset", "tvm_access_ptr", NULL,
 	};
 	for (size_t i = 0; names[i]; i++)
@@ -862,6 +862,9 @@ static const struct {
 	{"evaluate", PT_E_UNSUPPORTED, "is only valid as a statement"},
 	{"serial", PT_E_UNSUPPORTED, "is only valid in a for statement"},
 	{"unroll", PT_E_UNSUPPORTED, "is only valid in a for statement"},
+	{"vectorized", PT_E_UNSUPPORTED, "is only valid in a for statement"},
+	{"let", PT_E_UNSUPPORTED,
+	 "is only valid as an annotation (x: T.let = value)"},
 	{"dynamic", PT_E_UNSUPPORTED,
 	 "is only valid at module level (n = T.dynamic(\"n\"))"},
 };

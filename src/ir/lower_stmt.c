@@ -305,6 +305,19 @@ lower_annassign(Lower *L, Ast *s)
 			   "only names can be declared with a dtype");
 		return NULL;
 	}
+	/* x: T.let = value is TIRx's immutable binding: here a binding
+	 * (x = value) of a name not defined before */
+	if (lw_path_is(lw_ast_path(L, s->b), "let")) {
+		Sym *old = lw_lookup_local(L, t->name);
+		if (!s->c || (old && old->kind != SYM_ERROR))
+			return diag_error(L->c, s->c ? PT_E_REDEFINED
+						     : PT_E_MISSING_ARG,
+					  t->span, s->c ? "'%s' is already defined"
+							: "T.let needs a value",
+					  t->name),
+			       NULL;
+		return assign_name(L, t, s->c, s->span);
+	}
 	DType dt;
 	if (!lw_ast_dtype(L, s->b, &dt))
 		return lw_poison(L, t->name), NULL;
@@ -432,19 +445,47 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	const char *p = lw_ast_path(L, it->a);
 	bool is_range = it->a->kind == A_NAME && !strcmp(it->a->name, "range") &&
 			!lw_lookup(L, "range");
-	if (lw_path_is(p, "unroll"))
+	bool serial = lw_path_is(p, "serial");
+	/* T.vectorized: the same iterations; ptxtile unrolls it (the
+	 * vector instructions are the tile calls' business) */
+	if (lw_path_is(p, "unroll") || lw_path_is(p, "vectorized"))
 		st->u.loop.kind = FOR_UNROLL;
-	else if (!is_range && !lw_path_is(p, "serial"))
+	else if (!is_range && !serial)
 		return diag_error(L->c, PT_E_UNSUPPORTED, it->span,
 				  "a for loop iterates over range(), "
-				  "T.serial() or T.unroll()");
+				  "T.serial(), T.unroll() or T.vectorized()");
 	Args a;
 	if (!lw_split_args(L, it, &a))
 		return false;
-	static const char *const kws[] = {NULL};
-	if (!lw_check_keywords(L, &a, kws, "range") ||
-	    !lw_check_count(L, &a, 1, 3, it->span, "range"))
+	static const char *const kw_none[] = {NULL};
+	static const char *const kw_step[] = {"step", NULL};
+	static const char *const kw_serial[] = {"step", "unroll", NULL};
+	const char *const *kws = is_range ? kw_none : serial ? kw_serial : kw_step;
+	Ast *step = lw_kwarg(&a, "step");
+	if (!lw_check_keywords(L, &a, kws, is_range ? "range" : p) ||
+	    !lw_check_count(L, &a, 1, step ? 2 : 3, it->span,
+			    is_range ? "range" : p))
 		return false;
+	if (step && a.pos.n < 2) /* T.serial(8, step=2) has no stop */
+		return diag_error(L->c, PT_E_ARG_COUNT, step->span,
+				  "step= needs a start and a stop");
+	if (step) {
+		Arg sa = {step, NULL, step->span};
+		vec_push(&L->c->arena, &a.pos, sa);
+	}
+	/* T.serial(..., unroll=True): unrolled; False or an unroll factor
+	 * (a hint ptxas may follow on its own) leave it a loop */
+	Ast *un = lw_kwarg(&a, "unroll");
+	if (un) {
+		Expr *u = lower_expr(L, un);
+		if (!u || (u->kind != EX_BOOL && u->kind != EX_INT))
+			return u ? diag_error(L->c, PT_E_NOT_CONST, un->span,
+					      "unroll= is True, False or a "
+					      "constant factor")
+				 : false;
+		if (u->kind == EX_BOOL && u->u.ival)
+			st->u.loop.kind = FOR_UNROLL;
+	}
 	Expr *v[3] = {0};
 	for (size_t i = 0; i < a.pos.n; i++) {
 		v[i] = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[i]), a.pos.v[i].span);

@@ -197,3 +197,13 @@ expect_rc size_dim_names 0 "$P" run --emulate tests/golden/size_dim_names.py \
 want_a=$(awk 'BEGIN { for (i = 0; i < 32; i++) printf "%s1", i ? " " : "" }')
 grep -qx "A: $want_a" "$t/out" && ok size_dim_names_result ||
 	bad size_dim_names_result "$(cat "$t/out" "$t/err")"
+
+# tests/golden/tirx_surface.py, thread t (base 16t): A[base + i] = i for
+# even i < 8, base + i for odd i < 8, 100 + i - 8 for 8 <= i < 12, -i for
+# 12 <= i < 16
+expect_rc tirx_surface 0 "$P" run --emulate tests/golden/tirx_surface.py --dump A
+want_s=$(awk 'BEGIN { for (t = 0; t < 4; t++) for (i = 0; i < 16; i++) {
+	v = i < 8 ? (i % 2 ? 16 * t + i : i) : i < 12 ? 100 + i - 8 : -i
+	printf "%s%d", (t || i) ? " " : "", v } }')
+grep -qx "A: $want_s" "$t/out" && ok tirx_surface_result ||
+	bad tirx_surface_result "$(cat "$t/out" "$t/err")"
