@@ -262,12 +262,48 @@ frag_dtype(Lower *L, Arg *arg, Ast *kw, FragReq *r)
  * T.cuda.wgmma_layout(operand, shape, dtype, repeat=),
  * T.cuda.ldmatrix_layout(num, trans=False, dtype="uint32", repeat=,
  * warps=) (stmatrix_layout: the same registers) */
+/* T.cuda.tmem_datapath_layout(datapath, rows, cols, sub_slab=0): TIRx's
+ * tmem_datapath_layout */
+static bool
+tmem_layout(Lower *L, Ast *call, Args *a, Layout **out)
+{
+	const char *fn = "T.cuda.tmem_datapath_layout";
+	static const char *const kws[] = {"sub_slab", NULL};
+	if (!lw_check_keywords(L, a, kws, fn) ||
+	    !lw_check_count(L, a, 3, 3, call->span, fn))
+		return false;
+	FragReq r = {0};
+	r.kind = FRAG_TMEM;
+	const char *d = a->pos.v[0].ast
+				? lw_const_str(L, a->pos.v[0].ast, "the datapath")
+				: NULL;
+	int64_t sub = 0;
+	Ast *sk = lw_kwarg(a, "sub_slab");
+	if (!d || !a->pos.v[1].ast || !a->pos.v[2].ast ||
+	    !lw_const_int(L, a->pos.v[1].ast, &r.rows) ||
+	    !lw_const_int(L, a->pos.v[2].ast, &r.cols) ||
+	    (sk && !lw_const_int(L, sk, &sub)))
+		return false;
+	if (sub != 0 && sub != 1)
+		return diag_error(L->c, PT_E_FRAGMENT, sk->span,
+				  "sub_slab= is 0 or 1");
+	r.datapath = d[0] && !d[1] ? d[0] : '?';
+	r.sub_slab = (int)sub;
+	const char *why = frag_layout(&L->c->arena, &r, out);
+	if (why)
+		return diag_error(L->c, PT_E_FRAGMENT, call->span, "%s: %s",
+				  fn, why);
+	return true;
+}
+
 static bool
 fragment_layout(Lower *L, Ast *call, const char *p, Layout **out)
 {
 	Args a;
 	if (!lw_split_args(L, call, &a))
 		return false;
+	if (!strcmp(p, "cuda.tmem_datapath_layout"))
+		return tmem_layout(L, call, &a, out);
 	FragReq r = {0};
 	bool ld = !strcmp(p, "cuda.ldmatrix_layout") ||
 		  !strcmp(p, "cuda.stmatrix_layout");

@@ -111,5 +111,6 @@ lw_is_layout_path(const char *p)
 	       lw_path_is(p, "cuda.mma_sync_layout") ||
 	       lw_path_is(p, "cuda.ldmatrix_layout") ||
 	       lw_path_is(p, "cuda.stmatrix_layout") ||
-	       lw_path_is(p, "cuda.wgmma_layout");
+	       lw_path_is(p, "cuda.wgmma_layout") ||
+	       lw_path_is(p, "cuda.tmem_datapath_layout");
 }

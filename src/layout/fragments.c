@@ -252,17 +252,63 @@ wgmma(Build *b, const FragReq *r)
 	return NULL;
 }
 
+/* The tcgen05 data-path layouts of the PTX ISA (tcgen05 "Data path
+ * layout organization", layouts A-G): which TMEM lane and column a row
+ * and column of an (rows, cols) accumulator of that MMA occupy.
+ *   A, D  (128 rows)  row r in lane r
+ *   B, E  (64 rows)   the column halves fold onto lanes 0-63 and 64-127
+ *   C, F  (64 rows)   16 rows per warp slab: row r in lane
+ *                     32(r/16) + r%16 (+16 with sub_slab=1)
+ *   G     (32 rows)   the column quarters fold onto the four slabs */
+static const char *
+tmem(Build *b, const FragReq *r, LayoutOffset *off, int *noff)
+{
+	char d = r->datapath;
+	int64_t want = d == 'A' || d == 'D' ? 128 : d == 'G' ? 32 : 64;
+	if (!d || !strchr("ABCDEFG", d))
+		return "the datapath is a layout letter A-G";
+	if (r->rows != want)
+		return "the rows must be the datapath's M per CTA (128 for A "
+		       "and D, 64 for B C E F, 32 for G)";
+	if (r->cols <= 0 || r->cols > 512)
+		return "the columns are 1..512";
+	if (r->sub_slab && d != 'C' && d != 'F')
+		return "sub_slab=1 exists only for datapaths C and F";
+	if (d == 'A' || d == 'D') {
+		push(b, r->rows, 1, AX_TLANE);
+		push(b, r->cols, 1, AX_TCOL);
+	} else if (d == 'G' || d == 'B' || d == 'E') {
+		int64_t parts = d == 'G' ? 4 : 2;
+		if (r->cols % parts)
+			return d == 'G' ? "datapath G needs a multiple of 4 columns"
+					: "datapaths B and E need an even column count";
+		push(b, r->rows, 1, AX_TLANE);
+		push(b, parts, 128 / parts, AX_TLANE);
+		push(b, r->cols / parts, 1, AX_TCOL);
+	} else {
+		push(b, 4, 32, AX_TLANE);
+		push(b, 16, 1, AX_TLANE);
+		push(b, r->cols, 1, AX_TCOL);
+		if (r->sub_slab)
+			off[(*noff)++] = (LayoutOffset){16, AX_TLANE};
+	}
+	return NULL;
+}
+
 const char *
 frag_layout(Arena *a, const FragReq *r, Layout **out)
 {
 	Build b = {0};
+	LayoutOffset off[1];
+	int noff = 0;
 	const char *why = r->kind == FRAG_MMA_SYNC ? mma_sync(&b, r)
 			  : r->kind == FRAG_LDMATRIX ? ldmatrix(&b, r)
+			  : r->kind == FRAG_TMEM     ? tmem(&b, r, off, &noff)
 						     : wgmma(&b, r);
 	if (why)
 		return why;
 	if (b.n == 0) /* every extent 1: one register */
 		b.it[b.n++] = (LayoutIter){1, 1, AX_M};
-	*out = layout_make(a, b.it, b.n, NULL, 0, NULL, 0);
+	*out = layout_make(a, b.it, b.n, NULL, 0, off, noff);
 	return NULL;
 }

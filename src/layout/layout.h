@@ -178,7 +178,9 @@ Layout *layout_compose(Arena *a, int sw_m, int sw_b, int sw_s,
 const char *layout_str(Arena *a, const Layout *l);
 
 /* fragments.c: the named register-fragment layouts. */
-typedef enum FragKind { FRAG_MMA_SYNC, FRAG_LDMATRIX, FRAG_WGMMA } FragKind;
+typedef enum FragKind {
+	FRAG_MMA_SYNC, FRAG_LDMATRIX, FRAG_WGMMA, FRAG_TMEM
+} FragKind;
 typedef struct FragReq {
 	FragKind kind;
 	char operand;      /* 'A' 'B' 'C' 'D' (mma_sync, wgmma) */
@@ -194,6 +196,11 @@ typedef struct FragReq {
 	int norder;
 	int64_t warps[3];
 	int nwarps;
+	/* tcgen05 datapath (FRAG_TMEM): layout letter A-G, buffer rows and
+	 * columns, the upper 16-lane half of each warp slab (F, C) */
+	char datapath;
+	int64_t rows, cols;
+	int sub_slab;
 } FragReq;
 /* The layout r names, or NULL and *out set; else why there is none. */
 const char *frag_layout(Arena *a, const FragReq *r, Layout **out);

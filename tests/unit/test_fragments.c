@@ -373,3 +373,91 @@ TEST(fragment_script_code)
 			      "1@T.cuda.Axis.laneid)]") != NULL);
 	pt_ctx_free(c);
 }
+
+/* tcgen05 data-path layouts (PTX ISA, tcgen05 "Data path layout
+ * organization"): for every (row, col) of the (rows, cols) accumulator,
+ * the TMEM lane and column the figure gives; layouts must also put no two
+ * coordinates in one (lane, column) */
+static void
+isa_tmem(char d, int sub, int64_t rows, int64_t cols, int64_t row, int64_t col,
+	 int64_t *lane, int64_t *tcol)
+{
+	(void)rows;
+	switch (d) {
+	case 'A': case 'D': /* M = 128 per CTA: row i is lane i */
+		*lane = row, *tcol = col;
+		break;
+	case 'B': case 'E': /* half datapath: second column half on lanes 64+ */
+		*lane = row + (col >= cols / 2 ? 64 : 0);
+		*tcol = col % (cols / 2);
+		break;
+	case 'G': /* quarter datapath: column quarter q on lanes 32q.. */
+		*lane = row + 32 * (col / (cols / 4));
+		*tcol = col % (cols / 4);
+		break;
+	default: /* C, F: 16 rows in each warp's 32-lane slab */
+		*lane = 32 * (row / 16) + row % 16 + 16 * sub;
+		*tcol = col;
+	}
+}
+
+TEST(fragment_tmem_datapaths)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	static const struct {
+		char d;
+		int sub;
+		int64_t rows, cols;
+	} cases[] = {
+		{'A', 0, 128, 64}, {'D', 0, 128, 256}, {'B', 0, 64, 128},
+		{'E', 0, 64, 32},  {'C', 0, 64, 64},   {'F', 0, 64, 16},
+		{'F', 1, 64, 16},  {'G', 0, 32, 64},
+	};
+	for (size_t k = 0; k < countof(cases); k++) {
+		FragReq r;
+		memset(&r, 0, sizeof r);
+		r.kind = FRAG_TMEM, r.datapath = cases[k].d;
+		r.rows = cases[k].rows, r.cols = cases[k].cols;
+		r.sub_slab = cases[k].sub;
+		Layout *l = make(t, &a, r);
+		static unsigned char used[128][512];
+		memset(used, 0, sizeof used);
+		int64_t shape[2] = {r.rows, r.cols};
+		for (int64_t row = 0; l && row < r.rows; row++)
+			for (int64_t col = 0; col < r.cols; col++) {
+				int64_t lane, tc, c[2] = {row, col};
+				isa_tmem(r.datapath, r.sub_slab, r.rows, r.cols,
+					 row, col, &lane, &tc);
+				PhysCoord p;
+				layout_eval(l, shape, 2, c, &p);
+				if (p.v[AX_TLANE] != lane || p.v[AX_TCOL] != tc) {
+					test_fail(t, __FILE__, __LINE__,
+						  "datapath %c (%lld, %lld): lane "
+						  "%lld col %lld, ISA %lld %lld",
+						  r.datapath, (long long)row,
+						  (long long)col,
+						  (long long)p.v[AX_TLANE],
+						  (long long)p.v[AX_TCOL],
+						  (long long)lane, (long long)tc);
+					row = r.rows;
+					break;
+				}
+				CHECK(used[lane][tc]++ == 0);
+			}
+	}
+	/* refusals: rows that are not the datapath's, odd columns for B,
+	 * sub_slab outside C/F, an unknown letter */
+	FragReq bad;
+	memset(&bad, 0, sizeof bad);
+	bad.kind = FRAG_TMEM, bad.datapath = 'D', bad.rows = 64, bad.cols = 8;
+	Layout *l;
+	CHECK(frag_layout(&a, &bad, &l) != NULL);
+	bad.datapath = 'B', bad.cols = 7;
+	CHECK(frag_layout(&a, &bad, &l) != NULL);
+	bad.cols = 8, bad.sub_slab = 1;
+	CHECK(frag_layout(&a, &bad, &l) != NULL);
+	bad.datapath = 'H', bad.sub_slab = 0;
+	CHECK(frag_layout(&a, &bad, &l) != NULL);
+	arena_free(&a);
+}
