@@ -4,7 +4,8 @@
 #   make asan        the same suite under ASan+UBSan in build-asan/
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make fuzz-smoke  the same, 60 s each (CI)
-#   make demo        build, compile every example; run them where a GPU is
+#   make demo        build, compile every example; run them on the GPU, or
+#                    without one in the PTX emulator (host-checked)
 #   make test-gpu    GPU tests (a skip, exit 0, when no driver)
 #   make test-tirx   compare tile instructions with apache-tvm-tirx (optional)
 #   make bench-frontend  front-end timing per example (bench/README.md)
@@ -103,7 +104,7 @@ fuzz-smoke:
 		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS); \
 	else echo "fuzz-smoke: SKIPPED, clang cannot link -fsanitize=fuzzer"; fi
 
-demo: all
+demo: all $(O)/unit_tests
 	@BUILD=$(O) sh tools/demo.sh
 
 # Front-end benchmark (bench/README.md): parse + lower + print per example.

@@ -115,6 +115,22 @@ typedef enum pt_budget {
 PT_API int pt_set_budget(pt_ctx *ctx, pt_budget which, size_t limit);
 PT_API size_t pt_get_budget(const pt_ctx *ctx, pt_budget which);
 
+/* ---- module constants ----
+ * pt_set_constant overrides the module constant `name` (a module-level
+ * `NAME = value` of the script) in every later pt_load on ctx, until
+ * pt_clear_constants.  value is script expression text: "128", "2.5",
+ * "True", "'bfloat16'", "(2, 1)", or a constant expression of earlier
+ * module constants.  The override must have the type of the value it
+ * replaces (an int for an int, a dtype name for a dtype name, ...);
+ * pt_load reports a wrong type as PT_E_CONST_TYPE, a value that is not a
+ * constant as PT_E_CONST_VALUE and a name the script does not assign as
+ * PT_E_CONST_UNKNOWN.  Setting a name again replaces its value.  Returns
+ * PT_E_USAGE for a name that is not an identifier or a value longer than
+ * PT_CONSTANT_MAX_BYTES, PT_E_NOMEM when allocation fails. */
+#define PT_CONSTANT_MAX_BYTES ((size_t)1 << 16)
+PT_API int pt_set_constant(pt_ctx *ctx, const char *name, const char *value);
+PT_API void pt_clear_constants(pt_ctx *ctx);
+
 /* Message of the last environment failure (status code != PT_OK). */
 PT_API const char *pt_ctx_errmsg(const pt_ctx *ctx);
 

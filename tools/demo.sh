@@ -4,7 +4,8 @@
 # otherwise sm_90a), assembling a cubin when ptxas is present; one line
 # per example.  Where a CUDA driver is present, then runs the GPU tests
 # (tests/gpu/run.sh), which launch the kernels and compare with host
-# references.  An example with a `# Pending: WHAT` header line waits for
+# references; without one, runs the examples in the PTX emulator against
+# host-computed values (and says so).  An example with a `# Pending: WHAT` header line waits for
 # a part of ptxtile not written yet: it must still print, and is reported
 # as pending.  Outputs go to $BUILD/demo/.  Exit status 1 when an example
 # fails to check or compile.
@@ -68,8 +69,32 @@ if [ -f tests/gpu/run.sh ]; then
 	BUILD="$BUILD" sh tests/gpu/run.sh
 	rc=$?
 	if [ $rc -eq 77 ]; then
-		echo "(no CUDA driver or device here: kernels were not run)"
+		no_gpu=yes
 	elif [ $rc -ne 0 ]; then
+		bad=1
+	fi
+else
+	no_gpu=yes
+fi
+# Without a GPU the examples still run: in the PTX emulator, each
+# compared with values computed on the host from what its script states
+# (the emu_script_* unit tests of tests/unit/test_emu.c, sm_90a and
+# sm_100a examples).
+if [ "${no_gpu:-no}" = yes ]; then
+	echo "== no CUDA driver or device here: running the examples in the PTX emulator instead"
+	if [ ! -x "$BUILD/unit_tests" ]; then
+		echo "demo: $BUILD/unit_tests is missing (make $BUILD/unit_tests)" >&2
+		exit 2
+	fi
+	elog="$out/emulator.log"
+	"$BUILD/unit_tests" emu_script_ >"$elog" 2>&1
+	erc=$?
+	sed -n 's/^\(PASS\|FAIL\) unit\/emu_script_\(.*\)/\1 emulator\/\2 (against host-computed values)/p' "$elog"
+	np=$(grep -c '^PASS ' "$elog")
+	nf=$(grep -c '^FAIL ' "$elog")
+	echo "emulator: $np passed, $nf failed (kernels run in the PTX emulator, not on a GPU)"
+	if [ $erc -ne 0 ] || [ "$nf" -ne 0 ] || [ "$np" -eq 0 ]; then
+		grep -v '^PASS ' "$elog" | head -20
 		bad=1
 	fi
 fi

@@ -23,6 +23,8 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
+enum { MAX_DEFS = 256 }; /* -D options per command line */
+
 typedef struct Options {
 	const char *cmd;
 	const char *input;
@@ -34,6 +36,8 @@ typedef struct Options {
 	size_t budget[PT_BUDGET_COUNT]; /* 0: the library's default */
 	bool quiet; /* -q: no success summary */
 	bool lineinfo; /* --lineinfo: .file/.loc in the PTX */
+	const char *defs[MAX_DEFS]; /* -D NAME=VALUE, as given */
+	int ndefs;
 } Options;
 
 /* --max-* flags, one per library budget (ptxtile.h). */
@@ -97,6 +101,8 @@ usage_all(FILE *f)
 		   "  -q            no one-line summary after a successful check or\n"
 		   "                compile\n"
 		   "  --lineinfo    .file/.loc lines (script positions) in the PTX\n"
+		   "  -D NAME=VALUE override the module constant NAME (a script\n"
+		   "                value: 128, 2.5, True, \"'bfloat16'\", \"(2, 1)\")\n"
 		   "  --max-input-bytes N  --max-statements N  --max-ptx-bytes N\n"
 		   "  --max-arena-bytes N  budgets (suffix k, M or G; defaults\n"
 		   "                %zuM, %zuk statements, %zuM, %zuG)\n"
@@ -214,6 +220,13 @@ parse_args(int argc, char **argv, Options *o, const Command **cmd)
 			o->meta = v;
 		} else if ((v = cli_option_value(argc, argv, &i, "-o"))) {
 			o->out = v;
+		} else if (!strncmp(a, "-D", 2)) {
+			if (o->ndefs == MAX_DEFS)
+				return usage_error("too many -D options", a);
+			v = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : "";
+			if (!strchr(v, '=') || v[0] == '=')
+				return usage_error("-D takes NAME=VALUE", a);
+			o->defs[o->ndefs++] = v;
 		} else if (budget_flag(argc, argv, &i, o, &bad)) {
 			if (bad)
 				return usage_error("budget needs a positive "
@@ -542,6 +555,30 @@ run_compile(pt_ctx *ctx, pt_module *m, const Options *o)
 	return rc;
 }
 
+/* -D NAME=VALUE overrides: split at the first '='. */
+static int
+set_constants(pt_ctx *ctx, const Options *o)
+{
+	for (int i = 0; i < o->ndefs; i++) {
+		const char *eq = strchr(o->defs[i], '=');
+		size_t n = (size_t)(eq - o->defs[i]);
+		char name[256];
+		if (n >= sizeof(name)) {
+			fprintf(stderr, "ptxtile: -D name too long: %.40s...\n",
+				o->defs[i]);
+			return EXIT_USAGE;
+		}
+		memcpy(name, o->defs[i], n);
+		name[n] = 0;
+		if (pt_set_constant(ctx, name, eq + 1)) {
+			fprintf(stderr, "ptxtile: -D %s: %s\n", o->defs[i],
+				pt_ctx_errmsg(ctx));
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -559,6 +596,10 @@ main(int argc, char **argv)
 	}
 	for (int i = 0; i < PT_BUDGET_COUNT; i++)
 		pt_set_budget(ctx, (pt_budget)i, o.budget[i]);
+	if (set_constants(ctx, &o)) {
+		pt_ctx_free(ctx);
+		return EXIT_USAGE;
+	}
 	size_t len = 0;
 	errno = 0;
 	char *text = read_file(&ctx->arena, o.input, &len);

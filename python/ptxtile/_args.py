@@ -204,6 +204,45 @@ def tensor_view(obj, i, p, stream=None):
                % type(obj).__name__, 5009)
 
 
+# numpy dtype name -> ptxtile dtype names it may hold (same width: the raw
+# bits of the types numpy lacks)
+RAW_BITS = {"uint16": ("bfloat16",), "uint8": ("float8_e4m3fn",
+                                               "float8_e5m2")}
+
+
+def host_view(obj, i, p):
+    """The TensorView of a host array (numpy, or anything with
+    __array_interface__; a CPU torch tensor) at its host address, for the
+    checks of Kernel.check and the emulator; None when obj is neither."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        if obj.is_cuda:
+            return None
+        name = _torch_dtype_name(torch, obj.dtype)
+        if name is None:
+            raise _bad(i, p, "tensor of %s, which ptxtile has no dtype "
+                       "for; the kernel needs %s" % (obj.dtype, p.dtype),
+                       5010)
+        es = obj.element_size()
+        return TensorView(obj.data_ptr(), name, tuple(obj.shape),
+                          tuple(s * es for s in obj.stride()), None)
+    ai = getattr(obj, "__array_interface__", None)
+    if ai is None:
+        return None
+    typestr = ai.get("typestr", "")
+    name = _TYPESTR.get(typestr[1:]) if typestr[:1] in "<|=" else None
+    if name is None:
+        raise _bad(i, p, "array typestr %r has no ptxtile dtype; the "
+                   "kernel needs %s" % (typestr, p.dtype), 5010)
+    if p.dtype != name and p.dtype in RAW_BITS.get(name, ()):
+        name = p.dtype  # raw bits of a type numpy lacks
+    shape = tuple(int(d) for d in ai["shape"])
+    strides = ai.get("strides")
+    strides = (tuple(int(s) for s in strides) if strides is not None
+               else _dense_strides(shape, int(typestr[2:])))
+    return TensorView(int(ai["data"][0]), name, shape, strides, None)
+
+
 # the tensor part for each rank n: shape[n], the unused shape entries
 # skipped, strides[n] (the entries past ndim are never read)
 _TENSOR_N = [struct.Struct("=iiQi4x%dq%dx%dq" % (n, 8 * (MAX_DIMS - n), n))

@@ -10,6 +10,8 @@ Entries are written into a temporary folder and renamed into place, so a
 reader sees a whole entry or none; a cache that cannot be written is
 skipped, never an error.
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import os
@@ -22,7 +24,7 @@ from ._version import __version__
 _identity = []
 
 
-def cache_dir():
+def cache_dir() -> str:
     d = os.environ.get("PTXTILE_CACHE_DIR")
     if d:
         return d
@@ -111,6 +113,6 @@ def store_cubin(k, data):
         pass
 
 
-def clear():
+def clear() -> None:
     """Removes every cached kernel."""
     shutil.rmtree(cache_dir(), ignore_errors=True)

@@ -1,4 +1,7 @@
 """ptxtile.compile() and the Kernel it returns."""
+from __future__ import annotations
+
+import builtins
 import ctypes
 import json
 import os
@@ -6,27 +9,31 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import re
 import threading
+import warnings
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
-from . import _args, _cache, _emulate, _lib, _runtime, _source, _target
-from ._errors import CompileError, Diagnostic, LaunchError
+from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
+               _target)
+from ._errors import (ArgumentCountError, CompileError, Diagnostic,
+                      LaunchError)
 from .tirx import Function
-
-_OPTIONS = ("name", "cache", "lineinfo")
 
 
 def _read_source(kernel):
-    """(source name, text, kernel name or None) of what compile() got."""
+    """(source name, text, kernel name or None, notes) of what compile()
+    got; notes: why a module global was not captured (_source.py)."""
     if isinstance(kernel, Function):
-        name, text = _source.function_source(kernel)
-        return name, text, kernel.__name__
+        name, text, notes = _source.function_source(kernel)
+        return name, text, kernel.__name__, notes
     if isinstance(kernel, os.PathLike) or (
             isinstance(kernel, str) and "\n" not in kernel):
         path = os.fspath(kernel)
         with open(path, encoding="utf-8") as f:
-            return path, f.read(), None
+            return path, f.read(), None, {}
     if isinstance(kernel, str):
-        return "<string>", kernel, None
+        return "<string>", kernel, None, {}
     raise TypeError("ptxtile.compile takes a script path, script text or "
                     "a @T.function, not %s" % type(kernel).__name__)
 
@@ -43,14 +50,37 @@ def _diagnostics(lib, ctx, name):
     return out
 
 
-def _run(name, text, target, step):
-    """Loads text into a fresh compiler context and runs step(lib, ctx,
-    module) -> status; CompileError when any step fails."""
+_UNKNOWN_NAME = re.compile(r"unknown name '([^']+)'")
+
+
+def _explain_uncaptured(diags, notes):
+    """Lines saying why each unknown name that is an uncaptured Python
+    global was not captured."""
+    out = []
+    for d in diags:
+        m = _UNKNOWN_NAME.search(d.message) if d.number == 2001 else None
+        if m and m.group(1) in notes:
+            out.append("note: " + notes[m.group(1)])
+    return "".join("\n" + line for line in dict.fromkeys(out))
+
+
+def _set_constants(lib, ctx, constants):
+    for cname, value in constants.items():
+        if lib.pt_set_constant(ctx, cname.encode(), value.encode()):
+            msg = lib.pt_ctx_errmsg(ctx) or b""
+            raise ValueError("constants=: %s" % msg.decode(errors="replace"))
+
+
+def _run(name, text, target, step, constants=None, notes=None):
+    """Loads text into a fresh compiler context (with the constant
+    overrides, {name: script text}) and runs step(lib, ctx, module) ->
+    status; CompileError when any step fails."""
     lib = _lib.compiler()
     ctx = lib.pt_ctx_new(None)
     if not ctx:
         raise MemoryError("ptxtile: cannot allocate a compiler context")
     try:
+        _set_constants(lib, ctx, constants or {})
         data = text.encode("utf-8")
         mod = ctypes.c_void_p()
         rc = lib.pt_load(ctx, name.encode(), data, len(data),
@@ -62,7 +92,8 @@ def _run(name, text, target, step):
         diags = _diagnostics(lib, ctx, name)
         if diags:
             rendered = lib.pt_diag_render(ctx, 0) or b""
-            raise CompileError(rendered.decode(errors="replace").rstrip(),
+            text = rendered.decode(errors="replace").rstrip()
+            raise CompileError(text + _explain_uncaptured(diags, notes or {}),
                                diags)
         msg = (lib.pt_ctx_errmsg(ctx) or b"").decode(errors="replace")
         raise CompileError("%s: %s" % (name, msg or "error %d" % rc))
@@ -70,19 +101,21 @@ def _run(name, text, target, step):
         lib.pt_ctx_free(ctx)
 
 
-def compile_text(name, text, target, lineinfo=False):
-    """(PTX, metadata JSON) of a script, through libptxtile; lineinfo
-    adds .file/.loc so emulator and GPU errors name script lines."""
+def compile_text(name, text, target, constants=None, notes=None,
+                 lineinfo=False):
+    """(PTX, metadata JSON) of a script, through libptxtile; constants:
+    {name: script text}; lineinfo adds .file/.loc so emulator and GPU
+    errors name script lines."""
     def step(lib, ctx, mod):
         ptx, meta = ctypes.c_char_p(), ctypes.c_char_p()
         lib.pt_set_lineinfo(ctx, 1 if lineinfo else 0)
         rc = lib.pt_compile(ctx, mod, target.encode(), ctypes.byref(ptx),
                             ctypes.byref(meta))
         return rc, rc == 0 and (ptx.value.decode(), meta.value.decode())
-    return _run(name, text, target, step)
+    return _run(name, text, target, step, constants, notes)
 
 
-def find_ptxas():
+def find_ptxas() -> Optional[str]:
     """$PTXAS, then PATH, then /usr/local/cuda/bin (as the CLI does)."""
     env = os.environ.get("PTXAS")
     if env:
@@ -94,35 +127,49 @@ def find_ptxas():
     return p if os.access(p, os.X_OK) else None
 
 
-def compile(kernel, target=None, **options):
+def compile(kernel: Union[str, "os.PathLike[str]", Function],
+            target: Optional[str] = None, *, name: Optional[str] = None,
+            constants: Optional[Mapping[str, Any]] = None,
+            cache: bool = True, lineinfo: bool = False) -> "Kernel":
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
-    device's target (ptxtile.default_target()).  Options: name= (which
-    kernel of a module with several), cache= (False skips the on-disk
-    cache), lineinfo= (True: .file/.loc, so errors name script lines).
+    device's target (ptxtile.default_target()).
+
+    name: which kernel of a module with several.
+    constants: {NAME: value} overriding module constants (`NAME = ...`
+      at module level) - int, float, bool, str (e.g. a dtype name), a
+      torch/numpy dtype, or tuples of them; each must have the type of
+      the value it replaces (E2051), and name a constant the script
+      assigns (E2050).  They are part of the cache key; kernel.constants
+      shows them.
+    cache: False skips the on-disk cache.
+    lineinfo: True adds .file/.loc, so emulator and GPU errors name
+      script lines (its own cache entry).
     Raises CompileError with every diagnostic."""
-    bad = sorted(set(options) - set(_OPTIONS))
-    if bad:
-        raise TypeError("unknown option(s) %s; ptxtile.compile takes %s"
-                        % (", ".join(bad), ", ".join(_OPTIONS)))
-    src_name, text, entry = _read_source(kernel)
-    entry = options.get("name") or entry
+    src_name, text, entry, notes = _read_source(kernel)
+    entry = name or entry
+    consts = _constants.normalize(constants)
     if target is None:
         target = _target.default_target()
-    use_cache = options.get("cache", True) and _cache.enabled()
-    lineinfo = bool(options.get("lineinfo", False))
-    key = _cache.key(src_name, text, target,
-                     {"lineinfo": True} if lineinfo else {})
+    use_cache = cache and _cache.enabled()
+    opts = {"constants": sorted(consts.items())} if consts else {}
+    if lineinfo:
+        opts["lineinfo"] = True
+    key = _cache.key(src_name, text, target, opts)
     art = _cache.load(key) if use_cache else None
     hit = art is not None
     if not hit:
-        ptx, meta = compile_text(src_name, text, target, lineinfo)
+        ptx, meta = compile_text(src_name, text, target, consts, notes,
+                                 bool(lineinfo))
         if use_cache:
             _cache.store(key, ptx, meta)
     else:
         ptx, meta = art["ptx"], art["meta"]
-    return Kernel(src_name, text, target, ptx, meta, entry,
-                  key if use_cache else None, hit)
+    k = Kernel(src_name, text, target, ptx, meta, entry,
+               key if use_cache else None, hit)
+    k.constants = dict(constants or {})
+    k._const_text = consts
+    return k
 
 
 _modules_lock = threading.Lock()
@@ -170,6 +217,9 @@ class Kernel(object):
         self._lock = threading.Lock()
         self._params = None
         self._user = None
+        self._fast = None       # _fast_path of the last signature
+        self.constants = {}     # the constants= of compile()
+        self._const_text = {}   # the same as script text
         if entry is not None:
             k = self.meta["kernels"][self.kernel_names.index(entry)]
             self._params = [_Param(p) for p in k["params"]]
@@ -182,15 +232,38 @@ class Kernel(object):
             self.name or "|".join(self.kernel_names), self.target,
             self.source_name)
 
-    def __getitem__(self, name):
-        """The kernel `name` of the same module."""
+    def kernel(self, name: str) -> "Kernel":
+        """The kernel `name` of the same module (also module.NAME)."""
+        if name not in self.kernel_names:
+            raise ValueError("%s has no kernel %r (kernels: %s)"
+                             % (self.source_name, name,
+                                ", ".join(self.kernel_names) or "none"))
         k = Kernel(self.source_name, self.source, self.target, self.ptx,
                    self.meta_json, name, self.cache_key, self.cache_hit)
         k._cubin = self._cubin
+        k.constants, k._const_text = self.constants, self._const_text
         return k
 
+    def __getattr__(self, attr):
+        names = self.__dict__.get("kernel_names") or ()
+        if attr in names and not attr.startswith("_"):
+            return self.kernel(attr)
+        raise AttributeError("%r object has no attribute %r%s" % (
+            type(self).__name__, attr, " (kernels: %s)" % ", ".join(names)
+            if names else ""))
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self.kernel_names))
+
+    def __getitem__(self, name):
+        """Deprecated: kernel.kernel(name) or kernel.NAME (in Triton
+        k[...] is the grid, so ptxtile does not use it)."""
+        warnings.warn("kernel[name] is deprecated; use kernel.kernel(name) "
+                      "or kernel.%s" % name, DeprecationWarning, stacklevel=2)
+        return self.kernel(name)
+
     @property
-    def params(self):
+    def params(self) -> List[Tuple[str, str, Optional[str], Optional[list]]]:
         """The user arguments: [(name, kind, dtype, shape)]."""
         self._need_entry()
         return [(p.name, p.kind, p.dtype, p.shape) for p in self._user]
@@ -198,7 +271,7 @@ class Kernel(object):
     # ---- artifacts ----
 
     @property
-    def cubin(self):
+    def cubin(self) -> Optional[bytes]:
         """The cubin ptxas assembles from .ptx for .target (cached on
         disk with the PTX), or None when ptxas is not installed."""
         if self._cubin is None:
@@ -228,39 +301,48 @@ class Kernel(object):
             with open(out, "rb") as f:
                 return f.read()
 
-    def explain(self):
+    def explain(self) -> str:
         """Per tile call: family, resolved form, operand shapes, issues."""
         def step(lib, ctx, mod):
             text = ctypes.c_char_p()
             rc = lib.pt_explain(ctx, mod, self.target.encode(),
                                 ctypes.byref(text))
             return rc, rc == 0 and text.value.decode()
-        return _run(self.source_name, self.source, self.target, step)
+        return _run(self.source_name, self.source, self.target, step,
+                    self._const_text)
 
     # ---- launching ----
 
     def _need_entry(self):
         if self.name is None:
             raise TypeError("%s holds several kernels (%s): compile with "
-                            "name=, or pick one with kernel[name]"
+                            "name=, or pick one with .kernel(name)"
                             % (self.source_name,
                                ", ".join(self.kernel_names)))
 
-    def _pack(self, args, stream, buf):
+    def _pack(self, args, stream, buf, host=False):
         """Fills buf with the ptrt_arg array for args; returns the launch
         device (None when no argument tells), what must stay alive until
-        the launch, and whether a torch tensor was among them."""
+        the launch, and whether a torch tensor was among them.  With
+        host=True, host arrays (numpy, CPU tensors) are packed at their
+        host addresses, for the checks alone."""
         user = self._user
         if len(args) != len(user):
-            raise LaunchError('kernel "%s" takes %d arguments, got %d'
-                              % (self.name, len(user), len(args)), 5008)
+            raise ArgumentCountError(
+                'kernel "%s" takes %d arguments (%s), got %d'
+                % (self.name, len(user), ", ".join(p.name for p in user),
+                   len(args)))
         keep, device, torch_seen = [], None, False
         torch = sys.modules.get("torch")
         tensor_type = torch.Tensor if torch is not None else ()
         for i, p in enumerate(user):
             a = args[i]
             try:
-                if p.kind == "tensor":
+                hv = _args.host_view(a, i, p) if host and p.kind == \
+                    "tensor" else None
+                if hv is not None:
+                    _args.pack_tensor(buf, i, p, hv)
+                elif p.kind == "tensor":
                     if isinstance(a, tensor_type):
                         d = _args.pack_torch(buf, i, p, a)
                         torch_seen = True
@@ -288,13 +370,14 @@ class Kernel(object):
         return ctypes.create_string_buffer(max(1, len(self._user)) *
                                            _args.ARG_SIZE)
 
-    def check(self, *args):
-        """Checks args as a launch would (argument count, kinds, dtypes,
-        shapes, symbolic sizes, strides, alignment, tensor map limits,
-        launch dimensions) without launching or needing a GPU; raises
-        LaunchError."""
+    def check(self, *args: Any) -> None:
+        """Checks args as a launch would (argument kinds, dtypes, shapes,
+        symbolic sizes, strides, alignment, tensor map limits, launch
+        dimensions) without launching or needing a GPU: CUDA tensors, or
+        host arrays (numpy, CPU torch tensors) at their host addresses.
+        Raises LaunchError (TypeError for a wrong argument count)."""
         buf = self._new_buffer()
-        self._pack(args, None, buf)
+        self._pack(args, None, buf, host=True)
         self._check_packed(buf, len(args))
 
     def _check_packed(self, buf, n):
@@ -338,28 +421,48 @@ class Kernel(object):
                 out[n] = k.value
         return out
 
-    def __call__(self, *args, stream=None, device=None, **emulator):
+    def emulate(self, *args: Any, late: bool = False,
+                check_races: bool = False, max_steps: int = 0) -> int:
+        """Runs the kernel in the PTX emulator (docs/emulator.md) on numpy
+        arrays, updated in place, with no GPU: after the checks of a GPU
+        launch (check()) on the arrays as given.  late=True completes
+        asynchronous copies as late as allowed, check_races=True reports
+        shared-memory races, max_steps bounds the instructions (0: the
+        default).  Returns the instructions executed; raises LaunchError
+        or EmulatorError."""
+        self._need_entry()
+        return _emulate.launch(self, args, late=late,
+                               check_races=check_races, max_steps=max_steps)
+
+    def __call__(self, *args: Any, stream: Any = None,
+                 device: Optional[str] = None, **emulator: Any) -> None:
         """Launches on `stream` (a torch.cuda.Stream, an object with
         .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
         default torch's current stream of the tensors' device, in that
-        device's primary context (torch's).
-        device="emulator" runs it in the PTX emulator instead, on numpy
-        arrays (updated in place), with no GPU; options late=True (late
-        completion of asynchronous copies), check_races=True, max_steps=N
-        (docs/emulator.md); returns the instructions executed."""
+        device's primary context (torch's).  (device="emulator" is the
+        older spelling of kernel.emulate(*args, ...), kept with a
+        DeprecationWarning.)"""
         if device == "emulator":
-            self._need_entry()
-            bad = sorted(set(emulator) - {"late", "check_races",
-                                          "max_steps"})
-            if bad or stream is not None:
-                raise TypeError("device=\"emulator\" takes late=, "
-                                "check_races=, max_steps=; not %s"
-                                % ", ".join(bad or ["stream="]))
-            return _emulate.launch(self, args, **emulator)
+            warnings.warn("kernel(..., device=\"emulator\") is deprecated; "
+                          "call kernel.emulate(...)", DeprecationWarning,
+                          stacklevel=2)
+            if stream is not None:
+                raise TypeError("the emulator takes no stream=")
+            return self.emulate(*args, **emulator)
         if device is not None or emulator:
-            raise TypeError("device= is \"emulator\" or left out (a GPU "
-                            "launch goes to the tensors' device); late=, "
-                            "check_races=, max_steps= are emulator options")
+            raise TypeError("unexpected keyword argument(s) %s: a launch "
+                            "takes stream=; late=, check_races=, "
+                            "max_steps= are options of kernel.emulate()"
+                            % ", ".join(sorted(emulator) or ["device"]))
+        fast = self._fast
+        if fast is not None and stream is None and fast(args):
+            return
+        self._launch(args, stream)
+
+    def _launch(self, args, stream):
+        """The general launch: every argument converted and packed; then,
+        for torch tensors on torch's stream, the fast path is prepared for
+        the next calls with the same argument signature."""
         s = _stream_handle(stream)
         if self._buf is None:
             self._buf = self._new_buffer()
@@ -379,12 +482,90 @@ class Kernel(object):
             with rt.lock:
                 if _launch(k, ctypes.addressof(buf), len(args), s):
                     raise rt.error()
+            if stream is None and torch_seen:
+                self._fast = _fast_path(self, args, buf, k, rt, device)
 
 
 def _launch(*a):
     global _launch
     _launch = _lib.runtime().ptrt_launch
     return _launch(*a)
+
+
+_U64 = _args.struct.Struct("=Q")
+
+
+def _fast_path(kernel, args, buf, handle, rt, device):
+    """fn(args) -> True after launching args on torch's current stream,
+    or False (nothing launched) when args do not have the signature of
+    `args` - the same count, torch CUDA tensors on `device` with the same
+    dtypes, shapes and strides, Python numbers in range for the scalars.
+    Then only the data pointers and the scalar values change, written
+    into a private copy of the packed buffer; ptrt_launch still checks
+    every launch in C.  None when args are not of that kind.
+
+    The function is generated for the signature, one line per argument
+    (no loop, no per-argument tuple), because this is the whole Python
+    cost of a launch."""
+    torch = sys.modules["torch"]
+    env = {"lock": rt.lock, "launch": _lib.runtime().ptrt_launch,
+           "raw": _current_stream_fn(), "put": _U64.pack_into,
+           "device": device, "handle": handle, "rt": rt,
+           "errors": (AttributeError, TypeError, _args.struct.error,
+                      OverflowError)}
+    checks, writes = [], []
+    for i, p in enumerate(kernel._user):
+        a, off = args[i], i * _args.ARG_SIZE
+        if p.kind == "tensor" and isinstance(a, torch.Tensor):
+            env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
+            env["st%d" % i] = a.stride()
+            checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
+                          "a%d.stride() != st%d or a%d.get_device() != "
+                          "device" % ((i, i) * 3 + (i,)))
+            writes.append("put(mine, %d, a%d.data_ptr())" % (off + 8, i))
+        elif p.kind == "scalar" and type(a) in (int, float):
+            rng = _args._RANGE.get(p.dtype)
+            env["pk%d" % i] = _args._SCALAR[p.dtype].pack_into
+            if rng:  # an int, in range (bool and others: the general path)
+                checks.append("type(a%d) is not int or not %d <= a%d <= %d"
+                              % (i, rng[0], i, rng[1]))
+            else:
+                checks.append("type(a%d) is not float and type(a%d) is not "
+                              "int" % (i, i))
+            writes.append("pk%d(mine, %d, %d, %d, a%d)" % (
+                i, off, _args.ARG_SCALAR, _args.dtype_enum(p.dtype), i))
+        else:
+            return None
+    env["mine"] = ctypes.create_string_buffer(buf.raw, len(buf))
+    env["addr"] = ctypes.addressof(env["mine"])
+    n = len(args)
+    names = "".join("a%d, " % i for i in range(n))
+    body = ["def fast(args):",
+            "    if len(args) != %d:" % n,
+            "        return False",
+            "    %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
+            "    try:",
+            "        if (%s):" % (" or\n                ".join(
+                "(%s)" % c for c in checks) or "False"),
+            "            return False",
+            "        with lock:"]
+    body += ["            " + w for w in writes]
+    body += ["            rc = launch(handle, addr, %d, raw(device) or None)"
+             % n,
+             "    except errors:",
+             "        return False",
+             "    if rc:",
+             "        raise rt.error()",
+             "    return True"]
+    exec(builtins.compile("\n".join(body), "<ptxtile fast launch of %s>"
+                 % kernel.name, "exec"), env)
+    return env["fast"]
+
+
+def _current_stream_fn():
+    torch = sys.modules["torch"]
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw or (lambda d: torch.cuda.current_stream(d).cuda_stream)
 
 
 def _stream_handle(stream):

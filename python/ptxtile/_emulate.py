@@ -13,7 +13,7 @@ PTX.  An emulator error (E95xx: what failed, where) is an EmulatorError.
 import ctypes
 
 from . import _args, _lib
-from ._errors import LaunchError
+from ._errors import ArgumentCountError, LaunchError
 
 P = ctypes.POINTER
 c_int, c_size_t, c_char_p, c_void_p, c_uint64 = (
@@ -77,9 +77,7 @@ _RT_PROTOS = {
                                  c_size_t, P(_Plan), c_char_p, c_size_t]),
 }
 
-# numpy dtype name -> ptxtile dtype names it may fill (same width: raw
-# bits for the types numpy lacks)
-_RAW = {"uint16": ("bfloat16",), "uint8": ("float8_e4m3fn", "float8_e5m2")}
+_RAW = _args.RAW_BITS
 
 
 def _libs():
@@ -123,8 +121,10 @@ def launch(kernel, args, late=False, check_races=False, max_steps=0):
     lib, rt = _libs()
     user = kernel._user
     if len(args) != len(user):
-        raise LaunchError('kernel "%s" takes %d arguments, got %d'
-                          % (kernel.name, len(user), len(args)), 5008)
+        raise ArgumentCountError(
+            'kernel "%s" takes %d arguments (%s), got %d'
+            % (kernel.name, len(user), ", ".join(p.name for p in user),
+               len(args)))
     e = lib.ptem_new()
     if not e:
         raise MemoryError("ptem_new")
@@ -140,7 +140,22 @@ def _fail(lib, e, what, rc):
                          rc)
 
 
+def _check_like_gpu(kernel, args):
+    """The launch checks of a GPU launch (Kernel.check: layout, strides,
+    alignment, ...) on the arrays as given, before they are copied into
+    the emulator, so what a GPU refuses the emulator refuses too."""
+    for i, p in enumerate(kernel._user):
+        if p.kind == "tensor":
+            np = _numpy(i, p)
+            if not isinstance(args[i], np.ndarray):
+                raise _args._bad(i, p, "expected a numpy array for the "
+                                 "emulator, got %s" % type(args[i]).__name__,
+                                 5009)
+    kernel.check(*args)
+
+
 def _run(lib, rt, e, kernel, args, late, check_races, max_steps):
+    _check_like_gpu(kernel, args)
     ptx = kernel.ptx.encode()
     rc = lib.ptem_load(e, ptx, len(ptx))
     if rc:

@@ -21,7 +21,12 @@ class Diagnostic(object):
                                              self.message)
 
 
-class CompileError(Exception):
+class Error(Exception):
+    """The base of every ptxtile error: CompileError, LaunchError (and its
+    EmulatorError)."""
+
+
+class CompileError(Error):
     """A kernel did not compile.  .diagnostics holds every diagnostic;
     .text (and str()) the rendered report, each with its source line."""
 
@@ -35,7 +40,7 @@ class CompileError(Exception):
         return [d.code for d in self.diagnostics]
 
 
-class LaunchError(Exception):
+class LaunchError(Error):
     """A launch was refused or failed.  .code is the runtime status
     (5010, named .code_name 'E5010' in codes/runtime.def) or 0 for an
     argument Python could not convert; .argument the 0-based argument at
@@ -51,3 +56,12 @@ class LaunchError(Exception):
     @property
     def code_name(self):
         return "E%04d" % self.code if self.code else None
+
+
+class ArgumentCountError(LaunchError, TypeError):
+    """A kernel called with the wrong number of arguments: a TypeError, as
+    for any Python callable, and a LaunchError with code 5008
+    (PT_E_RT_ARG_COUNT) as the runtime reports it."""
+
+    def __init__(self, message):
+        LaunchError.__init__(self, message, 5008)

@@ -1,5 +1,8 @@
 """Choosing the target when compile() is given none."""
+from __future__ import annotations
+
 import os
+from typing import Optional
 
 # compute capability -> the target whose PTX runs there with every
 # instruction the architecture has: the arch-specific 'a' targets for the
@@ -7,7 +10,7 @@ import os
 _BY_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a", (10, 3): "sm_103a"}
 
 
-def target_for_capability(major, minor):
+def target_for_capability(major: int, minor: int) -> str:
     """The target for a device of compute capability major.minor: 9.0 ->
     sm_90a, 10.0 -> sm_100a, 10.3 -> sm_103a, 8.x -> sm_80; any other
     (a later family, whose 'a' features differ) -> sm_90, plain PTX the
@@ -36,7 +39,7 @@ def device_capability(device=None):
     return sm // 10, sm % 10
 
 
-def default_target(device=None):
+def default_target(device: Optional[int] = None) -> str:
     """$PTXTILE_TARGET, else the target of the current device, else the
     compiler's default (sm_90a) on a machine without a GPU."""
     env = os.environ.get("PTXTILE_TARGET")

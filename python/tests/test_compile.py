@@ -151,7 +151,7 @@ def test_syntax_error_in_text():
 def test_unknown_target_and_option():
     with pytest.raises(ptxtile.CompileError, match="unknown target 'sm_42'"):
         ptxtile.compile(SAXPY, target="sm_42")
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
         ptxtile.compile(SAXPY, target="sm_90a", opt_level=3)
     with pytest.raises(TypeError):
         ptxtile.compile(42)
@@ -183,7 +183,16 @@ def test_several_kernels_need_a_name(tmp_path):
     assert k.name is None and k.kernel_names == ["a", "b"]
     with pytest.raises(TypeError, match="several kernels"):
         k(1)
-    assert k["b"].params[1] == ("s", "scalar", "int32", None)
+    assert k.kernel("b").params[1] == ("s", "scalar", "int32", None)
+    assert k.b.name == "b" and k.a.params == [("A", "tensor", "float32",
+                                               [4])]
+    assert "b" in dir(k)
+    with pytest.raises(AttributeError, match="kernels: a, b"):
+        k.c
+    with pytest.raises(ValueError, match="no kernel 'c'"):
+        k.kernel("c")
+    with pytest.warns(DeprecationWarning, match="kernel.kernel"):
+        assert k["b"].name == "b"
     assert ptxtile.compile(src, target="sm_90a", name="a").name == "a"
     with pytest.raises(ValueError, match="no kernel 'c'"):
         ptxtile.compile(src, target="sm_90a", name="c")
@@ -211,3 +220,24 @@ def test_shim_placeholders():
     with pytest.raises(TypeError):
         bool(T.dynamic("n") < 3)
     assert T.function(lambda: 0).__name__ == "<lambda>"
+
+
+def test_public_api_has_type_hints_and_py_typed():
+    import typing
+    hints = typing.get_type_hints(ptxtile.compile)
+    assert set(hints) == {"kernel", "target", "name", "constants", "cache",
+                          "lineinfo", "return"}
+    assert hints["return"] is ptxtile.Kernel
+    assert "configs" in typing.get_type_hints(ptxtile.autotune)
+    assert typing.get_type_hints(ptxtile.Kernel.emulate)["return"] is int
+    assert os.path.isfile(os.path.join(os.path.dirname(ptxtile.__file__),
+                                       "py.typed"))
+
+
+def test_one_base_error_class():
+    assert issubclass(ptxtile.CompileError, ptxtile.Error)
+    assert issubclass(ptxtile.LaunchError, ptxtile.Error)
+    assert issubclass(ptxtile.EmulatorError, ptxtile.LaunchError)
+    assert issubclass(ptxtile.ArgumentCountError, TypeError)
+    with pytest.raises(ptxtile.Error):
+        ptxtile.compile("x = 1 +\n", target="sm_90a")

@@ -166,7 +166,8 @@ def test_dlpack_gets_the_launch_stream(add_one):
 def test_wrong_argument_count(add_one):
     e = launch_error(add_one.check, CAI((8,)), CAI((8,)))
     assert e.code == 5008 and e.code_name == "E5008"
-    assert str(e) == 'kernel "add_one" takes 3 arguments, got 2'
+    assert isinstance(e, TypeError)  # as for any Python callable
+    assert str(e) == 'kernel "add_one" takes 3 arguments (X, Y, k), got 2'
 
 
 def test_wrong_dtype(add_one):
@@ -237,8 +238,23 @@ def test_host_memory_is_refused(add_one):
                      1)
     assert 'argument 2 ("Y"): a tensor on cpu' in str(e)
     np = pytest.importorskip("numpy")
-    e = launch_error(add_one.check, np.zeros(8, np.float32), CAI((8,)), 1)
+    # a launch reads device memory: numpy arrays are refused
+    e = launch_error(add_one, np.zeros(8, np.float32), CAI((8,)), 1)
     assert 'argument 1 ("X"): a tensor on cpu' in str(e)
+
+
+def test_check_validates_host_arrays(add_one):
+    # Kernel.check needs no GPU: numpy arrays are checked against the
+    # signature at their host addresses
+    np = pytest.importorskip("numpy")
+    x, y = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    add_one.check(x, y, 1)
+    e = launch_error(add_one.check, x, np.zeros(9, np.float32), 1)
+    assert e.code == 5013 and "n" in str(e)
+    e = launch_error(add_one.check, x, np.zeros(8, np.float64), 1)
+    assert e.code == 5010 and "float64" in str(e)
+    e = launch_error(add_one.check, x, np.zeros((8, 2), np.float32)[:, 0], 1)
+    assert e.code == 5015 and "stride 8" in str(e)
 
 
 def test_tensors_on_two_devices(add_one):

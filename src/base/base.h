@@ -209,6 +209,14 @@ typedef enum Target {
 	TGT_COUNT
 } Target;
 
+/* A module constant override (pt_set_constant, consts.c): kept across
+ * pt_load, so held by the caller's allocator, not the arena. */
+typedef struct ConstOverride {
+	struct ConstOverride *next;
+	char *name;  /* an identifier */
+	char *value; /* script expression text, NUL-terminated */
+} ConstOverride;
+
 struct pt_ctx {
 	Arena arena;             /* everything of the current compile */
 	pt_allocator alloc;      /* the caller's allocator */
@@ -221,6 +229,8 @@ struct pt_ctx {
 	const char *errmsg;      /* last environment failure */
 	int status;              /* last environment status */
 	size_t budget[PT_BUDGET_COUNT]; /* pt_set_budget; kept by ctx_reset */
+	ConstOverride *consts;   /* pt_set_constant, in set order; kept by
+				  * ctx_reset */
 	size_t stmts;            /* statements generated this compile */
 	void *ptx_memo;          /* ir.c: the last selection against a
 				  * given row, for the next repeat */
@@ -250,6 +260,8 @@ void diag_note(Ctx *c, Span sp, const char *fmt, ...)
 bool ctx_has_errors(const Ctx *c);
 /* Drops all diagnostics and the arena contents, keeping the context. */
 void ctx_reset(Ctx *c);
+/* consts.c: frees the constant overrides (pt_ctx_free). */
+void ctx_free_constants(Ctx *c);
 
 /* Environment failure: records status and message, returns status. */
 int ctx_fail(Ctx *c, int status, const char *fmt, ...)

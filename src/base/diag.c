@@ -88,6 +88,7 @@ pt_ctx_free(pt_ctx *c)
 {
 	if (!c)
 		return;
+	ctx_free_constants(c);
 	arena_free(&c->arena);
 	c->alloc.realloc(c->alloc.ud, c, 0);
 }
@@ -100,6 +101,7 @@ ctx_reset(Ctx *c)
 	size_t fail_after = c->arena.fail_after;
 	size_t budget[PT_BUDGET_COUNT];
 	memcpy(budget, c->budget, sizeof(budget));
+	ConstOverride *consts = c->consts;
 	arena_free(&c->arena);
 	pt_allocator al = c->alloc;
 	memset(c, 0, sizeof(*c));
@@ -110,6 +112,7 @@ ctx_reset(Ctx *c)
 	memcpy(c->budget, budget, sizeof(budget));
 	c->arena.limit = budget[PT_BUDGET_ARENA_BYTES];
 	c->lineinfo = lineinfo;
+	c->consts = consts;
 }
 
 uint32_t

@@ -35,6 +35,11 @@ frontend_load(Ctx *c, const char *name, const char *text, size_t len)
 	uint32_t file = ctx_add_source(c, name, text, len);
 	Module *m = NULL;
 	if (is_json(name, text, len)) {
+		if (c->consts)
+			diag_error(c, PT_E_CONST_UNKNOWN, (Span){0},
+				   "constant overrides (such as '%s') apply to "
+				   "scripts; IR JSON has no module constants",
+				   c->consts->name);
 		m = ir_module_from_json(c, text, len, file);
 	} else {
 		Ast *mod = parse_module(c, file);

@@ -25,6 +25,9 @@
  *    `L = T.TileLayout(...)` binds a layout.  `n = T.dynamic("n")` makes a
  *    symbolic size (an int32 Var named after the assigned name; the string
  *    is not used).  Rebinding a constant is allowed (Python order).
+ *    A constant override (pt_set_constant, lower_const.c) replaces the
+ *    value of every assignment of its name, after a type check; an
+ *    override that no assignment takes is PT_E_CONST_UNKNOWN.
  *  - `@T.function def f(...)`: several per file.  A function whose first
  *    statement (after a docstring) is `T.device_entry(...)` is a kernel;
  *    any other is a scalar function (for ewise).  Function bodies see every
@@ -461,6 +464,7 @@ lower_module_assign(Lower *L, Ast *s)
 		return;
 	}
 	if (lw_path_is(p, "dynamic")) {
+		lw_refuse_override(L, name, "a T.dynamic size", s->a->span);
 		if (s->b->list.n != 1 || s->b->list.v[0]->kind != A_STR) {
 			diag_error(L->c, PT_E_ARG_COUNT, s->b->span,
 				   "T.dynamic takes one name string");
@@ -473,6 +477,7 @@ lower_module_assign(Lower *L, Ast *s)
 		return;
 	}
 	if (lw_is_layout_path(p)) {
+		lw_refuse_override(L, name, "a layout", s->a->span);
 		Layout *lay;
 		if (lower_layout(L, s->b, &lay))
 			lw_bind(L, name, SYM_LAYOUT)->layout = lay;
@@ -487,6 +492,7 @@ lower_module_assign(Lower *L, Ast *s)
 			   "constants");
 		e = NULL;
 	}
+	e = lw_override_const(L, name, e, s->span);
 	if (e)
 		lw_bind(L, name, SYM_CONST)->cval = e;
 	else
@@ -532,8 +538,10 @@ lower_module(Ctx *c, Ast *mod)
 	L.m = NEW(&c->arena, Module);
 	AstVec defs = {0};
 	FuncVec fns = {0};
+	lw_parse_overrides(&L);
 	for (size_t i = 0; i < mod->body.n; i++)
 		lower_module_stmt(&L, mod->body.v[i], &defs, &fns);
+	lw_check_overrides_used(&L);
 	for (size_t i = 0; i < defs.n; i++)
 		lower_function(&L, defs.v[i], fns.v[i]);
 	for (int pass = 0; pass < 2; pass++)

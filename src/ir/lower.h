@@ -39,6 +39,13 @@ typedef struct Sym {
 	const char *path;
 } Sym;
 
+/* A constant override of this load (lower_const.c). */
+typedef struct Override {
+	const char *name;
+	Ast *value; /* NULL when its text did not parse (reported) */
+	bool used;  /* some module assignment of name took it */
+} Override;
+
 typedef struct Lower {
 	Ctx *c;
 	Module *m;
@@ -53,6 +60,7 @@ typedef struct Lower {
 	Block *cur;
 	int seq_loop;  /* loop depth of the innermost loop over a sequence */
 	int next_tmp;  /* numbers the hidden locals of PTX values */
+	VEC(Override) overrides;
 } Lower;
 
 /* An argument of a call: an AST, or a value from a star expansion. */
@@ -114,6 +122,12 @@ Stmt *lw_ptx_into(Lower *L, Ast *call, const char *name, Var *dst, DType want,
 		  Var **made);
 Expr *lw_ptx_value(Lower *L, Ast *call);
 bool lw_split_args(Lower *L, Ast *call, Args *out);
+
+/* lower_const.c */
+void lw_check_overrides_used(Lower *L);
+Expr *lw_override_const(Lower *L, const char *name, Expr *e, Span at);
+void lw_parse_overrides(Lower *L);
+void lw_refuse_override(Lower *L, const char *name, const char *what, Span at);
 
 /* lower_expr.c */
 Expr *lower_expr(Lower *L, Ast *a);

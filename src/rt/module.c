@@ -270,10 +270,15 @@ launch_body(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 		p.smem, (CUstream)stream, clustered ? &attr : NULL,
 		clustered ? 1u : 0u,
 	};
+	CUresult r = rt->drv.launch_kernel_ex(&cfg, k->fn, p.params, NULL);
+	if (r == CUDA_SUCCESS)
+		return PT_OK;
+	/* the message is formatted only on failure: this is the hot path
+	 * of every launch */
 	char what[200];
 	snprintf(what, sizeof(what), "launching kernel \"%.120s\"",
 		 k->meta->name);
-	return CU(rt, what, launch_kernel_ex, &cfg, k->fn, p.params, NULL);
+	return rt_cu_check(rt, r, CUSYM_launch_kernel_ex, 0, what);
 }
 
 int

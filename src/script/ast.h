@@ -78,6 +78,8 @@ struct Ast {
 /* Parses registered source `file`.  Returns the A_MODULE, or NULL after
  * reporting a diagnostic (the parser stops at the first error). */
 Ast *parse_module(Ctx *c, uint32_t file);
+/* parse.c: a source holding one expression (a constant override). */
+Ast *parse_expression(Ctx *c, uint32_t file);
 
 /* lower.c: the module's IR; errors are diagnostics on c. */
 struct pt_module *lower_module(Ctx *c, Ast *mod);

@@ -12,6 +12,7 @@
  *
  * Grammar (Python's, reduced):
  *   module     := (NEWLINE | stmt)* EOF
+ *   expression := exprlist [NEWLINE] EOF   (a constant override's value)
  *   stmt       := compound | simple (';' simple)* [';'] NEWLINE
  *   compound   := if | while | for | decorated | def
  *   block      := NEWLINE INDENT stmt+ DEDENT | simple-statements
@@ -1181,4 +1182,30 @@ parse_module(Ctx *c, uint32_t file)
 		parse_stmt(&P, &m->body);
 	}
 	return P.failed ? NULL : m;
+}
+
+/* One expression filling a whole source: the value text of a constant
+ * override (pt_set_constant), parsed as a module assignment's right-hand
+ * side would be. */
+Ast *
+parse_expression(Ctx *c, uint32_t file)
+{
+	TokenVec toks = {0};
+	if (!lex_source(c, file, &toks))
+		return NULL;
+	Parser P = {0};
+	P.c = c;
+	P.t = toks.v;
+	P.n = toks.n;
+	P.eof = toks.v[toks.n - 1];
+	Ast *e = NULL;
+	if (at(&P, TK_NEWLINE) || at(&P, TK_EOF))
+		syntax_error(&P, "a value");
+	else
+		e = parse_exprlist(&P, false);
+	if (at(&P, TK_NEWLINE))
+		advance(&P);
+	if (!at(&P, TK_EOF))
+		syntax_error(&P, "the end of the value");
+	return P.failed ? NULL : e;
 }

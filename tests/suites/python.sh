@@ -2,8 +2,9 @@
 # tests/suites/python.sh - the CPU tests of the Python package
 # (python/tests, pytest) against the libraries in $BUILD: one
 # "PASS python/FILE::TEST", "FAIL ..." or "SKIP ...: reason" line per test,
-# for tests/run.sh to count.  Prints one SKIP line when pytest is missing
-# (.ci/run installs it).  Under the sanitizer build (build-asan) the
+# for tests/run.sh to count.  pytest is required: without it the suite
+# is one FAIL line saying how to install it (.ci/run installs it), so a
+# machine without pytest cannot pass `make test` having run no Python.  Under the sanitizer build (build-asan) the
 # ASan/UBSan runtimes are preloaded into python3, so the ctypes calls run
 # the instrumented libraries; leak detection is off there (the
 # interpreter's own allocations at exit are not ours).
@@ -16,7 +17,7 @@ PY_PREFIX=${PY_PREFIX:-python}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 if ! python3 -c 'import pytest' >/dev/null 2>&1; then
-	echo "SKIP $PY_PREFIX: pytest is not installed (pip install pytest, or apt-get install python3-pytest)"
+	echo "FAIL $PY_PREFIX: pytest is not installed, so the Python tests cannot run: python3 -m pip install pytest numpy (or apt-get install python3-pytest python3-numpy)"
 	exit 0
 fi
 case "$BUILD" in
