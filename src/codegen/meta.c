@@ -11,7 +11,9 @@
  * per symbolic size the kernel uses (a hidden .s32 parameter):
  * tensor {"name", "kind", "dtype", "shape" (ints or size names)[, "align"]},
  * scalar {"name", "kind", "dtype"}, tensormap {"name", "kind"},
- * dim {"name": "<size>_dim", "kind", "dtype": "int32", "var": size}.
+ * dim {"name": "<size>$dim", "kind", "dtype": "int32", "var": size}: the
+ * "$" keeps it apart from every script name (a scalar n_dim beside
+ * T.dynamic("n")).
  * Launch dims are 3 long; each an int or an expression tree {"var": n} /
  * {"op": add|sub|mul|floordiv|mod|ceildiv|min|max, "args": [a, b]}
  * (integer `/` on sizes is written as floordiv: sizes are not negative).
@@ -185,7 +187,7 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 		if (i || np)
 			sb_puts(b, ", ");
 		sb_puts(b, "{\"name\": ");
-		json_write_string(b, arena_printf(&g->c->arena, "%s_dim",
+		json_write_string(b, arena_printf(&g->c->arena, "%s$dim",
 						  g->dims[i]->name));
 		sb_puts(b, ", \"kind\": \"dim\", \"dtype\": \"int32\", "
 			"\"var\": ");
