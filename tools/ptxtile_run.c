@@ -37,7 +37,8 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_LIST = 64 };
 typedef struct RunOpts {
 	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
 	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
-	int nargs, nsizes, ndumps;
+	const char *defs[MAX_LIST]; /* -D NAME=VALUE, as given */
+	int nargs, nsizes, ndumps, ndefs;
 	bool emulate, gpu, late, races, lineinfo;
 	uint64_t max_steps;
 } RunOpts;
@@ -46,7 +47,7 @@ static const char run_usage[] =
 	"usage: ptxtile run --emulate FILE.py [--target T] [--kernel NAME]\n"
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
-	"                   [--max-steps N] [--lineinfo]\n"
+	"                   [--max-steps N] [--lineinfo] [-D NAME=VALUE]...\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -61,7 +62,8 @@ static const char run_usage[] =
 	"  completes every asynchronous copy only when the kernel must\n"
 	"  observe it.  --check-races reports shared-memory races.\n"
 	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
-	"  name the script line too.\n";
+	"  name the script line too.  -D NAME=VALUE overrides the module\n"
+	"  constant NAME of a script, as in ptxtile compile.\n";
 
 static int
 usage_err(const char *msg, const char *arg)
@@ -118,6 +120,11 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 			rc = push(o->sizes, &o->nsizes, v, "--size");
 		} else if ((v = cli_option_value(argc, argv, &i, "--dump"))) {
 			rc = push(o->dumps, &o->ndumps, v, "--dump");
+		} else if (!strncmp(a, "-D", 2)) {
+			v = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : "";
+			if (!strchr(v, '=') || v[0] == '=')
+				return usage_err("-D takes NAME=VALUE", a);
+			rc = push(o->defs, &o->ndefs, v, "-D");
 		} else if ((v = cli_option_value(argc, argv, &i, "--max-steps"))) {
 			char *end;
 			o->max_steps = strtoull(v, &end, 10);
@@ -135,6 +142,9 @@ parse_run_args(int argc, char **argv, RunOpts *o)
 	}
 	if (o->emulate == o->gpu)
 		return usage_err("give one of --emulate and --gpu", NULL);
+	if (o->meta && o->ndefs)
+		return usage_err("-D overrides constants of a script, not of "
+				 "PTX with --meta", NULL);
 	if (o->gpu && (o->late || o->max_steps || o->races))
 		return usage_err("--late, --check-races and --max-steps are "
 				 "emulator options", NULL);
@@ -638,6 +648,27 @@ out:
 	return rc;
 }
 
+/* -D NAME=VALUE overrides (kept across pt_load): split at the first '='. */
+static int
+set_run_constants(pt_ctx *ctx, const RunOpts *o)
+{
+	for (int i = 0; i < o->ndefs; i++) {
+		const char *eq = strchr(o->defs[i], '=');
+		size_t n = (size_t)(eq - o->defs[i]);
+		char name[256];
+		if (n >= sizeof(name))
+			return usage_err("-D name too long", o->defs[i]);
+		memcpy(name, o->defs[i], n);
+		name[n] = 0;
+		if (pt_set_constant(ctx, name, eq + 1)) {
+			fprintf(stderr, "ptxtile run: -D %s: %s\n", o->defs[i],
+				pt_ctx_errmsg(ctx));
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int
 ptxtile_run_main(int argc, char **argv)
 {
@@ -665,6 +696,11 @@ ptxtile_run_main(int argc, char **argv)
 	pt_ctx *ctx = pt_ctx_new(NULL);
 	pt_module *m = NULL;
 	const char *ptx, *meta;
+	if (ctx && set_run_constants(ctx, &o)) {
+		pt_ctx_free(ctx);
+		arena_free(&a);
+		return EXIT_USAGE;
+	}
 	int st = ctx ? pt_load(ctx, o.input, text, len, &m) : PT_E_NOMEM;
 	if (ctx)
 		pt_set_lineinfo(ctx, o.lineinfo);
