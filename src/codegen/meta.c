@@ -74,8 +74,26 @@ write_dims(StrBuf *b, Expr *const *d, int n)
 	sb_putc(b, ']');
 }
 
+/* A global tensor the kernel reads or writes only through tensor maps
+ * (no element access or address of it was generated): the runtime
+ * encodes those maps from the argument's own strides, so any strides
+ * the maps accept will do. */
+static bool
+only_tensor_maps(Gen *g, const Param *p)
+{
+	const BufInfo *bi = gen_buf(g, p->buf);
+	if (!bi || bi->addressed)
+		return false;
+	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
+		const TmapSlot *t = g->m->tma_slots.v[i];
+		if (t->func == g->f && t->var && t->tensor == p->buf)
+			return true;
+	}
+	return false;
+}
+
 static void
-write_param(StrBuf *b, const Param *p)
+write_param(Gen *g, StrBuf *b, const Param *p)
 {
 	static const char *const kind[] = {
 		[PK_TENSOR] = "tensor", [PK_SCALAR] = "scalar",
@@ -101,6 +119,8 @@ write_param(StrBuf *b, const Param *p)
 		if (p->buf->align > 0)
 			sb_printf(b, ", \"align\": %lld",
 				  (long long)p->buf->align);
+		if (only_tensor_maps(g, p))
+			sb_puts(b, ", \"contiguous\": false");
 	} else if (p->kind == PK_SCALAR) {
 		sb_printf(b, ", \"dtype\": \"%s\"", dtype_name(p->var->dtype));
 	}
@@ -151,7 +171,7 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 	for (size_t i = 0; i < np; i++) {
 		if (i)
 			sb_puts(b, ", ");
-		write_param(b, &f->params.v[i]);
+		write_param(g, b, &f->params.v[i]);
 	}
 	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
 		const TmapSlot *t = g->m->tma_slots.v[i];
