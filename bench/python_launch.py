@@ -5,13 +5,17 @@ The same tiny operation, y += a * x over 1024 floats (one CTA), launched
 back to back from Python by:
   ptxtile             k(x, y, 1.0): ptxtile.compile()'d kernel; after
                       the first call, the fast path (the packed argument
-                      array of the last signature, only the pointers and
-                      scalars rewritten; ptrt_launch still checks in C)
+                      array of the last signature, only the stream, the
+                      pointers and scalars rewritten, one ctypes call to
+                      ptrt_launch_packed; ptrt_launch still checks in C)
   ptxtile (prepacked) the same ptrt_launch through ctypes with the
                       argument array built once (the C runtime's share)
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel
   triton              the same kernel as a @triton.jit function
-and, host time only, ptxtile's argument conversion without the launch.
+and, host time only, ptxtile's argument conversion without the launch
+(the general path, taken by the first call of a signature) and the fast
+path with the C launch replaced by a no-op (the Python share of the
+"ptxtile" row, ctypes call included).
 Then ptxtile.kernels.matmul against a direct call of the example kernel
 it wraps (examples/gemm_wgmma.py, 4096^3 bf16), CUDA events, median of 5
 rounds of 50; the issue's targets are printed as MET / NOT MET lines:
@@ -96,6 +100,30 @@ def launchers(x, y):
     return out
 
 
+def fast_path_alone_us(x, y):
+    """k(x, y, 1.0) on the fast path with ptrt_launch_packed replaced by
+    a C function that does nothing: libc's strlen, given a packed launch
+    whose kernel handle (its first 8 bytes) is 0, reads one byte.  The
+    Python share of a launch, ctypes call included."""
+    import ctypes.util
+    from ptxtile import _compile, _runtime
+    k = ptxtile.compile(SRC)
+    noop = ctypes.PyDLL(ctypes.util.find_library("c")).strlen
+    noop.restype = ctypes.c_int
+    buf = k._new_buffer()
+    dev, _, _ = k._pack((x, y, 1.0), None, buf)
+    real = _lib.launch_packed
+    _lib.launch_packed = lambda: noop
+    try:
+        k._fast = _compile._fast_path(k, (x, y, 1.0), buf, 0,
+                                      _runtime.get(dev), dev)
+    finally:
+        _lib.launch_packed = real
+    if k._fast is None or not k._fast((x, y, 1.0)):
+        raise SystemExit("FAIL: no fast path for the no-op launch")
+    return host_us(lambda: k(x, y, 1.0))
+
+
 def matmul_lines():
     """ptxtile.kernels.matmul vs the example kernel called directly."""
     if torch.cuda.get_device_capability()[0] != 9:
@@ -176,6 +204,12 @@ def main():
     lines.append("| ptxtile: argument conversion alone (no launch) | %.2f "
                  "| - | - |" % host_us(lambda: k._pack((x, y, 1.0), None,
                                                        buf)))
+    try:  # a diagnostic row: its failure must not hide the others
+        lines.append("| ptxtile: fast path alone (a no-op for the launch) "
+                     "| %.2f | - | - |" % fast_path_alone_us(x, y))
+    except (Exception, SystemExit) as e:
+        lines.append("| ptxtile: fast path alone: not measured (%s) | - | "
+                     "- | - |" % e)
     ratio = rows[0][1] / torch_h
     lines.append("")
     lines.append("target ptxtile <= 1.0x torch add_ per launch (host): "

@@ -171,6 +171,26 @@ PT_API size_t ptrt_kernel_nargs(const ptrt_kernel *k);
  * launch dimensions, encodes the tensor maps and launches on stream. */
 PT_API int ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 		       ptrt_stream *stream);
+/* A launch in one buffer, for callers that pay per foreign call and per
+ * argument (ctypes: one call with one pointer).  The values that change
+ * between launches of one argument signature - the stream, data pointers,
+ * scalars - sit in one run of 8-byte slots after the fixed fields, so the
+ * caller rewrites them all with one store; ptrt_launch_packed copies slot
+ * i (its first slot_size[i] bytes, 4 or 8) to byte slot_offset[i] of the
+ * args array, then does ptrt_launch(kernel, args, nargs, stream), which
+ * checks every launch as usual.  PT_E_RT_BAD_CALL for a slot outside the
+ * args array (or no kernel: then nothing is reported on a context). */
+#define PTRT_PACKED_SLOTS 32
+typedef struct ptrt_packed_launch {
+	ptrt_kernel *kernel;
+	ptrt_arg *args;
+	uint32_t nargs, nslots;
+	uint32_t slot_offset[PTRT_PACKED_SLOTS];
+	uint32_t slot_size[PTRT_PACKED_SLOTS];
+	ptrt_stream *stream; /* rewritten per launch, then slot[] */
+	uint64_t slot[PTRT_PACKED_SLOTS];
+} ptrt_packed_launch;
+PT_API int ptrt_launch_packed(ptrt_packed_launch *p);
 /* Checks args against kernel `name` of meta_json exactly as ptrt_launch
  * does (count, kinds, dtypes, null pointers, shapes, symbolic sizes,
  * alignment, strides, tensor map limits, launch expressions), without a

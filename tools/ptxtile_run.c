@@ -39,7 +39,8 @@ typedef struct RunOpts {
 	/* each as long as argv (every entry is an argv string), so a kernel
 	 * with any number of parameters can be given all of them */
 	const char **args, **sizes, **dumps;
-	int nargs, nsizes, ndumps;
+	const char **defs; /* -D NAME=VALUE, as given */
+	int nargs, nsizes, ndumps, ndefs;
 	bool emulate, gpu, late, races, lineinfo;
 	uint64_t max_steps;
 } RunOpts;
@@ -48,7 +49,7 @@ static const char run_usage[] =
 	"usage: ptxtile run --emulate FILE.py [--target T] [--kernel NAME]\n"
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
-	"                   [--max-steps N] [--lineinfo]\n"
+	"                   [--max-steps N] [--lineinfo] [-D NAME=VALUE]...\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -63,7 +64,8 @@ static const char run_usage[] =
 	"  completes every asynchronous copy only when the kernel must\n"
 	"  observe it.  --check-races reports shared-memory races.\n"
 	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
-	"  name the script line too.\n";
+	"  name the script line too.  -D NAME=VALUE overrides the module\n"
+	"  constant NAME of a script, as in ptxtile compile.\n";
 
 /* Reads at most max bytes of path ("-": stdin) into a: a file (or a
  * stream such as /dev/zero) longer than that is never read further, so
@@ -133,6 +135,7 @@ parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 	o->args = NEWN(ar, const char *, (size_t)argc);
 	o->sizes = NEWN(ar, const char *, (size_t)argc);
 	o->dumps = NEWN(ar, const char *, (size_t)argc);
+	o->defs = NEWN(ar, const char *, (size_t)argc);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int rc = 0;
@@ -165,6 +168,11 @@ parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 			rc = push(o->sizes, &o->nsizes, v, "--size");
 		} else if ((v = cli_option_value(argc, argv, &i, "--dump"))) {
 			rc = push(o->dumps, &o->ndumps, v, "--dump");
+		} else if (!strncmp(a, "-D", 2)) {
+			v = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : "";
+			if (!strchr(v, '=') || v[0] == '=')
+				return usage_err("-D takes NAME=VALUE", a);
+			rc = push(o->defs, &o->ndefs, v, "-D");
 		} else if ((v = cli_option_value(argc, argv, &i, "--max-steps"))) {
 			char *end;
 			o->max_steps = strtoull(v, &end, 10);
@@ -182,6 +190,9 @@ parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 	}
 	if (o->emulate == o->gpu)
 		return usage_err("give one of --emulate and --gpu", NULL);
+	if (o->meta && o->ndefs)
+		return usage_err("-D overrides constants of a script, not of "
+				 "PTX with --meta", NULL);
 	if (o->gpu && (o->late || o->max_steps || o->races))
 		return usage_err("--late, --check-races and --max-steps are "
 				 "emulator options", NULL);
@@ -690,6 +701,27 @@ out:
 	return rc;
 }
 
+/* -D NAME=VALUE overrides (kept across pt_load): split at the first '='. */
+static int
+set_run_constants(pt_ctx *ctx, const RunOpts *o)
+{
+	for (int i = 0; i < o->ndefs; i++) {
+		const char *eq = strchr(o->defs[i], '=');
+		size_t n = (size_t)(eq - o->defs[i]);
+		char name[256];
+		if (n >= sizeof(name))
+			return usage_err("-D name too long", o->defs[i]);
+		memcpy(name, o->defs[i], n);
+		name[n] = 0;
+		if (pt_set_constant(ctx, name, eq + 1)) {
+			fprintf(stderr, "ptxtile run: -D %s: %s\n", o->defs[i],
+				pt_ctx_errmsg(ctx));
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
 int
 ptxtile_run_main(int argc, char **argv)
 {
@@ -719,6 +751,11 @@ ptxtile_run_main(int argc, char **argv)
 	pt_ctx *ctx = pt_ctx_new(NULL);
 	pt_module *m = NULL;
 	const char *ptx, *meta;
+	if (ctx && set_run_constants(ctx, &o)) {
+		pt_ctx_free(ctx);
+		arena_free(&a);
+		return EXIT_USAGE;
+	}
 	int st = ctx ? pt_load(ctx, o.input, text, len, &m) : PT_E_NOMEM;
 	if (ctx)
 		pt_set_lineinfo(ctx, o.lineinfo);

@@ -13,8 +13,8 @@ accumulation, bf16 C, on the same torch-allocated inputs for
   mma     ptxtile's PTX for examples/gemm_bf16.py (mma.sync m16n8k16)
 gemm_wgmma.py takes runtime sizes and the SM count (grid min(sms,
 tiles)): it is compiled once.  gemm_bf16.py takes its sizes as module
-constants, so each size compiles its own kernel: the script rewrites the
-`M = `, `N = `, `K = ` lines.  Both are compiled with the ptxtile package
+constants, so each size compiles its own kernel: M, N, K are given to
+ptxtile.compile as constants=.  Both are compiled with the ptxtile package
 (ptxtile.compile, sm_90a; the cubin comes from ptxas through
 Kernel.cubin); the scripts and their PTX are left in BUILD_DIR/bench for
 inspection.  The ptxtile kernels
@@ -35,7 +35,6 @@ PYTHONPATH=python):
 import argparse
 import ctypes
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,16 +50,17 @@ if os.environ.get("GEMM_SIZES"):  # e.g. "4096x4096x4096,2048x2048x2048"
 
 
 def compile_example(build, src, m, n, k, tag):
-    """Rewrites the size constants of an example (m = None: none, the
-    sizes are runtime values) and compiles the text with ptxtile.compile
-    (sm_90a); returns the Kernel."""
+    """Compiles an example with ptxtile.compile (sm_90a), its module
+    constants M, N, K overridden by constants= (m = None: none, the
+    sizes are runtime values); returns the Kernel.  The script (with a
+    first line naming the constants) and the PTX are left in
+    BUILD_DIR/bench."""
+    consts = {"M": m, "N": n, "K": k} if m else {}
+    kernel = ptxtile.compile(src, target="sm_90a", constants=consts)
     with open(src) as f:
         text = f.read()
-    for name, v in (("M", m), ("N", n), ("K", k)) if m else ():
-        text, cnt = re.subn(r"^%s = \d+$" % name, "%s = %d" % (name, v),
-                            text, flags=re.M)
-        assert cnt == 1, (src, name)
-    kernel = ptxtile.compile(text, target="sm_90a")
+    if consts:
+        text = "# ptxtile.compile(constants=%r)\n%s" % (consts, text)
     base = os.path.join(build, "bench", "%s_%d_%d_%d" % (tag, m or 0,
                                                           n or 0, k or 0))
     for ext, data in ((".py", text), (".ptx", kernel.ptx)):

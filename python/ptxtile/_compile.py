@@ -30,12 +30,41 @@ def _read_source(kernel):
     if isinstance(kernel, os.PathLike) or (
             isinstance(kernel, str) and "\n" not in kernel):
         path = os.fspath(kernel)
-        with open(path, encoding="utf-8") as f:
-            return path, f.read(), None, {}
+        return path, _read_bounded(path), None, {}
     if isinstance(kernel, str):
         return "<string>", kernel, None, {}
     raise TypeError("ptxtile.compile takes a script path, script text or "
                     "a @T.function, not %s" % type(kernel).__name__)
+
+
+def _input_budget():
+    """The library's input budget (pt_get_budget of a fresh context: the
+    default, PT_BUDGET_INPUT_BYTES_DEFAULT)."""
+    lib = _lib.compiler()
+    ctx = lib.pt_ctx_new(None)
+    if not ctx:
+        raise MemoryError("pt_ctx_new failed")
+    try:
+        return lib.pt_get_budget(ctx, 0)  # PT_BUDGET_INPUT_BYTES
+    finally:
+        lib.pt_ctx_free(ctx)
+
+
+def _read_bounded(path):
+    """The text of a script file, read no further than the input budget:
+    a larger file is CompileError E9009 (as pt_load and the CLI say)
+    without being read whole.  Text mode reads characters, each at least
+    one byte, so more than budget characters is more than budget bytes;
+    pt_load checks the bytes of what is under it."""
+    budget = _input_budget()
+    with open(path, encoding="utf-8") as f:
+        text = f.read(budget + 1)
+    if len(text) > budget:
+        msg = ("%s is over the input budget of %d bytes (ptxtile "
+               "--max-input-bytes)" % (path, budget))
+        d = Diagnostic(9009, _lib.code_name(9009), path, 0, 0, msg)
+        raise CompileError("%s: error[%s]: %s" % (path, d.code, msg), [d])
+    return text
 
 
 def _diagnostics(lib, ctx, name):
@@ -434,18 +463,25 @@ class Kernel(object):
         return _emulate.launch(self, args, late=late,
                                check_races=check_races, max_steps=max_steps)
 
-    def __call__(self, *args: Any, stream: Any = None,
-                 device: Optional[str] = None, **emulator: Any) -> None:
-        """Launches on `stream` (a torch.cuda.Stream, an object with
-        .cuda_stream or __cuda_stream__, or a CUstream handle as int), by
-        default torch's current stream of the tensors' device, in that
-        device's primary context (torch's).  (device="emulator" is the
-        older spelling of kernel.emulate(*args, ...), kept with a
-        DeprecationWarning.)"""
+    def __call__(self, *args: Any, **options: Any) -> None:
+        """kernel(*args, stream=None): launches on `stream` (a
+        torch.cuda.Stream, an object with .cuda_stream or
+        __cuda_stream__, or a CUstream handle as int), by default torch's
+        current stream of the tensors' device, in that device's primary
+        context (torch's).  (device="emulator" is the older spelling of
+        kernel.emulate(*args, ...), kept with a DeprecationWarning.)"""
+        if not options:  # the fast path: no keyword to look at
+            fast = self._fast
+            if fast is not None and fast(args):
+                return None
+            return self._launch(args, None)
+        return self._call_with(args, **options)
+
+    def _call_with(self, args, stream=None, device=None, **emulator):
         if device == "emulator":
             warnings.warn("kernel(..., device=\"emulator\") is deprecated; "
                           "call kernel.emulate(...)", DeprecationWarning,
-                          stacklevel=2)
+                          stacklevel=3)
             if stream is not None:
                 raise TypeError("the emulator takes no stream=")
             return self.emulate(*args, **emulator)
@@ -454,10 +490,11 @@ class Kernel(object):
                             "takes stream=; late=, check_races=, "
                             "max_steps= are options of kernel.emulate()"
                             % ", ".join(sorted(emulator) or ["device"]))
-        fast = self._fast
-        if fast is not None and stream is None and fast(args):
-            return
-        self._launch(args, stream)
+        if stream is None:
+            fast = self._fast
+            if fast is not None and fast(args):
+                return None
+        return self._launch(args, stream)
 
     def _launch(self, args, stream):
         """The general launch: every argument converted and packed; then,
@@ -492,74 +529,114 @@ def _launch(*a):
     return _launch(*a)
 
 
-_U64 = _args.struct.Struct("=Q")
+class _Packed(ctypes.Structure):
+    """ptrt_packed_launch of include/ptxtile_rt.h (ctypes lays it out by
+    the C rules, so the offsets below are the C compiler's)."""
+    _fields_ = [("kernel", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("nargs", ctypes.c_uint32), ("nslots", ctypes.c_uint32),
+                ("slot_offset", ctypes.c_uint32 * 32),
+                ("slot_size", ctypes.c_uint32 * 32),
+                ("stream", ctypes.c_void_p),
+                ("slot", ctypes.c_uint64 * 32)]
+
+
+PACKED_SLOTS = 32
+_STREAM_AT = _Packed.stream.offset
+# a slot's struct format and size for each scalar dtype (8-byte slots)
+_SLOT = {"int32": ("i4x", 4), "uint32": ("I4x", 4), "int64": ("q", 8),
+         "uint64": ("Q", 8), "float32": ("f4x", 4), "float64": ("d", 8)}
 
 
 def _fast_path(kernel, args, buf, handle, rt, device):
     """fn(args) -> True after launching args on torch's current stream,
     or False (nothing launched) when args do not have the signature of
     `args` - the same count, torch CUDA tensors on `device` with the same
-    dtypes, shapes and strides, Python numbers in range for the scalars.
-    Then only the data pointers and the scalar values change, written
-    into a private copy of the packed buffer; ptrt_launch still checks
-    every launch in C.  None when args are not of that kind.
+    dtypes, shapes and strides, Python numbers (in range: struct checks)
+    for the scalars.  Then only the stream, the data pointers and the
+    scalar values change: one struct.pack_into writes them into the slots
+    of a private ptrt_packed_launch and one ctypes call with one pointer
+    (ptrt_launch_packed, _lib.launch_packed: the GIL held) copies them
+    into the argument array and launches; ptrt_launch still checks every
+    launch in C.  None when args
+    are not of that kind.
 
     The function is generated for the signature, one line per argument
     (no loop, no per-argument tuple), because this is the whole Python
     cost of a launch."""
     torch = sys.modules["torch"]
-    env = {"lock": rt.lock, "launch": _lib.runtime().ptrt_launch,
-           "raw": _current_stream_fn(), "put": _U64.pack_into,
-           "device": device, "handle": handle, "rt": rt,
-           "errors": (AttributeError, TypeError, _args.struct.error,
-                      OverflowError)}
-    checks, writes = [], []
+    env = {"acquire": rt.lock.acquire, "release": rt.lock.release,
+           "go": _lib.launch_packed(),
+           "raw": _current_stream_fn(), "device": device, "rt": rt,
+           "errors": (AttributeError, TypeError, ValueError,
+                      _args.struct.error, OverflowError)}
+    checks, values, fmt, slots = [], [], "=Q", []
     for i, p in enumerate(kernel._user):
         a, off = args[i], i * _args.ARG_SIZE
         if p.kind == "tensor" and isinstance(a, torch.Tensor):
             env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
             env["st%d" % i] = a.stride()
             checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
-                          "a%d.stride() != st%d or a%d.get_device() != "
-                          "device" % ((i, i) * 3 + (i,)))
-            writes.append("put(mine, %d, a%d.data_ptr())" % (off + 8, i))
+                          "%s or a%d.get_device() != device" % (
+                              i, i, i, i, _strides_differ(a, i), i))
+            values.append("a%d.data_ptr()" % i)
+            fmt += "Q"
+            slots.append((off + 8, 8))
         elif p.kind == "scalar" and type(a) in (int, float):
-            rng = _args._RANGE.get(p.dtype)
-            env["pk%d" % i] = _args._SCALAR[p.dtype].pack_into
-            if rng:  # an int, in range (bool and others: the general path)
-                checks.append("type(a%d) is not int or not %d <= a%d <= %d"
-                              % (i, rng[0], i, rng[1]))
+            f, size = _SLOT[p.dtype]
+            if p.dtype in _args._RANGE:  # bool and others: general path
+                checks.append("type(a%d) is not int" % i)
             else:
                 checks.append("type(a%d) is not float and type(a%d) is not "
                               "int" % (i, i))
-            writes.append("pk%d(mine, %d, %d, %d, a%d)" % (
-                i, off, _args.ARG_SCALAR, _args.dtype_enum(p.dtype), i))
+            values.append("a%d" % i)
+            fmt += f
+            slots.append((off + 8, size))
         else:
             return None
-    env["mine"] = ctypes.create_string_buffer(buf.raw, len(buf))
-    env["addr"] = ctypes.addressof(env["mine"])
+    if len(slots) > PACKED_SLOTS:
+        return None
+    mine = ctypes.create_string_buffer(buf.raw, len(buf))
+    plan = _Packed(kernel=handle, args=ctypes.addressof(mine),
+                   nargs=len(args), nslots=len(slots))
+    for j, (off, size) in enumerate(slots):
+        plan.slot_offset[j], plan.slot_size[j] = off, size
+    # a structure without argtypes would go by value: pass a pointer
+    env["plan"], env["pplan"] = plan, ctypes.pointer(plan)
+    env["mine"] = mine  # the argument array lives as long as fast
+    env["put"] = _args.struct.Struct(fmt).pack_into
     n = len(args)
     names = "".join("a%d, " % i for i in range(n))
     body = ["def fast(args):",
-            "    if len(args) != %d:" % n,
-            "        return False",
-            "    %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
             "    try:",
+            "        %s = args" % names.rstrip(", ") + ("," if n == 1 else ""),
             "        if (%s):" % (" or\n                ".join(
                 "(%s)" % c for c in checks) or "False"),
             "            return False",
-            "        with lock:"]
-    body += ["            " + w for w in writes]
-    body += ["            rc = launch(handle, addr, %d, raw(device) or None)"
-             % n,
-             "    except errors:",
-             "        return False",
-             "    if rc:",
-             "        raise rt.error()",
-             "    return True"]
+            "        acquire()",
+            "        try:",
+            "            put(plan, %d, raw(device), %s)" % (
+                _STREAM_AT, ", ".join(values)),
+            "            rc = go(pplan)",
+            "        finally:",
+            "            release()",
+            "    except errors:",
+            "        return False",
+            "    if rc:",
+            "        raise rt.error()",
+            "    return True"]
     exec(builtins.compile("\n".join(body), "<ptxtile fast launch of %s>"
                  % kernel.name, "exec"), env)
     return env["fast"]
+
+
+def _strides_differ(t, i):
+    """The test that argument i's strides differ from those of t: when no
+    size is 0 or 1, is_contiguous() (a flag torch keeps) says exactly
+    whether the strides are the dense ones, and is cheaper than
+    comparing stride() tuples."""
+    if t.dim() and min(t.shape) >= 2 and t.is_contiguous():
+        return "not a%d.is_contiguous()" % i
+    return "a%d.stride() != st%d" % (i, i)
 
 
 def _current_stream_fn():

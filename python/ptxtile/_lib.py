@@ -63,6 +63,7 @@ _COMPILER_PROTOS = {
     "pt_set_lineinfo": (None, [c_void_p, c_int]),
     "pt_ctx_errmsg": (c_char_p, [c_void_p]),
     "pt_set_constant": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "pt_get_budget": (c_size_t, [c_void_p, c_int]),
 }
 
 _RUNTIME_PROTOS = {
@@ -105,6 +106,22 @@ def compiler():
 def runtime():
     """libptxtile_rt.so with its prototypes declared."""
     return _load("libptxtile_rt.so", _RUNTIME_PROTOS)
+
+
+def launch_packed():
+    """libptxtile_rt's ptrt_launch_packed, called through ctypes.PyDLL:
+    with the GIL held, as torch's own launches are (the call takes a few
+    microseconds; dropping and retaking the GIL would be a large share
+    of it).  Callers still hold the context's lock (_runtime.Runtime):
+    the other runtime calls release the GIL.  No argtypes: it takes a
+    ctypes pointer to the structure, the cheapest ctypes call there is."""
+    with _lock:
+        fn = _loaded.get("ptrt_launch_packed")
+        if fn is None:
+            fn = ctypes.PyDLL(lib_path("libptxtile_rt.so")).ptrt_launch_packed
+            fn.restype = c_int
+            _loaded["ptrt_launch_packed"] = fn
+        return fn
 
 
 def code_name(code):

@@ -1,8 +1,8 @@
 """The benchmark scripts that launch ptxtile kernels from Python
 (bench/gemm/bench.py, bench/gemm/sizes.py) on a CPU machine: they import
-without torch, parse their command line, and sizes.py's per-size rewrite
-of the examples compiles through ptxtile.compile to kernels of the asked
-sizes.  (Running them needs the GPU host: bench/README.md.)"""
+without torch, parse their command line, and sizes.py compiles the examples
+through ptxtile.compile (constants= for the sizes) to kernels of the
+asked sizes.  (Running them needs the GPU host: bench/README.md.)"""
 import json
 import os
 import subprocess
@@ -43,8 +43,8 @@ def test_bad_command_line_is_rejected(script):
 
 
 def test_sizes_compiles_each_size(tmp_path):
-    """compile_example rewrites M, N, K of gemm_bf16.py and compiles the
-    text (the kernel's tensor shapes and grid follow the asked size);
+    """compile_example compiles gemm_bf16.py with M, N, K as constants=
+     (the kernel's tensor shapes and grid follow the asked size);
     gemm_wgmma.py is compiled as it is: symbolic sizes, a grid of
     clusters from the SM count."""
     code = r'''
@@ -67,8 +67,13 @@ print(json.dumps(out))
     shapes = {p[0]: p[3] for p in params if p[1] == "tensor"}
     assert shapes == {"A": [2048, 512], "B": [1024, 512],
                       "C": [2048, 1024]}, params
+    # the script as it is, its constants on a first line
     text = (tmp_path / "bench" / "m_2048_1024_512.py").read_text()
-    assert "\nM = 2048\n" in text and "\nK = 512\n" in text
+    first, rest = text.split("\n", 1)
+    assert first == ("# ptxtile.compile(constants={'M': 2048, 'N': 1024, "
+                     "'K': 512})")
+    with open(os.path.join(ROOT, "examples", "gemm_bf16.py")) as f:
+        assert rest == f.read()
     assert (tmp_path / "bench" / "m_2048_1024_512.ptx") \
         .read_text().lstrip().startswith("//")
     # mma.sync: one 128 x 128 tile of C per CTA (grid x over N)

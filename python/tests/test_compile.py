@@ -241,3 +241,52 @@ def test_one_base_error_class():
     assert issubclass(ptxtile.ArgumentCountError, TypeError)
     with pytest.raises(ptxtile.Error):
         ptxtile.compile("x = 1 +\n", target="sm_90a")
+
+
+def test_script_file_over_the_input_budget_is_e9009_unread(tmp_path,
+                                                            monkeypatch):
+    # the file is read no further than budget + 1 characters, then
+    # E9009 (PT_E_BUDGET_INPUT), as pt_load and the CLI report it
+    from ptxtile import _compile
+    budget = _compile._input_budget()
+    assert budget == 16 << 20  # PT_BUDGET_INPUT_BYTES_DEFAULT
+    big = tmp_path / "big.py"
+    with open(big, "w") as f:
+        f.write("#" * (budget + 4096) + "\n")
+    reads = []
+    real_open = open
+
+    class Spy(object):
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def read(self, n=-1):
+            reads.append(n)
+            return self.f.read(n)
+    monkeypatch.setattr(_compile, "open", lambda *a, **k: Spy(real_open(
+        *a, **k)), raising=False)
+    with pytest.raises(ptxtile.CompileError) as e:
+        ptxtile.compile(str(big))
+    assert e.value.codes == ["E9009"] and reads == [budget + 1]
+    assert "input budget of %d bytes" % budget in str(e.value)
+
+
+def test_script_file_at_the_budget_is_compiled(tmp_path, monkeypatch):
+    # budget characters exactly: read whole and compiled (here with a
+    # smaller budget seen by the reader, to keep the file small)
+    from ptxtile import _compile
+    text = open(example("ld_st.py")).read()
+    monkeypatch.setattr(_compile, "_input_budget", lambda: len(text))
+    p = tmp_path / "k.py"
+    p.write_text(text)
+    assert ptxtile.compile(str(p), target="sm_90a").ptx
+    p.write_text(text + "\n")
+    with pytest.raises(ptxtile.CompileError) as e:
+        ptxtile.compile(str(p), target="sm_90a")
+    assert e.value.codes == ["E9009"]

@@ -299,6 +299,42 @@ ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 	return rc;
 }
 
+static int
+unpack_slots(ptrt_packed_launch *p)
+{
+	if (p->nslots > PTRT_PACKED_SLOTS)
+		return rt_fail(&p->kernel->m->rt->st, PT_E_RT_BAD_CALL,
+			       "packed launch: %u slots (at most %d)",
+			       (unsigned)p->nslots, PTRT_PACKED_SLOTS);
+	size_t bytes = (size_t)p->nargs * sizeof(ptrt_arg);
+	unsigned char *args = (unsigned char *)p->args;
+	for (uint32_t i = 0; i < p->nslots; i++) {
+		uint32_t off = p->slot_offset[i], size = p->slot_size[i];
+		if ((size != 4 && size != 8) || off > bytes ||
+		    bytes - off < size || !args)
+			return rt_fail(&p->kernel->m->rt->st, PT_E_RT_BAD_CALL,
+				       "packed launch: slot %u (%u bytes at "
+				       "%u) outside the %zu-byte arguments",
+				       (unsigned)i, (unsigned)size,
+				       (unsigned)off, bytes);
+		/* memcpy: args may hold the slot at any byte offset */
+		memcpy(args + off, &p->slot[i], size);
+	}
+	return PT_OK;
+}
+
+int
+ptrt_launch_packed(ptrt_packed_launch *p)
+{
+	if (!p || !p->kernel)
+		return PT_E_RT_BAD_CALL;
+	p->kernel->m->rt->st.code = PT_OK;
+	int rc = unpack_slots(p);
+	if (rc != PT_OK)
+		return rc;
+	return ptrt_launch(p->kernel, p->args, p->nargs, p->stream);
+}
+
 int
 ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 		 int warmup, int iters, float *ms)

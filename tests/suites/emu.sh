@@ -242,3 +242,33 @@ want_s=$(awk 'BEGIN { for (t = 0; t < 4; t++) for (i = 0; i < 16; i++) {
 	printf "%s%d", (t || i) ? " " : "", v } }')
 grep -qx "A: $want_s" "$t/out" && ok tirx_surface_result ||
 	bad tirx_surface_result "$(cat "$t/out" "$t/err")"
+
+# -D overrides a module constant of the script, as ptxtile compile -D
+# does: A[i] = i * SCALE, SCALE 2 in the script and 5 from -D (values by
+# hand: 0 5 10 ... 35); an unknown constant is E2050; with --meta
+# (PTX input) -D is a usage error
+cat >"$t/scale.py" <<'PY'
+from ptxtile import tirx as T
+SCALE = 2
+
+
+@T.function
+def scale(A: T.Tensor((8,), "int32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=8))
+    i = T.cuda.thread_idx("x")
+    A[i] = i * SCALE
+PY
+expect_rc define_default 0 "$P" run --emulate "$t/scale.py" --dump A
+grep -q "^A: 0 2 4 6 8 10 12 14$" "$t/out" && ok define_default_values ||
+	bad define_default_values "$(cat "$t/out")"
+expect_rc define 0 "$P" run --emulate "$t/scale.py" -D SCALE=5 --dump A
+grep -q "^A: 0 5 10 15 20 25 30 35$" "$t/out" && ok define_values ||
+	bad define_values "$(cat "$t/out")"
+expect_rc define_joined 0 "$P" run --emulate "$t/scale.py" -DSCALE=3 --dump A
+grep -q "^A: 0 3 6 9 12 15 18 21$" "$t/out" && ok define_joined_values ||
+	bad define_joined_values "$(cat "$t/out")"
+expect_rc define_unknown 1 "$P" run --emulate "$t/scale.py" -D SCALEX=5
+grep -q "E2050" "$t/err" && ok define_unknown_code ||
+	bad define_unknown_code "$(head -3 "$t/err")"
+expect_rc define_no_value 2 "$P" run --emulate "$t/scale.py" -D SCALE
+expect_rc define_with_meta 2 "$P" run --emulate "$t/s.ptx" --meta "$t/s.json" -D N=1
