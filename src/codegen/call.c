@@ -190,8 +190,8 @@ in_reg(CallState *cs, const Expr *a, PtxType t, bool imm_ok)
 	Gen *g = cs->g;
 	if (a->kind == EX_PTR_TO) {
 		bool wide = ptx_type_bits(t) == 64;
-		bool shared = ptx_inst_has(cs->in, ".shared::cluster") ||
-			      ptx_inst_has(cs->in, ".shared") || !wide;
+		bool shared = ptx_has(cs->in, PQ_SHARED_CLUSTER) ||
+			      ptx_has(cs->in, PQ_SHARED) || !wide;
 		Val v = {0};
 		v.dt = wide ? DT_UINT64 : DT_UINT32;
 		v.s = gen_ptr_to(g, a, shared ? "shared" : "", &wide);

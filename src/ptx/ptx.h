@@ -102,6 +102,16 @@ typedef enum PtxGate {
 	PTXG_COUNT
 } PtxGate;
 
+/* The named qualifiers (quals.def): a selected instruction answers
+ * ptx_has(in, PQ_id) from its qualifier set, never from its text. */
+typedef enum PtxQual {
+#define QUAL(id, text) PQ_##id,
+#include "ptx/quals.def"
+#undef QUAL
+	PQ_COUNT
+} PtxQual;
+#define PTX_QUAL_WORDS ((PQ_COUNT + 63) / 64)
+
 typedef enum PtxSreg {
 #define SREG(id, name, min_ptx, gate) PTXR_##id,
 #include "ptx/sregs.def"
@@ -147,6 +157,10 @@ typedef struct PtxInst {
 	int vec;              /* $v: .v4 -> 4, .x2 -> 2 */
 	int num;              /* $n: .2d -> 2, .x16 -> 16 */
 	PtxSpace space;       /* $s */
+	/* the shape qualifier .mMnN[kK] (mma.sync, wgmma, ldmatrix), 0 if
+	 * the spelling has none */
+	int shape_m, shape_n, shape_k;
+	uint64_t quals[PTX_QUAL_WORDS]; /* bit PQ_id: the spelling has it */
 } PtxInst;
 
 /* One argument of a call as ptx_select sees it: its plain reading
@@ -220,8 +234,11 @@ int ptx_version_for(Target t, const PtxInst *const *insts, int n);
  * part is dropped (fence.proxy.async_.shared__cta ->
  * fence.proxy.async.shared::cta).  NULL for an empty or malformed chain. */
 const char *ptx_chain_to_spelling(Arena *a, const char *chain);
-/* True when the spelling holds the qualifier (e.g. ".trans"). */
-bool ptx_inst_has(const PtxInst *inst, const char *qual);
+/* True when the selected spelling holds the named qualifier; filled once
+ * by the matcher, so a qualifier the form lacks answers false. */
+bool ptx_has(const PtxInst *inst, PtxQual q);
+/* The text of a named qualifier (".L2::cache_hint"). */
+const char *ptx_qual_text(PtxQual q);
 /* The state space of the selected form's address operand: a form row
  * may spell it as a tagged group (s{.shared}?) or a literal
  * (.shared::cta, then only the operand records it).  The instruction's

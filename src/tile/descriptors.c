@@ -722,7 +722,7 @@ tile_desc_to_sm90(TileDesc *d)
 bool
 tile_tc05_group(TileEnv *e, const TileCall *tc)
 {
-	int g = ptx_inst_has(&tc->inst, ".cta_group::2") ? 2 : 1;
+	int g = ptx_has(&tc->inst, PQ_CTA_GROUP_2) ? 2 : 1;
 	if (e->tc05_group == 0) {
 		e->tc05_group = g;
 		e->tc05_span = tc->span;

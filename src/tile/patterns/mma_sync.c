@@ -25,13 +25,6 @@ enum { OP_D, OP_A, OP_B, OP_C };
 
 static const char *const op_names[] = {"D", "A", "B", "C"};
 
-static const char *const forms[] = {
-	".aligned.m16n8k8.row.col.f32.f16.f16.f32",
-	".aligned.m16n8k16.row.col.f32.f16.f16.f32",
-	".aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
-	".aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-};
-
 static void
 map_a(const void *arg, int l, int r, int64_t *x)
 {
@@ -59,12 +52,14 @@ map_d(const void *arg, int l, int r, int64_t *x)
 static bool
 check_form(TileEnv *e, TileCall *tc, int *k)
 {
-	const char *q = tc->inst.spelling + strlen(tc->inst.mnemonic);
-	for (size_t i = 0; i < countof(forms); i++)
-		if (strcmp(q, forms[i]) == 0) {
-			*k = strstr(q, "k16") ? 16 : 8;
-			break;
-		}
+	/* the pattern's forms: m16n8k8/k16 with f32 accumulators and f16
+	 * or bf16 inputs, read from the selection (the table spells each
+	 * as one literal row, so no other row has this shape and types) */
+	const PtxInst *in = &tc->inst;
+	if (in->shape_m == 16 && in->shape_n == 8 &&
+	    (in->shape_k == 8 || in->shape_k == 16) &&
+	    (ptx_has(in, PQ_MMA_F32_F16) || ptx_has(in, PQ_MMA_F32_BF16)))
+		*k = in->shape_k;
 	if (!*k)
 		return diag_error(e->c, PT_E_MMA_FORM, tc->span,
 				  "the mma.sync tile pattern supports "
