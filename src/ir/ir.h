@@ -428,6 +428,14 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * arguments must fill.  broad: read arguments as widely as codegen can
  * lower them (a call the checker did not see).  Reports a miss. */
 bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
+/* The one constructor of a selected EX_PTX (what a lowering issues):
+ * spelling with args (in PTX operand order) under pred (NULL: always),
+ * its form selected once here: fitted to row when not NULL (the form a
+ * tile call's checker chose), else selected from the spelling and the
+ * arguments.  A miss is reported and leaves the node unselected, which
+ * codegen then skips (never re-selects). */
+Expr *ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling,
+		   ExprVec args, Expr *pred, Span sp);
 /* inline.c: a copy of expression x with every variable v for which
  * get(ud, v) is not NULL replaced by that expression. */
 Expr *ir_clone_subst(Ctx *c, const Expr *x,

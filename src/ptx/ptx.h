@@ -47,8 +47,13 @@
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
  * ptx_select picks by the arguments; every caller (the checker for raw
- * and tile calls, the tile lowering) goes through it, and the chosen
- * form travels in the IR (Expr.u.ptx.sel) to codegen, which only prints.
+ * and tile calls, the tile lowering through ir_ptx_issue) goes through
+ * it, and the chosen form travels in the IR (Expr.u.ptx.sel) to codegen,
+ * which only prints (an unselected node there is E3010).
+ *
+ * After matching, the instruction is data: its named qualifiers
+ * (quals.def) are a bit set asked with ptx_has(in, PQ_*), its shape
+ * .mMnN[kK] is shape_m/n/k; no later stage reads the spelling text.
  *
  * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
  * first operand is the written one when the form writes (e.g. mapa.u64

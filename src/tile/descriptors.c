@@ -670,11 +670,10 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 				 tile_int(c, 0, sp));
 	}
 	Var *v = tile_lower_var(c, tc, "desc_base", DT_UINT32, out, sp);
-	Expr *mv = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	mv->u.ptx.spelling = "mov.u32";
-	vec_push(&c->arena, &mv->u.ptx.args, var_ref(c, v, sp));
-	vec_push(&c->arena, &mv->u.ptx.args, p);
-	ir_select_ptx(c, mv, NULL, true);
+	ExprVec a = {0};
+	vec_push(&c->arena, &a, var_ref(c, v, sp));
+	vec_push(&c->arena, &a, p);
+	Expr *mv = ir_ptx_issue(c, NULL, "mov.u32", a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = mv;
 	vec_push(&c->arena, out, s);

@@ -210,26 +210,25 @@ Expr *
 tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
 {
 	Span sp = tc->span;
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = tc->inst.spelling;
-	p->u.ptx.pred = tc->pred;
-	p->u.ptx.preserve_dst = tc->preserve_dst;
+	ExprVec argv = {0}, *args = &argv;
 	for (int j = 0; j < tc->inst.nops; j++) {
 		const TileOperand *op = NULL;
 		for (int i = 0; i < tc->nops; i++)
 			if (tc->ops[i].ptx_op == j)
 				op = &tc->ops[i];
 		if (over && over[j])
-			vec_push(&c->arena, &p->u.ptx.args, over[j]);
+			vec_push(&c->arena, args, over[j]);
 		else if (op)
-			push_operand(c, &p->u.ptx.args, tc, op, r, sp);
+			push_operand(c, args, tc, op, r, sp);
 		else if (tc->fixed[j])
-			vec_push(&c->arena, &p->u.ptx.args, tc->fixed[j]);
+			vec_push(&c->arena, args, tc->fixed[j]);
 		else if (tc->cache_policy && !tc->inst.ops[j].optional)
-			vec_push(&c->arena, &p->u.ptx.args,
+			vec_push(&c->arena, args,
 				 tc->cache_policy);
 	}
-	ir_select_ptx(c, p, &tc->inst, true);
+	Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
+			       tc->pred, sp);
+	p->u.ptx.preserve_dst = tc->preserve_dst;
 	return p;
 }
 

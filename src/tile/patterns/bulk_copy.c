@@ -225,12 +225,11 @@ mapa(Ctx *c, const TileCall *tc, const char *name, Expr *addr, Block *out)
 {
 	Span sp = tc->span;
 	Var *v = tile_lower_var(c, tc, name, DT_UINT32, out, sp);
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = BULK_MAPA;
-	vec_push(&c->arena, &p->u.ptx.args, var_ref(c, v, sp));
-	vec_push(&c->arena, &p->u.ptx.args, addr);
-	vec_push(&c->arena, &p->u.ptx.args, tc->param[TP_REMOTE_CTA_ID]);
-	ir_select_ptx(c, p, NULL, true);
+	ExprVec a = {0};
+	vec_push(&c->arena, &a, var_ref(c, v, sp));
+	vec_push(&c->arena, &a, addr);
+	vec_push(&c->arena, &a, tc->param[TP_REMOTE_CTA_ID]);
+	Expr *p = ir_ptx_issue(c, NULL, BULK_MAPA, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	vec_push(&c->arena, out, s);

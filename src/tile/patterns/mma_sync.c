@@ -237,12 +237,9 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 		for (int64_t m = 0; m < M; m++)
 			for (int64_t n = 0; n < N; n++)
 				for (int64_t k = 0; k < K; k++) {
-					Expr *p = ir_new_expr(c, EX_PTX, ET_VOID,
-							      DT_NONE, sp);
-					ExprVec *args = &p->u.ptx.args;
+					ExprVec argv = {0}, *args = &argv;
 					int64_t rdi = rep_index(rd, nbatch, bi,
 								m, n);
-					p->u.ptx.spelling = tc->inst.spelling;
 					push_regs(c, args, tc, d, rdi, sp);
 					push_regs(c, args, tc, a,
 						  rep_index(ra, nbatch, bi, m,
@@ -262,7 +259,10 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 					else
 						push_regs(c, args, tc, cc, rdi,
 							  sp);
-					ir_select_ptx(c, p, &tc->inst, true);
+					/* mma.sync is issued unpredicated */
+					Expr *p = ir_ptx_issue(c, &tc->inst,
+							       tc->inst.spelling,
+							       argv, NULL, sp);
 					Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 					s->u.value = p;
 					vec_push(&c->arena, out, s);

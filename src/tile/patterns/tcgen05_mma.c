@@ -847,12 +847,11 @@ static Stmt *
 issue(Ctx *c, const TileCall *tc, Expr *const *args, int nargs)
 {
 	Span sp = tc->span;
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = tc->inst.spelling;
-	p->u.ptx.pred = tc->pred;
+	ExprVec a = {0};
 	for (int i = 0; i < nargs; i++)
-		vec_push(&c->arena, &p->u.ptx.args, args[i]);
-	ir_select_ptx(c, p, &tc->inst, true);
+		vec_push(&c->arena, &a, args[i]);
+	Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, a, tc->pred,
+			       sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	return s;

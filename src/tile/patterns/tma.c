@@ -998,10 +998,7 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 	const TileOperand *sm = &tc->ops[k->smem];
 	int64_t nrep = tile_repeat_count(tc);
 	for (int64_t r = 0; r < nrep; r++) {
-		Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-		ExprVec *a = &p->u.ptx.args;
-		p->u.ptx.spelling = tc->inst.spelling;
-		p->u.ptx.pred = tc->pred;
+		ExprVec argv = {0}, *a = &argv;
 		if (k->dir == TMA_LOAD)
 			vec_push(&c->arena, a, sm->ptr_x[r]);
 		vec_push(&c->arena, a, map_expr(c, tc, k, sp));
@@ -1015,7 +1012,8 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 		}
 		if (tc->cache_policy)
 			vec_push(&c->arena, a, tc->cache_policy);
-		ir_select_ptx(c, p, &tc->inst, true);
+		Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
+				       tc->pred, sp);
 		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 		s->u.value = p;
 		vec_push(&c->arena, out, s);

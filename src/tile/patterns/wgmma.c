@@ -404,11 +404,7 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 	for (int64_t m = 0; m < w->mr; m++)
 		for (int64_t n = 0; n < w->nr; n++)
 			for (int64_t k = 0; k < w->kr; k++) {
-				Expr *p = ir_new_expr(c, EX_PTX, ET_VOID,
-						      DT_NONE, sp);
-				ExprVec *args = &p->u.ptx.args;
-				p->u.ptx.spelling = tc->inst.spelling;
-				p->u.ptx.pred = tc->pred;
+				ExprVec argv = {0}, *args = &argv;
 				push_regs(c, args, tc, &tc->ops[OP_D],
 					  m * w->nr + n, sp);
 				if (w->a_reg)
@@ -438,6 +434,12 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 					vec_push(&c->arena, args,
 						 ir_int(c, w->b_mn, DT_INT32,
 							sp));
+				/* one spelling has a row per A source
+				 * (smem descriptor or registers): select by
+				 * the arguments, not only the spelling */
+				Expr *p = ir_ptx_issue(c, NULL,
+						       tc->inst.spelling, argv,
+						       tc->pred, sp);
 				Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 				s->u.value = p;
 				vec_push(&c->arena, out, s);
