@@ -270,12 +270,17 @@ struct Expr {
 			ExprVec operands;
 			NamedArgVec params; /* in written order */
 			ExecScope scope;
+			/* the checker's record of the call (the chosen
+			 * form, operands, parameters); the lowering
+			 * reads it; never written to JSON */
+			struct TileCall *tile;
 		} apply;
 		struct {       /* EX_TILE_EWISE */
 			Func *fn;  /* a scalar function (the lambda) */
 			Expr *dst;
 			ExprVec inputs;
 			ExecScope scope;
+			struct TileCall *tile; /* as apply.tile */
 		} ewise;
 	} u;
 };

@@ -2,8 +2,10 @@
  * lower.c - tile_lower_module: rewrites every checked tile call into
  * plain IR that codegen emits directly.
  *
- * Input: a module after check_module without errors (Module.tile_calls
- * holds one TileCall per call, in program order).  Output: each
+ * Input: a module after check_module without errors (each tile call
+ * node carries its TileCall, Expr.u.apply.tile / u.ewise.tile: the form
+ * its checker chose; here a repeat's arguments are only mapped onto that
+ * row, through ir_ptx_issue, memoized per row).  Output: each
  * ST_EVAL(tile call) replaced, in place in its block, by
  *   apply: one ST_EVAL(EX_PTX) per row-major repeat coordinate, its
  *     arguments in the selected form's PTX order: register slots as
@@ -32,7 +34,6 @@
 typedef struct Lower {
 	Ctx *c;
 	Module *m;
-	size_t next;   /* cursor into m->tile_calls */
 	int next_var;  /* next free Var.id */
 } Lower;
 
@@ -421,18 +422,11 @@ lower_ewise(Lower *L, const TileCall *tc, Block *out)
 
 /* ---- the walk ---- */
 
+/* The checker's record, carried by the call node (no search). */
 static const TileCall *
-find_call(Lower *L, const Expr *x)
+find_call(const Expr *x)
 {
-	for (size_t i = L->next; i < L->m->tile_calls.n; i++)
-		if (L->m->tile_calls.v[i]->call == x) {
-			L->next = i + 1;
-			return L->m->tile_calls.v[i];
-		}
-	for (size_t i = 0; i < L->m->tile_calls.n; i++)
-		if (L->m->tile_calls.v[i]->call == x)
-			return L->m->tile_calls.v[i];
-	return NULL;
+	return x->kind == EX_TILE_APPLY ? x->u.apply.tile : x->u.ewise.tile;
 }
 
 static void lower_block(Lower *L, Block *b);
@@ -442,7 +436,7 @@ lower_stmt(Lower *L, Stmt *s, Block *out)
 {
 	if (s->kind == ST_EVAL && (s->u.value->kind == EX_TILE_APPLY ||
 				   s->u.value->kind == EX_TILE_EWISE)) {
-		const TileCall *tc = find_call(L, s->u.value);
+		const TileCall *tc = find_call(s->u.value);
 		PT_ASSERT(tc && tc->ok);
 		if (tc->lower) {
 			/* the record is the module's; the hook draws fresh
@@ -543,7 +537,7 @@ tile_lower_module(Ctx *c, Module *m)
 {
 	if (m->tile_calls.n == 0)
 		return;
-	Lower L = {c, m, 0, max_var_id(m) + 1};
+	Lower L = {c, m, max_var_id(m) + 1};
 	for (size_t i = 0; i < m->funcs.n; i++)
 		if (m->funcs.v[i]->is_kernel)
 			lower_block(&L, &m->funcs.v[i]->body);
