@@ -24,8 +24,6 @@
 
 enum { BK_DST, BK_SRC };
 
-#define BULK_MAPA "mapa.shared::cluster.u32"
-
 static bool
 is_shared(MemScope s)
 {
@@ -229,7 +227,8 @@ mapa(Ctx *c, const TileCall *tc, const char *name, Expr *addr, Block *out)
 	vec_push(&c->arena, &a, var_ref(c, v, sp));
 	vec_push(&c->arena, &a, addr);
 	vec_push(&c->arena, &a, tc->param[TP_REMOTE_CTA_ID]);
-	Expr *p = ir_ptx_issue(c, NULL, BULK_MAPA, a, NULL, sp);
+	const PtxInst *row = tile_helper(c, TH_MAPA_SHARED_U32);
+	Expr *p = ir_ptx_issue(c, row, row->spelling, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	vec_push(&c->arena, out, s);
