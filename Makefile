@@ -4,6 +4,7 @@
 #   make asan        the same suite under ASan+UBSan in build-asan/
 #   make fuzz        libFuzzer targets (clang), FUZZ_SECONDS each
 #   make fuzz-smoke  the same, 60 s each (CI)
+#   make fuzz-mutate structure-aware mutants, "accepted => ptxas accepts"
 #   make demo        build, compile every example; run them on the GPU, or
 #                    without one in the PTX emulator (host-checked)
 #   make test-gpu    GPU tests (a skip, exit 0, when no driver)
@@ -92,6 +93,7 @@ fuzz:
 			-o build-fuzz/$$t || exit 1; \
 		mkdir -p tests/fuzz/corpus/$$t tests/fuzz/crashes build-fuzz/corpus-$$t; \
 		build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=tests/fuzz/crashes/ \
+			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \
 			build-fuzz/corpus-$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 
@@ -103,6 +105,20 @@ fuzz-smoke:
 		clang -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then \
 		$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS); \
 	else echo "fuzz-smoke: SKIPPED, clang cannot link -fsanitize=fuzzer"; fi
+
+# Structure-aware mutation campaign (tools/mutate_examples.py): scripts
+# and IR JSON of the examples mutated, "accepted => ptxas accepts" checked
+# on every compiled mutant; MUTANTS per run, nice'd (a shared machine).
+# Breaking mutants land in MUTATE_CORPUS (tests/property/corpus is what
+# make test replays).  With O=build-asan each mutant is compiled by the
+# ASan+UBSan CLI, and a sanitizer report counts as a crash.
+MUTANTS ?= 2000
+MUTATE_SEED ?= 1
+MUTATE_CORPUS ?= build/mutants
+fuzz-mutate: all
+	PTXTILE_LIB_DIR=$(abspath $(O)) nice -n 10 python3 tools/mutate_examples.py -n $(MUTANTS) \
+		--seed $(MUTATE_SEED) --ptxtile $(O)/ptxtile --corpus $(MUTATE_CORPUS) \
+		$(if $(filter build-asan,$(O)),--cli,)
 
 demo: all $(O)/unit_tests
 	@BUILD=$(O) sh tools/demo.sh
@@ -158,7 +174,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz fuzz-smoke demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
+.PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it

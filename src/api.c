@@ -82,9 +82,9 @@ pt_load(pt_ctx *ctx, const char *name, const char *text, size_t len,
 	*out = NULL;
 	if (len > ctx->budget[PT_BUDGET_INPUT_BYTES]) {
 		GUARDED(ctx, diag_error(ctx, PT_E_BUDGET_INPUT, (Span){0},
-			"%s is %zu bytes, over the input budget of %zu "
+			"%s is over the input budget of %zu bytes "
 			"(ptxtile --max-input-bytes)", name ? name : "input",
-			len, ctx->budget[PT_BUDGET_INPUT_BYTES]));
+			ctx->budget[PT_BUDGET_INPUT_BYTES]));
 		return PT_E_BUDGET_INPUT;
 	}
 	GUARDED(ctx, *out = frontend_load(ctx, name, text, len));

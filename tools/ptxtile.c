@@ -130,8 +130,9 @@ find_command(const char *name)
 static int
 usage_error(const char *msg, const char *arg)
 {
-	fprintf(stderr, "ptxtile: %s%s%s\n", msg, arg ? ": " : "",
-		arg ? arg : "");
+	fprintf(stderr, "ptxtile: %s%s", msg, arg ? ": " : "");
+	fputs_escaped(arg, stderr);
+	fputc('\n', stderr);
 	fprintf(stderr, "try 'ptxtile --help'\n");
 	return EXIT_USAGE;
 }
@@ -319,12 +320,15 @@ summary(const pt_module *m, const Options *o, const char *ptx, size_t n)
 		for (const char *p = ptx; *p; p++)
 			n += *p == '\n';
 	}
-	fprintf(stderr, "%s: ok, %zu kernel%s, %zu %s (%s)%s%s\n", o->input,
-		nk, nk == 1 ? "" : "s", n,
+	fputs_escaped(o->input, stderr);
+	fprintf(stderr, ": ok, %zu kernel%s, %zu %s (%s)%s", nk,
+		nk == 1 ? "" : "s", n,
 		ptx ? "lines of PTX" : n == 1 ? "tile call" : "tile calls",
 		o->target ? o->target : pt_default_target(),
-		ptx && o->out && strcmp(o->out, "-") ? " -> " : "",
-		ptx && o->out && strcmp(o->out, "-") ? o->out : "");
+		ptx && o->out && strcmp(o->out, "-") ? " -> " : "");
+	if (ptx && o->out && strcmp(o->out, "-"))
+		fputs_escaped(o->out, stderr);
+	fputc('\n', stderr);
 }
 
 /* Maps a library status to the CLI's exit status, printing diagnostics. */
@@ -349,8 +353,9 @@ report(pt_ctx *ctx, int st, const Options *o)
 static int
 cannot_write(const char *path, int err)
 {
-	fprintf(stderr, "ptxtile: cannot write %s: %s\n", path,
-		strerror(err));
+	fputs("ptxtile: cannot write ", stderr);
+	fputs_escaped(path, stderr);
+	fprintf(stderr, ": %s\n", strerror(err));
 	return EXIT_USAGE;
 }
 
@@ -602,10 +607,14 @@ main(int argc, char **argv)
 	}
 	size_t len = 0;
 	errno = 0;
-	char *text = read_file(&ctx->arena, o.input, &len);
+	/* one byte past the budget is enough for pt_load to refuse it */
+	char *text = read_file_max(&ctx->arena, o.input,
+				   ctx->budget[PT_BUDGET_INPUT_BYTES], &len);
 	if (!text) {
-		fprintf(stderr, "ptxtile: cannot read %s: %s\n", o.input,
-			errno ? strerror(errno) : "read error");
+		int err = errno;
+		fputs("ptxtile: cannot read ", stderr);
+		fputs_escaped(o.input, stderr);
+		fprintf(stderr, ": %s\n", err ? strerror(err) : "read error");
 		pt_ctx_free(ctx);
 		return EXIT_USAGE;
 	}

@@ -32,11 +32,13 @@
 
 #include "ptxtile_run.h"
 
-enum { EXIT_INPUT = 1, EXIT_USAGE = 2, MAX_LIST = 64 };
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 typedef struct RunOpts {
 	const char *input, *target, *kernel, *meta, *dump_all, *fill_all;
-	const char *args[MAX_LIST], *sizes[MAX_LIST], *dumps[MAX_LIST];
+	/* each as long as argv (every entry is an argv string), so a kernel
+	 * with any number of parameters can be given all of them */
+	const char **args, **sizes, **dumps;
 	int nargs, nsizes, ndumps;
 	bool emulate, gpu, late, races, lineinfo;
 	uint64_t max_steps;
@@ -63,6 +65,50 @@ static const char run_usage[] =
 	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
 	"  name the script line too.\n";
 
+/* Reads at most max bytes of path ("-": stdin) into a: a file (or a
+ * stream such as /dev/zero) longer than that is never read further, so
+ * no input can grow memory past its budget.  NULL when unreadable or
+ * longer (*over set). */
+static char *
+read_bounded(Arena *a, const char *path, size_t max, size_t *len, bool *over)
+{
+	*over = false;
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f)
+		return NULL;
+	StrBuf b;
+	sb_init(&b, a);
+	char buf[65536];
+	size_t n;
+	while (!*over && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		*over = b.n + n > max;
+		if (!*over)
+			sb_putn(&b, buf, n);
+	}
+	bool err = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (err || *over)
+		return NULL;
+	*len = b.n;
+	return (char *)sb_cstr(&b);
+}
+
+/* read_bounded with the messages of a run input over its budget. */
+static char *
+read_input(Arena *a, const char *path, size_t max, const char *what,
+	   int code, size_t *len)
+{
+	bool over;
+	char *text = read_bounded(a, path, max, len, &over);
+	if (over)
+		fprintf(stderr, "ptxtile run: error[E%04d]: %s %s is over the "
+				"budget of %zu bytes\n", code, what, path, max);
+	else if (!text)
+		fprintf(stderr, "ptxtile run: cannot read %s\n", path);
+	return text;
+}
+
 static int
 usage_err(const char *msg, const char *arg)
 {
@@ -76,16 +122,17 @@ push(const char **list, int *n, const char *v, const char *opt)
 {
 	if (!*v)
 		return usage_err("option needs a value", opt);
-	if (*n == MAX_LIST)
-		return usage_err("too many", opt);
 	list[(*n)++] = v;
 	return 0;
 }
 
 static int
-parse_run_args(int argc, char **argv, RunOpts *o)
+parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 {
 	memset(o, 0, sizeof(*o));
+	o->args = NEWN(ar, const char *, (size_t)argc);
+	o->sizes = NEWN(ar, const char *, (size_t)argc);
+	o->dumps = NEWN(ar, const char *, (size_t)argc);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int rc = 0;
@@ -271,12 +318,18 @@ fill_tensor(uint8_t *p, uint64_t n, int esize, ptrt_dtype dt,
 		Arena a;
 		arena_init(&a, NULL);
 		size_t len = 0;
-		char *data = read_file(&a, spec + 5, &len);
+		bool over = false;
+		/* one byte more than the tensor tells a longer file */
+		char *data = n * (uint64_t)esize < SIZE_MAX
+				     ? read_bounded(&a, spec + 5,
+						    n * (size_t)esize, &len,
+						    &over)
+				     : NULL;
 		int rc = 0;
 		if (!data || len != n * (uint64_t)esize) {
 			fprintf(stderr, "ptxtile run: %s: %s is %s, the tensor "
 					"is %llu bytes\n", name, spec + 5,
-				data ? "another size" : "unreadable",
+				data || over ? "another size" : "unreadable",
 				(unsigned long long)(n * (uint64_t)esize));
 			rc = EXIT_USAGE;
 		} else {
@@ -413,9 +466,7 @@ static int
 bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 	  Tensor *ts, size_t *nt)
 {
-	int64_t vals[64];
-	if (k->nvars > 64)
-		return EXIT_USAGE;
+	int64_t *vals = NEWN(a, int64_t, k->nvars + 1);
 	for (size_t v = 0; v < k->nvars; v++) {
 		const char *s = lookup(o->sizes, o->nsizes, k->vars[v]);
 		vals[v] = s ? strtoll(s, NULL, 0) : -1;
@@ -610,7 +661,8 @@ run_kernel(const RunOpts *o, const char *ptx, const char *meta)
 	RtStatus st = {0};
 	int rc = EXIT_INPUT;
 	if (meta_parse(&a, meta, strlen(meta), &m, &st) != PT_OK) {
-		fprintf(stderr, "ptxtile run: bad metadata: %s\n", st.msg);
+		fprintf(stderr, "ptxtile run: bad metadata: error[E%04d]: %s\n",
+			st.code, st.msg);
 		goto out;
 	}
 	const RtKernelMeta *k = NULL;
@@ -642,23 +694,25 @@ int
 ptxtile_run_main(int argc, char **argv)
 {
 	RunOpts o;
-	int rc = parse_run_args(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? 0 : rc;
 	Arena a;
 	arena_init(&a, NULL);
+	int rc = parse_run_args(argc, argv, &o, &a);
+	if (rc) {
+		arena_free(&a);
+		return rc < 0 ? 0 : rc;
+	}
 	size_t len = 0;
-	char *text = read_file(&a, o.input, &len);
+	char *text = read_input(&a, o.input, PT_BUDGET_INPUT_BYTES_DEFAULT,
+				"input", PT_E_BUDGET_INPUT, &len);
 	if (!text) {
-		fprintf(stderr, "ptxtile run: cannot read %s\n", o.input);
 		arena_free(&a);
 		return EXIT_USAGE;
 	}
 	if (o.meta) {
-		char *meta = read_file(&a, o.meta, &len);
+		size_t mlen = 0;
+		char *meta = read_input(&a, o.meta, RT_META_MAX_BYTES,
+					"metadata", PT_E_RT_META_BUDGET, &mlen);
 		rc = meta ? run_kernel(&o, text, meta) : EXIT_USAGE;
-		if (!meta)
-			fprintf(stderr, "ptxtile run: cannot read %s\n", o.meta);
 		arena_free(&a);
 		return rc;
 	}

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "ptxtile.h"
@@ -126,6 +127,19 @@ typedef struct StrSet {
 /* Adds s (not copied); false when an equal string is already there. */
 bool strset_add(Arena *a, StrSet *set, const char *s);
 bool strset_has(const StrSet *set, const char *s);
+
+/* Module-wide ids (Var.id, Buffer.id) -> dense indices 0, 1, ... in the
+ * order first seen, so per-kernel tables stay the size of the kernel,
+ * not of the module (10,000 kernels made every table 10,000 times too
+ * big: 1.7 GB). */
+typedef struct DenseIds {
+	int64_t *key;  /* id + 1; 0 = empty */
+	size_t *dense;
+	size_t n, cap; /* cap is 0 or a power of two */
+} DenseIds;
+
+size_t dense_index(Arena *a, DenseIds *m, int64_t id);
+size_t dense_find(const DenseIds *m, int64_t id);
 
 /* Longest name (kernel, parameter, variable, buffer, symbolic size)
  * accepted from any input (ir/validate.c). */
@@ -263,6 +277,9 @@ bool target_is_specific(Target t);
 
 /* Reads a whole file into the arena (NUL-terminated); NULL on failure. */
 char *read_file(Arena *a, const char *path, size_t *len);
+/* diag.c: s with control bytes shown as \xNN (file names, arguments). */
+void fputs_escaped(const char *s, FILE *f);
+char *read_file_max(Arena *a, const char *path, size_t max, size_t *len);
 /* Writes data to path atomically (temp file + rename); false on failure
  * (errno set), leaving no partial file behind. */
 bool write_file_atomic(const char *path, const char *data, size_t len);

@@ -346,6 +346,20 @@ puts_escaped(StrBuf *b, const char *s)
 	put_escaped(b, s, strlen(s), false);
 }
 
+/* s on f with control bytes as \xNN, as diagnostics show file names:
+ * for the CLI's own messages about paths and arguments. */
+void
+fputs_escaped(const char *s, FILE *f)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (is_control(ch, false))
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+}
+
 /* Longest excerpt shown; a longer line is clipped around the caret. */
 enum { EXCERPT_MAX = 160, EXCERPT_BEFORE = 60 };
 

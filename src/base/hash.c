@@ -62,3 +62,52 @@ strset_add(Arena *a, StrSet *set, const char *s)
 	set->n++;
 	return true;
 }
+
+static size_t
+id_slot(const DenseIds *m, int64_t id)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)hash_bytes(&id, sizeof(id)) & mask;
+	while (m->key[i] && m->key[i] != id + 1)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void
+id_grow(Arena *a, DenseIds *m)
+{
+	DenseIds big = {NULL, NULL, m->n, m->cap ? m->cap * 2 : 64};
+	big.key = NEWN(a, int64_t, big.cap);
+	big.dense = NEWN(a, size_t, big.cap);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->key[i]) {
+			size_t j = id_slot(&big, m->key[i] - 1);
+			big.key[j] = m->key[i];
+			big.dense[j] = m->dense[i];
+		}
+	*m = big;
+}
+
+/* The dense index of id, assigning the next one when id is new. */
+size_t
+dense_index(Arena *a, DenseIds *m, int64_t id)
+{
+	if (2 * (m->n + 1) > m->cap)
+		id_grow(a, m);
+	size_t i = id_slot(m, id);
+	if (!m->key[i]) {
+		m->key[i] = id + 1;
+		m->dense[i] = m->n++;
+	}
+	return m->dense[i];
+}
+
+/* The dense index of id; SIZE_MAX when it has none. */
+size_t
+dense_find(const DenseIds *m, int64_t id)
+{
+	if (!m->cap)
+		return SIZE_MAX;
+	size_t i = id_slot(m, id);
+	return m->key[i] ? m->dense[i] : SIZE_MAX;
+}

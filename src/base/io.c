@@ -25,14 +25,25 @@
 char *
 read_file(Arena *a, const char *path, size_t *len)
 {
+	return read_file_max(a, path, SIZE_MAX - 1, len);
+}
+
+/* Reads at most max + 1 bytes: a stream that never ends (/dev/zero, a
+ * pipe) stops one byte past the budget, which the caller reports, instead
+ * of growing until memory runs out. */
+char *
+read_file_max(Arena *a, const char *path, size_t max, size_t *len)
+{
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!f)
 		return NULL;
 	StrBuf b;
 	sb_init(&b, a);
 	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	size_t n, want = sizeof(buf);
+	while (b.n <= max &&
+	       (n = fread(buf, 1, want < max + 1 - b.n ? want : max + 1 - b.n,
+			  f)) > 0)
 		sb_putn(&b, buf, n);
 	bool err = ferror(f);
 	if (f != stdin)
@@ -222,8 +233,20 @@ keep_backup(OutFile *o)
 	}
 	memcpy(o->bak, o->tmp, n);
 	memcpy(o->bak + n, ".bak", 5);
-	if (link(o->path, o->bak) == 0)
-		return true;
+	/* link() can fail with ENOENT while another writer renames its own
+	 * output over the path (600 concurrent compiles to one file: one
+	 * failed); the path is never missing, so look again */
+	for (int try = 0; try < 100; try++) {
+		if (link(o->path, o->bak) == 0)
+			return true;
+		if (errno != ENOENT)
+			break;
+		if (lstat(o->path, &st) != 0 && errno == ENOENT) {
+			free(o->bak); /* removed meanwhile: nothing to keep */
+			o->bak = NULL;
+			return true;
+		}
+	}
 	free(o->bak);
 	o->bak = NULL;
 	return false;

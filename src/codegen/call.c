@@ -52,7 +52,10 @@ class_ok(DType t, PtxType pt)
 		return t == DT_BOOL && pt == PTY_PRED;
 	if (rc_of(t) == rc_of(want) || rc_of(want) == RC_B16)
 		return true;
-	return ptx_type_name(pt)[0] == 'b' &&
+	/* .b8-.b128 only: bf16 and bf16x2 also start with 'b' but are
+	 * typed (ptxas refuses an f32 register for them) */
+	const char *n = ptx_type_name(pt);
+	return n[0] == 'b' && n[1] >= '0' && n[1] <= '9' &&
 	       dtype_bits(t) == ptx_type_bits(pt);
 }
 
@@ -207,13 +210,31 @@ in_reg(CallState *cs, const Expr *a, PtxType t, bool imm_ok)
 	return fit_reg(g, gen_expr(g, a), t, imm_ok, a->span).s;
 }
 
+/* An operand the checker saw as a variable can still reach here as a
+ * constant (a T.unroll loop variable, read after its loop): the value
+ * must be in the form's set, as a literal's is (ptxas refuses the rest:
+ * tcgen05.dealloc of 15 columns). */
+static void
+check_imm_set(CallState *cs, const PtxOperand *op, const Expr *a, long long v)
+{
+	if (!ptx_imm_ok(op, v))
+		gen_error(cs->g, PT_E_PTX_IMMEDIATE_RANGE, a->span,
+			  "%lld is not one of the values %s the operand "
+			  "allows", v, op->imm);
+}
+
 static void
 reg_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
-	if (op->out)
+	if (op->out) {
 		word(cs, out_reg(cs, a, op->type));
-	else
-		word(cs, in_reg(cs, a, op->type, op->imm_ok));
+		return;
+	}
+	const char *w = in_reg(cs, a, op->type, op->imm_ok);
+	if (op->imm_ok && op->imm && w && (w[0] == '-' || (w[0] >= '0' &&
+							   w[0] <= '9')))
+		check_imm_set(cs, op, a, strtoll(w, NULL, 0));
+	word(cs, w);
 }
 
 static void
@@ -265,16 +286,30 @@ addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 		word(cs, addr_offset(g, base, off));
 		return;
 	}
-	word(cs, gen_in_reg(g, gen_expr(g, a)).s);
+	Val v = gen_in_reg(g, gen_expr(g, a));
+	/* under .address_size 64 only shared windows (and tensor memory)
+	 * take a 32-bit address; ptxas refuses the rest ("32-bit address
+	 * ... conflicting with .address_size 64") */
+	bool narrow_ok = op->space == PSP_SHARED || op->space == PSP_SHARED_CTA ||
+			 op->space == PSP_SHARED_CLUSTER || op->space == PSP_TMEM;
+	if (v.s && !narrow_ok && dtype_bits(v.dt) < 64)
+		diag_error(g->c, PT_E_CODEGEN_OPERAND_WIDTH, a->span,
+			   "a %s address must be 64 bits (uint64 or ptr_to), "
+			   "found %s", op->space == PSP_GENERIC ? "generic"
+								 : space_word(op->space),
+			   dtype_name(v.dt));
+	word(cs, v.s);
 }
 
 static void
-imm_operand(CallState *cs, const Expr *a)
+imm_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
 	int64_t v = 0;
 	if (!gen_const_int(cs->g, a, &v))
 		gen_error(cs->g, PT_E_CODEGEN_NOT_CONSTANT, a->span,
 			  "immediate operand must be a constant");
+	else
+		check_imm_set(cs, op, a, (long long)v);
 	word(cs, arena_printf(&cs->g->c->arena, "%lld", (long long)v));
 }
 
@@ -322,7 +357,7 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 	case PTXOP_REG: reg_operand(cs, op, a); break;
 	case PTXOP_PRED: pred_operand(cs, op, a); break;
 	case PTXOP_ADDR: addr_operand(cs, op, a); break;
-	case PTXOP_IMM: imm_operand(cs, a); break;
+	case PTXOP_IMM: imm_operand(cs, op, a); break;
 	case PTXOP_VEC: group(cs, op, args, ai, n); break;
 	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
 	case PTXOP_SINK: break; /* never filled (arg_fits) */

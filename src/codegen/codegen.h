@@ -73,8 +73,9 @@ typedef struct Gen {
 	StrBuf code;          /* instructions of the entry */
 	int nreg[RC_COUNT];
 	int nlabel;
-	VEC(VarSlot) vars;    /* by Var.id */
-	VEC(BufInfo *) bufs;  /* by Buffer.id */
+	DenseIds ids;         /* Var.id / Buffer.id -> index of the two below */
+	VEC(VarSlot) vars;    /* by dense Var.id */
+	VEC(BufInfo *) bufs;  /* by dense Buffer.id */
 	VEC(bool) static_var; /* by Var.id: an unrolled loop variable */
 	VEC(bool) dyn_local;  /* by Buffer.id: a local indexed dynamically */
 	bool over_budget;        /* a budget ran out: stop generating */

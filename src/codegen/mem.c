@@ -32,17 +32,17 @@ typedef struct Access {
 BufInfo *
 gen_buf(Gen *g, const Buffer *b)
 {
-	if ((size_t)b->id < g->bufs.n)
-		return g->bufs.v[b->id];
-	return NULL;
+	size_t k = dense_find(&g->ids, b->id);
+	return k < g->bufs.n ? g->bufs.v[k] : NULL;
 }
 
 static void
 set_buf(Gen *g, const Buffer *b, BufInfo *bi)
 {
-	while (g->bufs.n <= (size_t)b->id)
+	size_t k = dense_index(&g->c->arena, &g->ids, b->id);
+	while (g->bufs.n <= k)
 		vec_push(&g->c->arena, &g->bufs, NULL);
-	g->bufs.v[b->id] = bi;
+	g->bufs.v[k] = bi;
 }
 
 /* A symbol not yet used in this entry, from a readable stem. */
@@ -443,9 +443,15 @@ addr_plus(Gen *g, const char *base, Val off, DType at)
 static Val
 byte_offset(Gen *g, Val elems, DType dt, DType at, Span sp)
 {
-	int64_t size = dtype_bits(dt) / 8;
+	int64_t size = dtype_bits(dt) / 8, bytes;
+	/* a constant index into a symbolic extent is not bounds-checked:
+	 * 2^63-1 elements of 4 bytes must not wrap to [base-4] */
+	if (elems.imm && ckd_mul64(&bytes, elems.i, size))
+		return gen_error(g, PT_E_INT_OVERFLOW, sp,
+				 "element offset %lld is more than 2^63 bytes",
+				 (long long)elems.i);
 	if (elems.imm)
-		return val_int(g, elems.i * size, DT_INT64);
+		return val_int(g, bytes, DT_INT64);
 	if (at == DT_UINT64 && dtype_bits(elems.dt) == 32) {
 		Val d = gen_reg(g, DT_INT64);
 		gen_emit(g, "mul.wide.%s %s, %s, %lld;",
@@ -477,8 +483,11 @@ access_addr(Gen *g, const Access *a, Span sp, BufInfo **bip)
 							    : DT_UINT64;
 	Val bo = byte_offset(g, off, a->storage ? a->dt : a->root->dtype, at,
 			     sp);
-	if (bi->st == BS_DYN)
-		bo = bo.imm ? val_int(g, bo.i + bi->offset, bo.dt)
+	int64_t sum;
+	if (bi->st == BS_DYN && bo.imm && ckd_add64(&sum, bo.i, bi->offset))
+		gen_error(g, PT_E_INT_OVERFLOW, sp, "byte offset overflows");
+	else if (bi->st == BS_DYN)
+		bo = bo.imm ? val_int(g, sum, bo.dt)
 			    : gen_iadd(g, bo, val_int(g, bi->offset, bo.dt));
 	return addr_plus(g, bi->sym, bo, at);
 }

@@ -26,19 +26,21 @@
 void
 gen_bind(Gen *g, const Var *v, Val val)
 {
-	while (g->vars.n <= (size_t)v->id) {
+	size_t k = dense_index(&g->c->arena, &g->ids, v->id);
+	while (g->vars.n <= k) {
 		VarSlot s = {0};
 		vec_push(&g->c->arena, &g->vars, s);
 	}
-	g->vars.v[v->id].bound = true;
-	g->vars.v[v->id].val = val;
+	g->vars.v[k].bound = true;
+	g->vars.v[k].val = val;
 }
 
 Val *
 gen_var(Gen *g, const Var *v)
 {
-	if ((size_t)v->id < g->vars.n && g->vars.v[v->id].bound)
-		return &g->vars.v[v->id].val;
+	size_t k = dense_find(&g->ids, v->id);
+	if (k < g->vars.n && g->vars.v[k].bound)
+		return &g->vars.v[k].val;
 	return NULL;
 }
 
@@ -490,6 +492,28 @@ gen_init(Gen *g, Ctx *c, const Module *m, Func *f)
 	g->ptx_ver = ptx_target_min_version(c->target);
 }
 
+/* ptxas 13.0 reads a .file name as bytes between quotes: it has no escape
+ * for '"' ("Parsing error") and refuses non-ASCII bytes ("Unexpected
+ * non-ASCII character"); control bytes would end the line.  A name the
+ * directive cannot hold is an error, not a silently different name. */
+static void
+check_file_names(Ctx *c)
+{
+	for (size_t i = 0; i < c->files.n; i++) {
+		const char *n = c->files.v[i].name;
+		for (const unsigned char *p = (const unsigned char *)n; p && *p;
+		     p++)
+			if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\') {
+				diag_error(c, PT_E_LINEINFO_PATH, (Span){0},
+					   "--lineinfo: source path %s holds "
+					   "byte 0x%02x, which a PTX .file "
+					   "directive cannot spell; compile "
+					   "it from another path", n, *p);
+				break;
+			}
+	}
+}
+
 void
 codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 {
@@ -521,6 +545,8 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 		first = false;
 	}
 	sb_puts(&doc, "]}\n");
+	if (c->lineinfo)
+		check_file_names(c);
 	if (ctx_has_errors(c))
 		return;
 	StrBuf out;

@@ -37,8 +37,8 @@ extern const struct TyInfo {
 /* ---- opcodes: the base name of a mnemonic (longest dotted prefix) ---- */
 typedef enum Op {
 	OP_NONE,
-#define O(name, id, family) OP_##id,
-#define A(name, id, family)
+#define O(name, id, family, lo, hi) OP_##id,
+#define A(name, id, family, lo, hi)
 #include "emu/emu_ops.def"
 #undef O
 #undef A
@@ -134,8 +134,18 @@ typedef struct Kernel {
 	struct Kernel *next;
 } Kernel;
 
+/* A .target ptxas accepts (emu_targets.def). */
+typedef struct EmuTarget {
+	const char *name;
+	int min_version;          /* major * 10 + minor */
+	uint32_t static_smem_max; /* bytes */
+	bool wide_ldst;           /* 256-bit ld/st */
+} EmuTarget;
+
 typedef struct Module {
 	Kernel *kernels;
+	const EmuTarget *target; /* NULL: no .target line */
+	int version;             /* .version major * 10 + minor; 0: none */
 	const char **files; /* .file names by number (line info) */
 	uint32_t nfiles;
 } Module;

@@ -10,6 +10,7 @@
  * EMU_PARSE or EMU_UNSUPPORTED error naming the line.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,9 +30,10 @@ static const struct {
 	const char *name;
 	uint16_t op;
 	uint8_t fam;
+	uint8_t min_opnd, max_opnd; /* the operand counts the ISA allows */
 } op_table[] = {
-#define O(name, id, family) {name, OP_##id, family},
-#define A(name, id, family) {name, OP_##id, family},
+#define O(name, id, family, lo, hi) {name, OP_##id, family, lo, hi},
+#define A(name, id, family, lo, hi) {name, OP_##id, family, lo, hi},
 #include "emu/emu_ops.def"
 #undef O
 #undef A
@@ -81,6 +83,8 @@ typedef struct Reader {
 	Module *m;
 	uint32_t loc_file;
 	int loc_line;
+	StrSet kernel_names; /* every .entry so far (E9555) */
+	StrSet label_names;  /* the labels of the kernel being read */
 } Reader;
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void
@@ -183,10 +187,20 @@ static uint64_t
 number(Reader *rd)
 {
 	skip_space(rd);
+	/* strtoull takes a sign and wraps it, and saturates past 2^64 - 1:
+	 * the sign is the caller's, and a constant ptxas calls "Constant
+	 * overflow" is an error rather than ULLONG_MAX */
+	if (rd->p < rd->end && !isdigit((unsigned char)*rd->p))
+		fail(rd, PT_E_EMU_PARSE, "expected a number");
 	char *end;
+	errno = 0;
 	unsigned long long v = strtoull(rd->p, &end, 0);
 	if (end == rd->p || end > rd->end)
 		fail(rd, PT_E_EMU_PARSE, "expected a number");
+	if (errno == ERANGE)
+		fail(rd, PT_E_EMU_CONSTANT,
+		     "the constant %.*s does not fit in 64 bits",
+		     (int)(end - rd->p < 64 ? end - rd->p : 64), rd->p);
 	rd->p = end;
 	if (rd->p < rd->end && (*rd->p == 'U' || *rd->p == 'u'))
 		rd->p++;
@@ -378,6 +392,8 @@ read_reg_decl(Reader *rd)
 	expect(rd, ';');
 }
 
+static uint32_t static_smem_max(const Module *m);
+
 /* [.align N] .type name[N] (or name[] for dynamic shared memory) */
 static void
 read_var_decl(Reader *rd, int kind, bool is_extern)
@@ -431,6 +447,11 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 	s->kind = kind;
 	s->value = off;
 	*size = (uint32_t)(off + count * elem);
+	if (kind == 1 && *size > static_smem_max(rd->m))
+		fail(rd, PT_E_EMU_SMEM_LIMIT, "'%s' brings the kernel's static "
+		     "shared memory to %u bytes, over the %u of %s", w, *size,
+		     static_smem_max(rd->m),
+		     rd->m->target ? rd->m->target->name : "any target");
 }
 
 /* ---- operands ---- */
@@ -474,12 +495,29 @@ symbol_value(Reader *rd, const char *name, Opnd *o)
 	return true;
 }
 
+/* The int64 with the bits of v: PTX constants are 64-bit two's
+ * complement, so -2^63 and 2^64 - 1 are both fine, and a signed negation
+ * or conversion (UB or implementation-defined in C) is never needed. */
+static int64_t
+as_int64(uint64_t v)
+{
+	int64_t r;
+	memcpy(&r, &v, sizeof(r));
+	return r;
+}
+
+static int64_t
+wrap_add(int64_t a, int64_t b)
+{
+	return as_int64((uint64_t)a + (uint64_t)b);
+}
+
 static int64_t
 signed_number(Reader *rd)
 {
 	bool neg = accept(rd, '-');
 	uint64_t v = number(rd);
-	return neg ? -(int64_t)v : (int64_t)v;
+	return as_int64(neg ? 0 - v : v);
 }
 
 static void
@@ -527,9 +565,12 @@ address_operand(Reader *rd, Opnd *o)
 			fail(rd, PT_E_EMU_PARSE, "unknown symbol '%s'", w);
 		}
 		if (accept(rd, '+'))
-			o->imm += signed_number(rd);
-		else if (accept(rd, '-'))
-			o->imm -= (int64_t)number(rd);
+			o->imm = wrap_add(o->imm, signed_number(rd));
+		else if (peek(rd) == '-')
+			/* ptxas: "Parsing error near '-'"; [a+-N] is the
+			 * spelling of a negative offset */
+			fail(rd, PT_E_EMU_PARSE, "address offset written a-N "
+			     "(PTX spells it a+-N)");
 	}
 	if (accept(rd, ',')) {
 		expect(rd, '{');
@@ -605,7 +646,7 @@ operand(Reader *rd, Opnd *o)
 		if (c == '-' || c == '+')
 			rd->p++;
 		uint64_t v = number(rd);
-		o->imm = neg ? -(int64_t)v : (int64_t)v;
+		o->imm = as_int64(neg ? 0 - v : v);
 		return;
 	}
 	const char *w = word(rd);
@@ -620,7 +661,7 @@ operand(Reader *rd, Opnd *o)
 	if (symbol_value(rd, w, o)) {
 		o->kind = K_IMM;
 		if (accept(rd, '+'))
-			o->imm += signed_number(rd);
+			o->imm = wrap_add(o->imm, signed_number(rd));
 		return;
 	}
 	/* a label, resolved when the kernel ends */
@@ -658,7 +699,7 @@ insn_num(const Insn *in, const char *prefix)
 }
 
 static int
-find_op(const char *mn, size_t *len, int *fam)
+find_op(const char *mn, size_t *len, int *fam, unsigned nopnd[2])
 {
 	int best = -1;
 	size_t blen = 0;
@@ -674,6 +715,8 @@ find_op(const char *mn, size_t *len, int *fam)
 		return -1;
 	*len = blen;
 	*fam = op_table[best].fam;
+	nopnd[0] = op_table[best].min_opnd;
+	nopnd[1] = op_table[best].max_opnd;
 	return op_table[best].op;
 }
 
@@ -847,6 +890,40 @@ type_immediates(Reader *rd, Insn *in)
 	}
 }
 
+static _Noreturn void
+fail_operand_count(Reader *rd, const char *mn, const unsigned n[2],
+		   unsigned got)
+{
+	if (n[0] == n[1])
+		fail(rd, PT_E_EMU_OPERAND_COUNT, "%s takes %u operand%s, not %u",
+		     mn, n[0], n[0] == 1 ? "" : "s", got);
+	fail(rd, PT_E_EMU_OPERAND_COUNT, "%s takes %u to %u operands, not %u",
+	     mn, n[0], n[1], got);
+}
+
+/* A 256-bit ld/st (.v8 of 32-bit, .v4 of 64-bit elements) exists only on
+ * global memory, from PTX 8.8, on targets with wide_ldst (ptxas:
+ * "Feature '256 bit wide load/store' requires ..."). */
+static void
+check_wide_access(Reader *rd, const Insn *in)
+{
+	if ((in->op != OP_LD && in->op != OP_ST) || !in->vec || !in->nty)
+		return;
+	unsigned bytes = in->vec * emu_ty[in->ty[in->nty - 1]].bytes;
+	if (bytes <= 16)
+		return;
+	if (in->space != SP_GLOBAL)
+		fail(rd, PT_E_EMU_TARGET, "%s: a 256-bit access must be to "
+		     ".global", in->name);
+	const EmuTarget *t = rd->m->target;
+	if (rd->m->version && rd->m->version < 88)
+		fail(rd, PT_E_EMU_TARGET, "%s: a 256-bit access needs .version "
+		     "8.8 or later", in->name);
+	if (t && !t->wide_ldst)
+		fail(rd, PT_E_EMU_TARGET, "%s: a 256-bit access needs .target "
+		     "sm_100 or higher, not %s", in->name, t->name);
+}
+
 static void
 read_instruction(Reader *rd, const char *first)
 {
@@ -874,7 +951,8 @@ read_instruction(Reader *rd, const char *first)
 	in.name = mn;
 	size_t len;
 	int fam;
-	int op = find_op(mn, &len, &fam);
+	unsigned nopnd[2];
+	int op = find_op(mn, &len, &fam, nopnd);
 	if (op < 0)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     mn);
@@ -901,6 +979,9 @@ read_instruction(Reader *rd, const char *first)
 		} while (accept(rd, ','));
 		expect(rd, ';');
 	}
+	if (in.nop < nopnd[0] || in.nop > nopnd[1])
+		fail_operand_count(rd, mn, nopnd, in.nop);
+	check_wide_access(rd, &in);
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
@@ -969,20 +1050,31 @@ read_dims(Reader *rd, unsigned d[3])
 	}
 }
 
+static int
+label_cmp(const void *a, const void *b)
+{
+	return strcmp(((const Sym *)a)->name, ((const Sym *)b)->name);
+}
+
+/* Labels sorted by name, each reference a binary search: n log n for a
+ * kernel of any size (a linear search per reference was quadratic). */
 static void
 resolve_labels(Reader *rd)
 {
+	if (rd->labels.n)
+		qsort(rd->labels.v, rd->labels.n, sizeof(Sym), label_cmp);
 	for (size_t i = 0; i < rd->refs.n; i++) {
 		LabelRef *ref = &rd->refs.v[i];
-		size_t j = 0;
-		while (j < rd->labels.n && strcmp(rd->labels.v[j].name, ref->name))
-			j++;
-		if (j == rd->labels.n) {
+		Sym key = {.name = ref->name};
+		const Sym *l = rd->labels.n ? bsearch(&key, rd->labels.v,
+						      rd->labels.n, sizeof(Sym),
+						      label_cmp)
+					    : NULL;
+		if (!l) {
 			rd->line = ref->line;
 			fail(rd, PT_E_EMU_PARSE, "unknown name '%s'", ref->name);
 		}
-		rd->code.v[ref->insn].o[ref->opnd].imm =
-			(int64_t)rd->labels.v[j].value;
+		rd->code.v[ref->insn].o[ref->opnd].imm = (int64_t)l->value;
 	}
 }
 
@@ -1017,6 +1109,10 @@ read_body(Reader *rd)
 		if (w[wl - 1] == ':' && (wl < 2 || w[wl - 2] != ':')) {
 			Sym l = {.name = arena_strndup(rd->a, w, wl - 1),
 				 .kind = 4, .value = (uint64_t)rd->code.n};
+			/* ptxas: "Duplicate definition of label" */
+			if (!strset_add(rd->a, &rd->label_names, l.name))
+				fail(rd, PT_E_EMU_PARSE, "label '%s' defined "
+				     "twice", l.name);
 			vec_push(rd->a, &rd->labels, l);
 			continue;
 		}
@@ -1055,10 +1151,14 @@ read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
 	memset(&rd->params, 0, sizeof(rd->params));
 	memset(&rd->refs, 0, sizeof(rd->refs));
 	memset(&rd->labels, 0, sizeof(rd->labels));
+	memset(&rd->label_names, 0, sizeof(rd->label_names));
 	rd->dyn_name = ext_dyn;
 	rd->dyn_align = ext_align;
 	rd->dyn_used = false;
 	k->name = word(rd);
+	if (!strset_add(rd->a, &rd->kernel_names, k->name))
+		fail(rd, PT_E_EMU_DUPLICATE, "kernel '%s' is defined twice",
+		     k->name);
 	if (ext_dyn)
 		sym_add(rd, ext_dyn)->kind = 5;
 	read_params(rd);
@@ -1087,6 +1187,7 @@ read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
 	expect(rd, '{');
 	read_body(rd);
 	resolve_labels(rd);
+
 	/* dynamic shared memory starts after the static variables */
 	k->dyn_align = rd->dyn_align ? rd->dyn_align : 16;
 	k->code = rd->code.v;
@@ -1099,6 +1200,87 @@ read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
 	m->kernels = k;
 }
 
+static const EmuTarget emu_targets[] = {
+#define EMU_TARGET(name, ver, smem, wide) {name, ver, smem, wide},
+#include "emu/emu_targets.def"
+#undef EMU_TARGET
+};
+
+/* The highest minor version of each major that ptxas 13.0 accepts
+ * (6.3-6.5, 7.0-7.8, 8.0-8.8, 9.0; measured): ptxas says "Unsupported
+ * .version" for any other. */
+static bool
+version_known(uint64_t major, uint64_t minor)
+{
+	static const uint8_t last_minor[] = {[6] = 5, [7] = 8, [8] = 8,
+					     [9] = 0};
+	return major >= 1 && major < countof(last_minor) &&
+	       minor <= last_minor[major];
+}
+
+/* .version MAJOR.MINOR (a minor of 10 is read as ptxas does, as 1) */
+static void
+read_version(Reader *rd, Module *m)
+{
+	if (m->version || m->target || m->kernels)
+		fail(rd, PT_E_EMU_TARGET, ".version must come first, once");
+	uint64_t major = number(rd);
+	if (!accept(rd, '.') || !isdigit((unsigned char)peek(rd)))
+		fail(rd, PT_E_EMU_PARSE, ".version needs MAJOR.MINOR");
+	uint64_t minor = 0;
+	const char *d = rd->p;
+	while (rd->p < rd->end && isdigit((unsigned char)*rd->p))
+		rd->p++;
+	size_t nd = (size_t)(rd->p - d);
+	while (nd > 1 && d[nd - 1] == '0')
+		nd--;
+	if (nd != 1 || (minor = (uint64_t)(d[0] - '0'), !version_known(major,
+								      minor)))
+		fail(rd, PT_E_EMU_TARGET, "unsupported .version %llu.%.*s "
+		     "(ptxas 13.0 reads 6.3 to 9.0)",
+		     (unsigned long long)major, (int)(nd < 16 ? nd : 16), d);
+	m->version = (int)(major * 10 + minor);
+	skip_line(rd);
+}
+
+/* .target NAME[, texmode_... | debug]: a name ptxas knows, that the
+ * .version can state */
+static void
+read_target(Reader *rd, Module *m)
+{
+	if (m->target || m->kernels)
+		fail(rd, PT_E_EMU_TARGET, ".target must come once, before the "
+		     "kernels");
+	const char *w = word(rd);
+	const EmuTarget *t = NULL;
+	for (size_t i = 0; i < countof(emu_targets) && !t; i++)
+		if (!strcmp(emu_targets[i].name, w))
+			t = &emu_targets[i];
+	if (!t)
+		fail(rd, PT_E_EMU_TARGET, "unsupported .target '%s'", w);
+	if (m->version && m->version < t->min_version)
+		fail(rd, PT_E_EMU_TARGET, "PTX .version %d.%d does not support "
+		     ".target %s (it needs %d.%d)", m->version / 10,
+		     m->version % 10, w, t->min_version / 10,
+		     t->min_version % 10);
+	m->target = t;
+	skip_line(rd);
+}
+
+/* The static shared memory one kernel may declare: the target's, or
+ * without a .target the largest of any (227 KiB). */
+static uint32_t
+static_smem_max(const Module *m)
+{
+	if (m->target)
+		return m->target->static_smem_max;
+	uint32_t best = 0;
+	for (size_t i = 0; i < countof(emu_targets); i++)
+		if (emu_targets[i].static_smem_max > best)
+			best = emu_targets[i].static_smem_max;
+	return best;
+}
+
 static void
 read_module(Reader *rd, Module *m)
 {
@@ -1109,10 +1291,12 @@ read_module(Reader *rd, Module *m)
 		if (rd->p >= rd->end)
 			break;
 		const char *w = word(rd);
-		if (!strcmp(w, ".version") || !strcmp(w, ".target") ||
-		    !strcmp(w, ".address_size")) {
-			while (rd->p < rd->end && *rd->p != '\n')
-				rd->p++;
+		if (!strcmp(w, ".version")) {
+			read_version(rd, m);
+		} else if (!strcmp(w, ".target")) {
+			read_target(rd, m);
+		} else if (!strcmp(w, ".address_size")) {
+			skip_line(rd);
 		} else if (!strcmp(w, ".visible") || !strcmp(w, ".weak")) {
 			continue;
 		} else if (!strcmp(w, ".file")) {

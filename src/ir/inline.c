@@ -157,34 +157,45 @@ body_value(Inliner *in, const Stmt *const *v, size_t n, DType ret, int depth)
 	return NULL; /* no return: the caller reports it */
 }
 
-/* Nodes of x as a tree (shared subexpressions counted at every use),
- * counting no further than limit. */
-size_t
-ir_tree_size(const Expr *x, size_t limit)
+/* Walks x as a tree (a shared subexpression at every use) no deeper
+ * than depth + 1 and over at most nodes + 1 nodes, so it is cheap and
+ * safe on any DAG: IR_TREE_DEEP when x nests deeper than depth,
+ * IR_TREE_BIG when it has more than nodes nodes, else IR_TREE_OK. */
+static IrTree
+measure(const Expr *x, int depth, size_t *left)
 {
-	if (!x || limit == 0)
-		return 0;
-	size_t n = 1;
+	if (!x)
+		return IR_TREE_OK;
+	if (depth <= 0)
+		return IR_TREE_DEEP;
+	if (*left == 0)
+		return IR_TREE_BIG;
+	--*left;
+	IrTree r = IR_TREE_OK;
 	switch (x->kind) {
 	case EX_UNARY:
 	case EX_BINARY:
 	case EX_CAST:
 	case EX_REINTERPRET:
 	case EX_SELECT:
-		n += ir_tree_size(x->u.op.a, limit - n);
-		if (n < limit)
-			n += ir_tree_size(x->u.op.b, limit - n);
-		if (n < limit)
-			n += ir_tree_size(x->u.op.c, limit - n);
+		if (!(r = measure(x->u.op.a, depth - 1, left)) &&
+		    !(r = measure(x->u.op.b, depth - 1, left)))
+			r = measure(x->u.op.c, depth - 1, left);
 		break;
 	case EX_BUILTIN:
-		for (size_t i = 0; i < x->u.call.args.n && n < limit; i++)
-			n += ir_tree_size(x->u.call.args.v[i], limit - n);
+		for (size_t i = 0; i < x->u.call.args.n && !r; i++)
+			r = measure(x->u.call.args.v[i], depth - 1, left);
 		break;
 	default:
 		break;
 	}
-	return n;
+	return r;
+}
+
+IrTree
+ir_tree_measure(const Expr *x, int depth, size_t nodes)
+{
+	return measure(x, depth, &nodes);
 }
 
 Expr *
@@ -199,4 +210,10 @@ ir_inline_call(Ctx *c, const Func *f, Expr *const *args, size_t nargs)
 	}
 	return body_value(&in, (const Stmt *const *)f->body.v, f->body.n,
 			  f->ret, 0);
+}
+
+bool
+ir_dtype_is_storage(DType t)
+{
+	return dtype_kind(t) == DK_FLOAT && dtype_bits(t) < 16;
 }

@@ -448,7 +448,14 @@ Expr *ir_clone_subst(Ctx *c, const Expr *x,
 		     const void *ud);
 /* inline.c: nodes of x counted as a tree (a shared subexpression at
  * each use), stopping at limit. */
-size_t ir_tree_size(const Expr *x, size_t limit);
+typedef enum IrTree { IR_TREE_OK, IR_TREE_DEEP, IR_TREE_BIG } IrTree;
+IrTree ir_tree_measure(const Expr *x, int depth, size_t nodes);
+/* float8/6/4: a float format narrower than 16 bits, storage only */
+bool ir_dtype_is_storage(DType t);
+/* Expression trees the inliner makes and buffer view chains are no
+ * deeper than this (PT_E_DEPTH_BUDGET), so every later recursive walk
+ * (tile checker, codegen, printer, JSON writer) is bounded. */
+#define IR_MAX_DEPTH 512
 /* inline.c: the value of scalar function f at args (its parameters'
  * dtypes) as one expression; NULL when f's body is not lowered yet. */
 Expr *ir_inline_call(Ctx *c, const Func *f, Expr *const *args,

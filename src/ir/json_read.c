@@ -617,7 +617,13 @@ rd_expr_body(Reader *r, const JsonValue *v, Expr *e)
 	 * a constant tuple parameter (box=(1, 32)) untyped. */
 	case EX_INT:
 		return rd_int(r, v, "value", INT64_MIN, INT64_MAX, &e->u.ival);
-	case EX_FLOAT: return rd_float(r, v, &e->u.fval);
+	case EX_FLOAT:
+		/* no PTX immediate spells a float8/6/4 value */
+		if (ir_dtype_is_storage(e->dtype))
+			return rd_fail(r, v, PT_E_JSON_VALUE,
+				       "a %s float constant (a storage format)",
+				       dtype_name(e->dtype));
+		return rd_float(r, v, &e->u.fval);
 	case EX_BOOL:
 		if (!rd_bool(r, v, "value", &b))
 			return false;
@@ -710,6 +716,17 @@ rd_expr(Reader *r, const JsonValue *v, unsigned types)
 	Expr *e = rd_expr_head(r, v);
 	if (!e || !rd_expr_body(r, v, e))
 		return NULL;
+	/* a literal's kind and dtype agree (the script front end types
+	 * them so): an int node of a float dtype, or a float node of an
+	 * integer one, reached PTX as `setp.ge.s32 %p, %r, 0f41000000` */
+	bool flt = dtype_kind(e->dtype) == DK_FLOAT;
+	if ((e->kind == EX_FLOAT && e->dtype != DT_NONE && !flt) ||
+	    (e->kind == EX_INT && flt)) {
+		rd_fail(r, v, PT_E_JSON_VALUE, "a%s literal of dtype %s",
+			e->kind == EX_FLOAT ? " float" : "n integer",
+			dtype_name(e->dtype));
+		return NULL;
+	}
 	if (!(types & TY(e->type))) {
 		rd_fail(r, v, PT_E_JSON_VALUE, "a %s expression is not allowed "
 			"here", type_names[e->type]);

@@ -363,8 +363,7 @@ lower_function(Lower *L, Ast *def, Func *f)
 		diag_error(L->c, PT_E_SCALAR_FN, def->span,
 			   "scalar function '%s' must return a value on every "
 			   "path", f->name);
-	L->syms.n = L->func_base;
-	L->func_base = L->syms.n;
+	lw_unbind_to(L, L->func_base);
 }
 
 /* ---- module ---- */

@@ -479,6 +479,16 @@ lower_typed(Lower *L, DType t, Ast *call)
 	    !lw_check_count(L, &a, 1, 1, call->span, dtype_name(t)))
 		return NULL;
 	Expr *x = lw_arg_expr(L, &a.pos.v[0]);
+	/* a literal above INT64_MAX (a uint64 constant) fits only 64-bit
+	 * unsigned dtypes */
+	const Ast *lit = a.pos.v[0].ast;
+	if (x && lit && lit->kind == A_INT && lit->ival > (uint64_t)INT64_MAX &&
+	    !(lw_is_unsigned(t) && dtype_bits(t) == 64)) {
+		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,
+			   "%llu is out of range for %s",
+			   (unsigned long long)lit->ival, dtype_name(t));
+		return NULL;
+	}
 	if (x && x->kind == EX_INT && x->dtype == DT_NONE && t != DT_BOOL &&
 	    dtype_kind(t) != DK_FLOAT && !literal_fits(x->u.ival, t)) {
 		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,
@@ -681,18 +691,27 @@ lower_scalar_call(Lower *L, Ast *call, const Func *f)
 			return NULL;
 	}
 	Expr *x = ir_inline_call(L->c, f, args, a.pos.n);
+	IrTree r;
 	if (!x)
 		diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
 			   "scalar function '%s' is not complete here: a "
 			   "function may call only scalar functions defined "
 			   "above it (no recursion)", f->name);
 	/* nested calls share their arguments; written out as a tree
-	 * (codegen, print) they could double per level */
-	else if (ir_tree_size(x, INLINE_MAX_NODES + 1) > INLINE_MAX_NODES)
+	 * (codegen, print) they could double per level, and a chain of
+	 * bindings or calls nests one level each */
+	else if ((r = ir_tree_measure(x, IR_MAX_DEPTH, INLINE_MAX_NODES)) ==
+		 IR_TREE_BIG)
 		return diag_error(L->c, PT_E_UNSUPPORTED, call->a->span,
 				  "calling '%s' here makes an expression of "
 				  "more than %d nodes", f->name,
 				  INLINE_MAX_NODES),
+		       NULL;
+	else if (r == IR_TREE_DEEP)
+		return diag_error(L->c, PT_E_DEPTH_BUDGET, call->a->span,
+				  "calling '%s' here makes an expression "
+				  "nested deeper than %d", f->name,
+				  IR_MAX_DEPTH),
 		       NULL;
 	return x;
 }

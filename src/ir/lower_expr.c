@@ -420,6 +420,19 @@ lower_binary_ast(Lower *L, Ast *a)
 	return lw_make_binary(L, op, x, y, a->span);
 }
 
+/* -N for a literal N above INT64_MAX is a Python int: -2**63 is the
+ * int64 minimum (a weak constant), anything below it does not fit. */
+static Expr *
+negate_big_literal(Lower *L, Ast *a)
+{
+	if (a->a->ival == (uint64_t)INT64_MAX + 1)
+		return ir_int(L->c, INT64_MIN, DT_NONE, a->span);
+	diag_error(L->c, PT_E_INT_OVERFLOW, a->span,
+		   "constant -%llu does not fit in 64 bits",
+		   (unsigned long long)a->a->ival);
+	return NULL;
+}
+
 Expr *
 lower_expr(Lower *L, Ast *a)
 {
@@ -443,6 +456,9 @@ lower_expr(Lower *L, Ast *a)
 	case A_LIST:
 		return lower_tuple(L, a);
 	case A_UNARY: {
+		if (a->op == TK_MINUS && a->a->kind == A_INT &&
+		    a->a->ival > (uint64_t)INT64_MAX)
+			return negate_big_literal(L, a);
 		Expr *x = lower_expr(L, a->a);
 		if (!x)
 			return NULL;

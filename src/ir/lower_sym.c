@@ -6,33 +6,81 @@
 
 /* ---- symbols ---- */
 
+static size_t
+index_slot(const SymIndex *ix, const char *name)
+{
+	size_t mask = ix->cap - 1;
+	size_t i = (size_t)hash_bytes(name, strlen(name)) & mask;
+	while (ix->key[i] && strcmp(ix->key[i], name) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static void
+index_grow(Lower *L)
+{
+	SymIndex *ix = &L->index, big = {0};
+	big.cap = ix->cap ? ix->cap * 2 : 64;
+	big.key = NEWN(&L->c->arena, const char *, big.cap);
+	big.top = NEWN(&L->c->arena, size_t, big.cap);
+	for (size_t i = 0; i < ix->cap; i++)
+		if (ix->key[i]) {
+			size_t j = index_slot(&big, ix->key[i]);
+			big.key[j] = ix->key[i];
+			big.top[j] = ix->top[i];
+		}
+	big.n = ix->n;
+	*ix = big;
+}
+
 Sym *
 lw_lookup(Lower *L, const char *name)
 {
-	for (size_t i = L->syms.n; i-- > 0;)
-		if (!strcmp(L->syms.v[i].name, name))
-			return &L->syms.v[i];
-	return NULL;
+	if (!L->index.cap)
+		return NULL;
+	size_t i = index_slot(&L->index, name);
+	return L->index.key[i] && L->index.top[i]
+		       ? &L->syms.v[L->index.top[i] - 1]
+		       : NULL;
 }
 
-/* The symbol `name` when defined in the current function. */
+/* The symbol `name` when defined in the current function: the innermost
+ * binding, when it is the function's. */
 Sym *
 lw_lookup_local(Lower *L, const char *name)
 {
-	for (size_t i = L->syms.n; i-- > L->func_base;)
-		if (!strcmp(L->syms.v[i].name, name))
-			return &L->syms.v[i];
-	return NULL;
+	Sym *s = lw_lookup(L, name);
+	return s && (size_t)(s - L->syms.v) >= L->func_base ? s : NULL;
 }
 
 Sym *
 lw_bind(Lower *L, const char *name, SymKind k)
 {
+	if (2 * (L->index.n + 1) > L->index.cap)
+		index_grow(L);
+	size_t i = index_slot(&L->index, name);
+	if (!L->index.key[i]) {
+		L->index.key[i] = name;
+		L->index.n++;
+	}
 	Sym s = {0};
 	s.name = name;
 	s.kind = k;
+	s.shadowed = L->index.top[i];
 	vec_push(&L->c->arena, &L->syms, s);
+	L->index.top[i] = L->syms.n;
 	return &L->syms.v[L->syms.n - 1];
+}
+
+/* Drops the bindings from n on (a function's, at its end), uncovering
+ * the ones they hid. */
+void
+lw_unbind_to(Lower *L, size_t n)
+{
+	while (L->syms.n > n) {
+		const Sym *s = &L->syms.v[--L->syms.n];
+		L->index.top[index_slot(&L->index, s->name)] = s->shadowed;
+	}
 }
 
 Var *

@@ -95,12 +95,29 @@ adapt(Lower *L, Expr *e, DType t)
 	return e;
 }
 
+/* float8/6/4 are storage formats: PTX has no immediate of them (`mov.b16
+ * %rs1, 0f3F800000` is refused by ptxas), so a constant of one is an
+ * error rather than a wrong encoding. */
+static bool
+storage_constant(Lower *L, const Expr *e, DType t, Span sp)
+{
+	if (!is_const(e) || e->kind == EX_BOOL || !ir_dtype_is_storage(t))
+		return false;
+	return !diag_error(L->c, PT_E_STORAGE_LITERAL, sp,
+			   "a %s constant cannot be written: %s is a storage "
+			   "format (write its bits through .view(\"uint8\"), "
+			   "or convert in registers)", dtype_name(t),
+			   dtype_name(t));
+}
+
 /* e converted for a place of dtype t: weak literals adapt, others must
  * match.  NULL after an error. */
 Expr *
 lw_coerce(Lower *L, Expr *e, DType t, Span sp)
 {
 	if (!e)
+		return NULL;
+	if (storage_constant(L, e, t, sp))
 		return NULL;
 	e = adapt(L, e, t);
 	lw_settle(e);
@@ -234,6 +251,9 @@ lw_const_str(Lower *L, Ast *a, const char *what)
 
 /* ---- folding ---- */
 
+/* Whether a Python-int result leaves int64 (x << y for y >= 64 does
+ * unless x is 0; a negative x << y leaves it when bits shift past the
+ * sign). */
 static bool
 weak_overflows(BinOp op, int64_t x, int64_t y)
 {
@@ -242,9 +262,14 @@ weak_overflows(BinOp op, int64_t x, int64_t y)
 	case BIN_ADD: return ckd_add64(&r, x, y);
 	case BIN_SUB: return ckd_sub64(&r, x, y);
 	case BIN_MUL: return ckd_mul64(&r, x, y);
+	case BIN_DIV:
+	case BIN_FLOORDIV: return x == INT64_MIN && y == -1;
 	case BIN_SHL:
-		return y >= 0 && y < 64 &&
-		       (x < 0 || (y > 0 && (x >> (63 - y)) != 0));
+		if (y < 0 || x == 0)
+			return false;
+		if (y >= 64)
+			return true;
+		return (x >> (63 - y)) != 0 && (x >> (63 - y)) != -1;
 	default: return false;
 	}
 }
@@ -256,6 +281,8 @@ binop_text(BinOp op)
 	case BIN_ADD: return "+";
 	case BIN_SUB: return "-";
 	case BIN_MUL: return "*";
+	case BIN_DIV: return "/";
+	case BIN_FLOORDIV: return "//";
 	default: return "<<";
 	}
 }
@@ -275,6 +302,16 @@ fold_int(Lower *L, BinOp op, DType t, int64_t x, int64_t y, int64_t *out,
 				  "constant %lld %s %lld does not fit in 64 "
 				  "bits", (long long)x, binop_text(op),
 				  (long long)y) - 1;
+	/* Python raises on a negative shift count; a wider right shift
+	 * leaves the sign */
+	if (t == DT_NONE && (op == BIN_SHL || op == BIN_SHR) && y < 0)
+		return diag_error(L->c, PT_E_CONST_SHIFT, sp,
+				  "constant shift by a negative amount (%lld)",
+				  (long long)y) - 1;
+	if (t == DT_NONE && (op == BIN_SHL || op == BIN_SHR) && y >= 64) {
+		*out = op == BIN_SHL ? 0 : x < 0 ? -1 : 0;
+		return 1;
+	}
 	switch (op) {
 	case BIN_ADD: *out = (int64_t)(ux + uy); break;
 	case BIN_SUB: *out = (int64_t)(ux - uy); break;
@@ -481,6 +518,13 @@ lw_make_unary(Lower *L, UnOp op, Expr *a, Span sp)
 			   "'-' needs a numeric operand");
 		return NULL;
 	}
+	/* a weak constant is a Python int: -(-2**63) leaves int64 */
+	if (a->kind == EX_INT && t == DT_NONE && op == UN_NEG &&
+	    a->u.ival == INT64_MIN)
+		return diag_error(L->c, PT_E_INT_OVERFLOW, sp,
+				  "constant -(%lld) does not fit in 64 bits",
+				  (long long)a->u.ival),
+		       NULL;
 	if (a->kind == EX_INT)
 		return ir_int(L->c, lw_wrap_int(op == UN_NEG ? (int64_t)(0 - (uint64_t)a->u.ival)
 					      : ~a->u.ival, t), t, sp);
@@ -523,7 +567,7 @@ fold_cast(Lower *L, Expr *a, DType t, Span sp)
 Expr *
 lw_make_cast(Lower *L, Expr *a, DType t, Span sp)
 {
-	if (!lw_need_scalar(L, a, sp))
+	if (!lw_need_scalar(L, a, sp) || storage_constant(L, a, t, sp))
 		return NULL;
 	if (is_const(a)) {
 		Expr *f = fold_cast(L, a, t, sp);

@@ -100,18 +100,22 @@ put_double(Printer *P, double v)
 static bool
 is_negative_literal(const Expr *e)
 {
+	/* weak literals (DT_NONE: constant tuple elements) print plain too */
 	if (e->kind == EX_INT)
-		return e->dtype == DT_INT32 && e->u.ival < 0;
+		return (e->dtype == DT_INT32 || e->dtype == DT_NONE) &&
+		       e->u.ival < 0;
 	if (e->kind == EX_FLOAT)
-		return e->dtype == DT_FLOAT32 && signbit(e->u.fval);
+		return (e->dtype == DT_FLOAT32 || e->dtype == DT_NONE) &&
+		       signbit(e->u.fval);
 	return false;
 }
 
 static void
 put_int(Printer *P, const Expr *e)
 {
-	bool u = dtype_kind(e->dtype) == DK_UINT ||
-		 dtype_kind(e->dtype) == DK_BITS;
+	/* a weak literal (DT_NONE) is a signed Python int: -2 stays -2 */
+	bool u = e->dtype != DT_NONE && (dtype_kind(e->dtype) == DK_UINT ||
+					 dtype_kind(e->dtype) == DK_BITS);
 	bool plain = e->dtype == DT_INT32 || e->dtype == DT_NONE;
 	if (!plain)
 		sb_printf(&P->b, "T.%s(", dtype_name(e->dtype));

@@ -29,6 +29,7 @@ enum { ALIGN_MAX = 1 << 20 };
 typedef struct Validator {
 	Ctx *c;
 	StrSet kernels;
+	bool deep_reported; /* one E9019 for a chain, not one per link */
 } Validator;
 
 bool
@@ -58,6 +59,64 @@ check_name(Validator *v, const char *name, Span sp, const char *what)
 			  name && strlen(name) > 40 ? "..." : "", PT_NAME_MAX);
 }
 
+/* A launch dimension or tensor extent is evaluated by the runtime before
+ * the launch (codegen/meta.c writes the tree): constants, scalar
+ * parameters, symbolic sizes and their arithmetic.  NULL when e is one of
+ * those, else the first part that only the device knows (a thread or
+ * block id, a load).  Depth-bounded by the front ends (AST_MAX_DEPTH,
+ * JSON_MAX_DEPTH). */
+static const Expr *
+device_part(const Expr *e)
+{
+	int64_t k;
+	if (!e || ir_const_int(e, &k))
+		return NULL;
+	switch (e->kind) {
+	case EX_VAR:
+		return e->u.var->kind == VK_PARAM || e->u.var->kind == VK_DYN
+			       ? NULL : e;
+	case EX_CAST:
+		return device_part(e->u.op.a);
+	case EX_BINARY:
+		if (e->u.op.op > BIN_MOD)
+			return e;
+		return device_part(e->u.op.a) ? device_part(e->u.op.a)
+					      : device_part(e->u.op.b);
+	case EX_BUILTIN:
+		if (e->u.call.args.n != 2 || (e->u.call.id != BI_CEILDIV &&
+					      e->u.call.id != BI_MIN &&
+					      e->u.call.id != BI_MAX))
+			return e;
+		return device_part(e->u.call.args.v[0])
+			       ? device_part(e->u.call.args.v[0])
+			       : device_part(e->u.call.args.v[1]);
+	default:
+		return e;
+	}
+}
+
+static const char *
+device_part_name(const Expr *e)
+{
+	if (e->kind == EX_BUILTIN)
+		return builtin_spelling(e->u.call.id);
+	if (e->kind == EX_VAR)
+		return e->u.var->name;
+	return "a device value";
+}
+
+static bool
+check_host_value(Validator *v, const Expr *e, const char *what,
+		 const char *axis)
+{
+	const Expr *d = device_part(e);
+	if (!d)
+		return true;
+	return diag_error(v->c, PT_E_HOST_VALUE, d->span,
+			  "%s %s needs a value the host knows before the "
+			  "launch, not %s", what, axis, device_part_name(d));
+}
+
 /* The launch limits every CUDA device since sm_30 shares. */
 static void
 check_launch(Validator *v, const Func *f)
@@ -67,6 +126,13 @@ check_launch(Validator *v, const Func *f)
 	static const char *const axis[3] = {"x", "y", "z"};
 	const Launch *l = &f->launch;
 	int64_t k, threads = 1, ctas = 1;
+	bool host = true;
+	for (int i = 0; i < l->ngrid && i < 3; i++)
+		host &= check_host_value(v, l->grid[i], "grid", axis[i]);
+	for (int i = 0; i < l->nblock && i < 3; i++)
+		host &= check_host_value(v, l->block[i], "block", axis[i]);
+	if (!host)
+		return;
 	for (int i = 0; i < l->ngrid && i < 3; i++)
 		if (ir_const_int(l->grid[i], &k) && (k < 1 || k > grid_max[i]))
 			diag_error(v->c, PT_E_LAUNCH_LIMIT, l->grid[i]->span,
@@ -148,6 +214,30 @@ check_buffer(Validator *v, const Buffer *b)
 
 static void check_block(Validator *v, const Block *b);
 
+/* The buffer a view expression reads (through nested regions and
+ * views of one expression); NULL when it is not a buffer. */
+static const Buffer *
+view_base(const Expr *e)
+{
+	while (e && (e->kind == EX_REGION || e->kind == EX_VIEW_DTYPE ||
+		     e->kind == EX_VIEW_RESHAPE))
+		e = e->kind == EX_REGION ? e->u.region.base : e->u.view.base;
+	return e && e->kind == EX_BUF ? e->u.buf : NULL;
+}
+
+/* Whether b is a view of a view ... more than limit levels deep (codegen
+ * resolves a chain recursively); walks at most limit + 1 links. */
+static bool
+view_chain_longer(const Buffer *b, int limit)
+{
+	for (int n = 0; b && b->kind == BK_VIEW && b->view; n++) {
+		if (n >= limit)
+			return true;
+		b = view_base(b->view);
+	}
+	return false;
+}
+
 static void
 check_var(Validator *v, const Var *x, Span sp)
 {
@@ -166,6 +256,14 @@ check_stmt(Validator *v, const Stmt *s)
 	case ST_BUF_DEF:
 		if (s->u.buf)
 			check_buffer(v, s->u.buf);
+		if (s->u.buf && !v->deep_reported &&
+		    view_chain_longer(s->u.buf, IR_MAX_DEPTH)) {
+			diag_error(v->c, PT_E_DEPTH_BUDGET, s->span,
+				   "buffer %s is a view of a view ... more than "
+				   "%d levels deep", s->u.buf->name,
+				   IR_MAX_DEPTH);
+			v->deep_reported = true;
+		}
 		break;
 	case ST_FOR:
 		check_var(v, s->u.loop.var, s->span);
@@ -222,14 +320,26 @@ check_func(Validator *v, const Module *m, const Func *f)
 {
 	if (!check_name(v, f->name, f->span, "function"))
 		return;
+	/* a lone `_` is not a PTX identifier ([_$%] needs a follower) and
+	 * WARP_SZ is PTX's predefined constant; ptxas refuses both as an
+	 * .entry name (PTX ISA, "Identifiers") */
+	if (f->is_kernel &&
+	    (!strcmp(f->name, "_") || !strcmp(f->name, "WARP_SZ")))
+		diag_error(v->c, PT_E_PTX_RESERVED, f->span,
+			   "kernel name %s is reserved in PTX", f->name);
 	if (f->is_kernel && !strset_add(&v->c->arena, &v->kernels, f->name))
 		diag_error(v->c, PT_E_NAME_CLASH, f->span,
 			   "kernel %s defined twice", f->name);
 	size_t before = v->c->nerrors;
 	for (size_t i = 0; i < f->params.n; i++) {
 		const Param *p = &f->params.v[i];
-		if (p->kind == PK_TENSOR && p->buf)
+		if (p->kind == PK_TENSOR && p->buf) {
 			check_buffer(v, p->buf);
+			for (int d = 0; p->buf->shape && d < p->buf->ndim; d++)
+				check_host_value(v, p->buf->shape[d],
+						 "tensor extent of",
+						 p->buf->name);
+		}
 		else if (p->var)
 			check_name(v, p->var->name, p->span, "parameter");
 		else
@@ -246,7 +356,7 @@ check_func(Validator *v, const Module *m, const Func *f)
 void
 ir_validate_module(Ctx *c, const Module *m)
 {
-	Validator v = {c, {0}};
+	Validator v = {c, {0}, false};
 	for (size_t i = 0; i < m->dyn.n; i++)
 		check_name(&v, m->dyn.v[i]->name, m->dyn.v[i]->span,
 			   "symbolic size");

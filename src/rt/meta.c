@@ -8,6 +8,10 @@
  * tma slot names a tensor parameter of the same rank, every symbolic size
  * used by a dim parameter or a launch expression is bound by some tensor
  * shape, and user arguments are numbered in parameter order.
+ *
+ * Budget (docs/limits.md): at most META_MAX_BYTES of text, META_MAX_KERNELS
+ * kernels and META_MAX_PARAMS parameters a kernel (E5021); every name
+ * lookup is a hash probe, so reading is linear in the text.
  */
 #include <stdio.h>
 #include <string.h>
@@ -74,12 +78,73 @@ dtype_from_name(const char *s, ptrt_dtype *out)
 	return false;
 }
 
+/* ---- the budget ----
+ * The 16 MiB of the compiler's input budget; a kernel's parameters all
+ * fit in the 32 KiB PTX parameter space (each takes at least one byte,
+ * so 32768 is beyond any real kernel); 65536 kernels a module. */
+enum {
+	META_MAX_BYTES = RT_META_MAX_BYTES,
+	META_MAX_KERNELS = 65536,
+	META_MAX_PARAMS = 32768,
+};
+
+/* ---- names to indices: open addressing over an arena ---- */
+
+typedef struct NameMap {
+	const char **key;
+	int *val;
+	size_t n, cap; /* cap is 0 or a power of two */
+} NameMap;
+
+static size_t
+name_slot(const NameMap *m, const char *name)
+{
+	size_t i = (size_t)hash_bytes(name, strlen(name)) & (m->cap - 1);
+	while (m->key[i] && strcmp(m->key[i], name) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int
+name_get(const NameMap *m, const char *name)
+{
+	if (!m->cap)
+		return -1;
+	size_t i = name_slot(m, name);
+	return m->key[i] ? m->val[i] : -1;
+}
+
+/* Adds name -> v (a name not yet there); the table stays half empty. */
+static void
+name_put(Arena *a, NameMap *m, const char *name, int v)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		NameMap g = {NULL, NULL, 0, m->cap ? 2 * m->cap : 64};
+		g.key = NEWN(a, const char *, g.cap);
+		g.val = NEWN(a, int, g.cap);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->key[i]) {
+				size_t j = name_slot(&g, m->key[i]);
+				g.key[j] = m->key[i];
+				g.val[j] = m->val[i];
+			}
+		g.n = m->n;
+		*m = g;
+	}
+	size_t i = name_slot(m, name);
+	m->key[i] = name;
+	m->val[i] = v;
+	m->n++;
+}
+
 /* ---- the reader ---- */
 
 typedef struct MetaReader {
 	Arena *a;
 	RtStatus *st;
 	VEC(const char *) vars; /* symbolic sizes of the current kernel */
+	NameMap var_index;      /* vars.v[i] -> i */
+	NameMap param_index;    /* the current kernel's parameters */
 } MetaReader;
 
 static bool
@@ -95,6 +160,23 @@ bad(MetaReader *r, const char *path, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	rt_fail(r->st, PT_E_RT_META, "kernel metadata: %s: %s", path, what);
+	return false;
+}
+
+static bool
+over_budget(MetaReader *r, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool
+over_budget(MetaReader *r, const char *path, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	rt_fail(r->st, PT_E_RT_META_BUDGET, "kernel metadata: %s: %s", path,
+		what);
 	return false;
 }
 
@@ -193,10 +275,7 @@ get_enum(MetaReader *r, const JsonValue *v, const char *path,
 static int
 find_var(MetaReader *r, const char *name)
 {
-	for (size_t i = 0; i < r->vars.n; i++)
-		if (strcmp(r->vars.v[i], name) == 0)
-			return (int)i;
-	return -1;
+	return name_get(&r->var_index, name);
 }
 
 static int
@@ -206,6 +285,7 @@ add_var(MetaReader *r, const char *name)
 	if (i >= 0)
 		return i;
 	vec_push(r->a, &r->vars, name);
+	name_put(r->a, &r->var_index, name, (int)r->vars.n - 1);
 	return (int)r->vars.n - 1;
 }
 
@@ -508,14 +588,6 @@ read_reversed(MetaReader *r, const JsonValue *v, const char *path, int n,
 	return true;
 }
 
-static int
-find_param(const RtParam *ps, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ps[i].name && strcmp(ps[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
 
 static bool
 read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
@@ -534,8 +606,9 @@ read_tma(MetaReader *r, const JsonValue *v, const char *path, RtParam *p,
 	    !get_int(r, json_get(v, "rank"), sub(r, path, "rank"), 1,
 		     TMA_MAX_RANK, &rank))
 		return false;
-	s->tensor = find_param(all, nall, tname);
-	if (s->tensor < 0 || all[s->tensor].kind != RP_TENSOR)
+	s->tensor = name_get(&r->param_index, tname);
+	if (s->tensor < 0 || (size_t)s->tensor >= nall ||
+	    all[s->tensor].kind != RP_TENSOR)
 		return bad(r, tpath, "\"%s\" is not a tensor parameter", tname);
 	const RtParam *t = &all[s->tensor];
 	s->rank = (int)rank;
@@ -600,9 +673,10 @@ read_param(MetaReader *r, const JsonValue *v, const char *path, RtParam *ps,
 	    !get_enum(r, json_get(v, "kind"), sub(r, path, "kind"), kind_names,
 		      &kind))
 		return false;
-	if (find_param(ps, i, p->name) >= 0)
+	if (name_get(&r->param_index, p->name) >= 0)
 		return bad(r, sub(r, path, "name"), "duplicate parameter \"%s\"",
 			   p->name);
+	name_put(r->a, &r->param_index, p->name, (int)i);
 	p->kind = (RtParamKind)kind;
 	switch (p->kind) {
 	case RP_TENSOR: return read_tensor(r, v, path, p);
@@ -621,19 +695,22 @@ read_param(MetaReader *r, const JsonValue *v, const char *path, RtParam *ps,
 static bool
 check_vars_bound(MetaReader *r, const RtKernelMeta *k, const char *path)
 {
-	for (size_t v = 0; v < r->vars.n; v++) {
-		bool bound = false;
-		for (size_t i = 0; i < k->nparams && !bound; i++) {
-			const RtParam *p = &k->params[i];
-			for (int d = 0; p->kind == RP_TENSOR && d < p->ndim; d++)
-				bound |= p->shape[d].var == (int)v;
-			bound |= p->kind == RP_SCALAR && p->var == (int)v;
-		}
-		if (!bound)
+	bool *bound = NEWN(r->a, bool, r->vars.n + 1);
+	for (size_t i = 0; i < k->nparams; i++) {
+		const RtParam *p = &k->params[i];
+		for (int d = 0; p->kind == RP_TENSOR && d < p->ndim; d++)
+			if (p->shape[d].var >= 0 &&
+			    (size_t)p->shape[d].var < r->vars.n)
+				bound[p->shape[d].var] = true;
+		if (p->kind == RP_SCALAR && p->var >= 0 &&
+		    (size_t)p->var < r->vars.n)
+			bound[p->var] = true;
+	}
+	for (size_t v = 0; v < r->vars.n; v++)
+		if (!bound[v])
 			return bad(r, path, "symbolic size \"%s\" is not bound "
 					    "by any tensor parameter's shape",
 				   r->vars.v[v]);
-	}
 	return true;
 }
 
@@ -643,6 +720,9 @@ read_params(MetaReader *r, const JsonValue *v, const char *path,
 {
 	if (!need_kind(r, v, JSON_ARRAY, path))
 		return false;
+	if (v->arr.n > META_MAX_PARAMS)
+		return over_budget(r, path, "%zu parameters, over the budget of "
+				   "%d a kernel", v->arr.n, META_MAX_PARAMS);
 	k->nparams = v->arr.n;
 	k->params = NEWN(r->a, RtParam, k->nparams ? k->nparams : 1);
 	for (size_t i = 0; i < k->nparams; i++) {
@@ -722,6 +802,8 @@ read_kernel(MetaReader *r, const JsonValue *v, const char *path,
 					   "assume", NULL};
 	r->vars.v = NULL;
 	r->vars.n = r->vars.cap = 0;
+	memset(&r->var_index, 0, sizeof(r->var_index));
+	memset(&r->param_index, 0, sizeof(r->param_index));
 	if (!need_kind(r, v, JSON_OBJECT, path) ||
 	    !only_keys(r, v, path, keys) ||
 	    !get_str(r, json_get(v, "name"), sub(r, path, "name"), &k->name) ||
@@ -756,16 +838,19 @@ read_meta(MetaReader *r, const JsonValue *root, RtMeta *out)
 	const JsonValue *ks = json_get(root, "kernels");
 	if (!need_kind(r, ks, JSON_ARRAY, "$.kernels"))
 		return false;
+	if (ks->arr.n > META_MAX_KERNELS)
+		return over_budget(r, "$.kernels", "%zu kernels, over the budget "
+				   "of %d", ks->arr.n, META_MAX_KERNELS);
 	out->nkernels = ks->arr.n;
 	out->kernels = NEWN(r->a, RtKernelMeta, out->nkernels + 1);
+	StrSet names = {0};
 	for (size_t i = 0; i < out->nkernels; i++) {
 		RtKernelMeta *k = &out->kernels[i];
 		if (!read_kernel(r, ks->arr.items[i], idx(r, "$.kernels", i), k))
 			return false;
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(out->kernels[j].name, k->name) == 0)
-				return bad(r, idx(r, "$.kernels", i),
-					   "duplicate kernel \"%s\"", k->name);
+		if (!strset_add(r->a, &names, k->name))
+			return bad(r, idx(r, "$.kernels", i),
+				   "duplicate kernel \"%s\"", k->name);
 	}
 	return true;
 }
@@ -775,6 +860,10 @@ meta_parse(Arena *a, const char *json, size_t len, RtMeta *out,
 	   RtStatus *st)
 {
 	memset(out, 0, sizeof(*out));
+	if (len > META_MAX_BYTES)
+		return rt_fail(st, PT_E_RT_META_BUDGET,
+			       "kernel metadata: %zu bytes, over the budget of "
+			       "%d", len, META_MAX_BYTES);
 	JsonError err;
 	JsonValue *root = json_parse(a, json, len, &err);
 	if (!root)

@@ -282,6 +282,10 @@ struct RtMeta {
 	size_t nkernels;
 };
 
+/* The longest metadata text meta_parse reads (PT_E_RT_META_BUDGET past
+ * it); readers of a metadata file stop there too. */
+#define RT_META_MAX_BYTES ((size_t)16 << 20)
+
 /* Parses and validates metadata JSON into a; PT_E_RT_META on error. */
 /* signature.c: every kernel's metadata parameters against its PTX
  * .entry parameter list (count, names, sizes), or a cubin's

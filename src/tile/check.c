@@ -212,9 +212,10 @@ mark_buf(TileEnv *e, const Buffer *b)
 {
 	if (!b)
 		return;
-	while (e->written.n <= (size_t)b->id)
+	size_t k = tile_slot(e, b->id);
+	while (e->written.n <= k)
 		vec_push(&e->c->arena, &e->written, false);
-	e->written.v[b->id] = true;
+	e->written.v[k] = true;
 }
 
 static void
@@ -254,11 +255,13 @@ scan_assigned(TileEnv *e, const Block *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const Stmt *s = b->v[i];
 		switch (s->kind) {
-		case ST_ASSIGN:
-			while (e->assigned.n <= (size_t)s->u.var.var->id)
+		case ST_ASSIGN: {
+			size_t k = tile_slot(e, s->u.var.var->id);
+			while (e->assigned.n <= k)
 				vec_push(&e->c->arena, &e->assigned, false);
-			e->assigned.v[s->u.var.var->id] = true;
+			e->assigned.v[k] = true;
 			break;
+		}
 		case ST_FOR:
 			scan_assigned(e, &s->u.loop.body);
 			break;

@@ -1086,7 +1086,8 @@ tile_check_overlap(TileEnv *e, TileCall *tc)
 static bool
 was_written(TileEnv *e, const Buffer *b)
 {
-	return (size_t)b->id < e->written.n && e->written.v[b->id];
+	size_t k = tile_slot_find(e, b->id);
+	return k < e->written.n && e->written.v[k];
 }
 
 bool
@@ -1125,9 +1126,10 @@ tile_mark_written(TileEnv *e, TileCall *tc)
 		TileOperand *op = &tc->ops[i];
 		if (!op->out || !op->root)
 			continue;
-		while (e->written.n <= (size_t)op->root->id)
+		size_t k = tile_slot(e, op->root->id);
+		while (e->written.n <= k)
 			vec_push(&e->c->arena, &e->written, false);
-		e->written.v[op->root->id] = true;
+		e->written.v[k] = true;
 	}
 }
 

@@ -74,6 +74,18 @@ const_or(const Expr *x, int64_t dflt)
 	return x && ir_const_int(x, &v) ? v : dflt;
 }
 
+size_t
+tile_slot(TileEnv *e, int id)
+{
+	return dense_index(&e->c->arena, &e->ids, id);
+}
+
+size_t
+tile_slot_find(const TileEnv *e, int id)
+{
+	return dense_find(&e->ids, id);
+}
+
 void
 tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f)
 {
@@ -210,7 +222,7 @@ static const Expr *
 through_var(const TileEnv *e, const Expr *x)
 {
 	for (int i = 0; i < 4 && x && x->kind == EX_VAR; i++) {
-		size_t id = (size_t)x->u.var->id;
+		size_t id = tile_slot_find(e, x->u.var->id);
 		if (id >= e->var_init.n || !e->var_init.v[id])
 			break;
 		x = e->var_init.v[id];
@@ -323,10 +335,11 @@ dtype_range(DType t, int64_t *lo, int64_t *hi)
 static int
 var_sym(TileEnv *e, const Var *v, Span sp)
 {
-	while (e->var_sym.n <= (size_t)v->id)
+	size_t k = tile_slot(e, v->id);
+	while (e->var_sym.n <= k)
 		vec_push(&e->c->arena, &e->var_sym, 0);
-	if (e->var_sym.v[v->id])
-		return e->var_sym.v[v->id] - 1;
+	if (e->var_sym.v[k])
+		return e->var_sym.v[k] - 1;
 	int64_t lo, hi;
 	dtype_range(v->dtype, &lo, &hi);
 	if (v->kind == VK_DYN)
@@ -336,7 +349,7 @@ var_sym(TileEnv *e, const Var *v, Span sp)
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, sp);
 	x->u.var = (Var *)v;
 	int s = tile_new_sym(e, v->name, lo, hi, x);
-	e->var_sym.v[v->id] = s + 1;
+	e->var_sym.v[k] = s + 1;
 	return s;
 }
 
@@ -344,20 +357,21 @@ void
 tile_env_decl(TileEnv *e, const Stmt *decl)
 {
 	const Var *v = decl->u.var.var;
+	size_t slot = tile_slot(e, v->id);
 	if (!decl->u.var.value ||
-	    ((size_t)v->id < e->assigned.n && e->assigned.v[v->id]))
+	    (slot < e->assigned.n && e->assigned.v[slot]))
 		return;
 	DTypeKind k = dtype_kind(v->dtype);
 	if (k != DK_INT && k != DK_UINT)
 		return;
-	while (e->var_init.n <= (size_t)v->id)
+	while (e->var_init.n <= slot)
 		vec_push(&e->c->arena, &e->var_init, NULL);
-	e->var_init.v[v->id] = decl->u.var.value;
+	e->var_init.v[slot] = decl->u.var.value;
 	Lin *l = NEW(&e->c->arena, Lin);
 	*l = tile_lin(e, decl->u.var.value);
-	while (e->var_lin.n <= (size_t)v->id)
+	while (e->var_lin.n <= slot)
 		vec_push(&e->c->arena, &e->var_lin, NULL);
-	e->var_lin.v[v->id] = l;
+	e->var_lin.v[slot] = l;
 }
 
 void
@@ -376,7 +390,8 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 		if (ckd_sub64(&hi, ehi, 1) || hi < lo) /* ehi may be INT64_MIN */
 			hi = lo;
 	}
-	while (e->var_sym.n <= (size_t)v->id)
+	size_t k = tile_slot(e, v->id);
+	while (e->var_sym.n <= k)
 		vec_push(&e->c->arena, &e->var_sym, 0);
 	Expr *x = ir_new_expr(e->c, EX_VAR, ET_SCALAR, v->dtype, loop->span);
 	x->u.var = v;
@@ -388,7 +403,7 @@ tile_env_loop(TileEnv *e, const Stmt *loop)
 	while (e->sym_expr.n <= (size_t)s)
 		vec_push(&e->c->arena, &e->sym_expr, NULL);
 	e->sym_expr.v[s] = x;
-	e->var_sym.v[v->id] = s + 1;
+	e->var_sym.v[k] = s + 1;
 }
 
 static Lin
@@ -435,11 +450,12 @@ tile_lin(TileEnv *e, const Expr *x)
 	if (ir_const_int(x, &k))
 		return lin_const(k);
 	switch (x->kind) {
-	case EX_VAR:
-		if ((size_t)x->u.var->id < e->var_lin.n &&
-		    e->var_lin.v[x->u.var->id])
-			return *e->var_lin.v[x->u.var->id];
+	case EX_VAR: {
+		size_t slot = tile_slot_find(e, x->u.var->id);
+		if (slot < e->var_lin.n && e->var_lin.v[slot])
+			return *e->var_lin.v[slot];
 		return lin_sym(&e->st, var_sym(e, x->u.var, x->span));
+	}
 	case EX_BUILTIN:
 		if (x->u.call.id == BI_LANE_ID)
 			return lin_sym(&e->st, e->lane_sym);

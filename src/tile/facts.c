@@ -198,8 +198,9 @@ tile_facts_pop(TileEnv *e, size_t mark)
 void
 tile_facts_assign(TileEnv *e, const Var *v)
 {
-	if ((size_t)v->id < e->var_sym.n && e->var_sym.v[v->id])
-		fact_kill_sym(&e->st, e->var_sym.v[v->id] - 1);
+	size_t k = tile_slot_find(e, v->id);
+	if (k < e->var_sym.n && e->var_sym.v[k])
+		fact_kill_sym(&e->st, e->var_sym.v[k] - 1);
 }
 
 static void
@@ -237,10 +238,11 @@ tile_facts_loop(TileEnv *e, const Stmt *loop)
 	kill_assigned(e, &loop->u.loop.body);
 	size_t mark = e->st.facts.n;
 	const Var *v = loop->u.loop.var;
-	if ((size_t)v->id >= e->var_sym.n || !e->var_sym.v[v->id])
+	size_t k = tile_slot_find(e, v->id);
+	if (k >= e->var_sym.n || !e->var_sym.v[k])
 		return mark;
 	SymTab *st = &e->st;
-	Lin i = lin_sym(st, e->var_sym.v[v->id] - 1);
+	Lin i = lin_sym(st, e->var_sym.v[k] - 1);
 	Lin b = tile_lin(e, loop->u.loop.begin);
 	Lin en = tile_lin(e, loop->u.loop.end);
 	int64_t step = 1;

@@ -194,6 +194,8 @@ struct TileEnv {
 	Func *f;
 	SymTab st;
 	VEC(Expr *) sym_expr;   /* by symbol id; NULL for derived symbols */
+	DenseIds ids;              /* Var.id / Buffer.id -> index of the tables
+				 * below (tile_slot) */
 	VEC(int) var_sym;       /* by Var.id: symbol + 1, 0 = none yet */
 	VEC(Lin *) var_lin;     /* by Var.id: value of a never-reassigned
 				 * variable at its declaration, or NULL */
@@ -333,6 +335,10 @@ bool tile_check_register_budget(TileEnv *e, const TileCall *tc, int64_t regs);
 bool tile_check_preserve(TileEnv *e, TileCall *tc);
 /* Marks the root buffers that tc writes as initialised. */
 void tile_mark_written(TileEnv *e, TileCall *tc);
+/* The index of a Var.id or Buffer.id in the per-kernel tables; _find:
+ * SIZE_MAX when the kernel has not seen it. */
+size_t tile_slot(TileEnv *e, int id);
+size_t tile_slot_find(const TileEnv *e, int id);
 /* Odometer step over a row-major coordinate x of extents ext; false
  * after the last coordinate. */
 bool tile_next_coord(int64_t *x, const int64_t *ext, int n);

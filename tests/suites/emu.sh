@@ -156,3 +156,38 @@ for w in f16:2 f32:4; do
 	want=7ff7; [ "$n" = 4 ] && want=7ff77ff7
 	[ "$vals" = "$want " ] && ok tma_oob_nan_$k || bad tma_oob_nan_$k "fill values: $vals"
 done
+
+# Inputs are bounded before they are read (issue #19: these grew until
+# the OOM killer): metadata past 16 MiB is E5021, a PTX or script input
+# past the 16 MiB input budget E9009, a file: tensor longer than the
+# tensor "another size"; under a 2 GB address-space cap and a timeout,
+# so an unbounded read fails the test instead of the machine.
+# (ASan reserves terabytes of shadow address space: no cap under it)
+if grep -q __asan_init "$P" 2>/dev/null; then cap=unlimited; else cap=2000000; fi
+bounded() { ( ulimit -v $cap 2>/dev/null; exec timeout 60 "$@" ); }
+"$P" compile tests/golden/scalars.py -o "$t/sc.ptx" --meta "$t/sc.json" -q
+expect_rc meta_dev_zero 2 bounded "$P" run --emulate "$t/sc.ptx" --meta /dev/zero
+grep -q "error\[E5021\]: metadata /dev/zero is over the budget" "$t/err" &&
+	ok meta_dev_zero_code || bad meta_dev_zero_code "$(head -2 "$t/err")"
+expect_rc input_dev_zero 2 bounded "$P" run --emulate /dev/zero
+grep -q "error\[E9009\]: input /dev/zero is over the budget" "$t/err" &&
+	ok input_dev_zero_code || bad input_dev_zero_code "$(head -2 "$t/err")"
+expect_rc fill_dev_zero 2 bounded "$P" run --emulate examples/cluster_copy.py \
+	--fill file:/dev/zero
+grep -q "/dev/zero is another size" "$t/err" &&
+	ok fill_dev_zero_msg || bad fill_dev_zero_msg "$(head -2 "$t/err")"
+
+# 65 scalar parameters (issue #19: exit 2 with no message; the CLI had
+# room for 64): A[i] = s0 + s64, with s_i = i + 1, is 1 + 65 = 66.
+{
+	printf 'from tvm_tirx.script import tirx as T\n\n@T.function\n'
+	printf 'def k(A: T.Tensor((32,), "int32")'
+	i=0; while [ $i -lt 65 ]; do printf ', s%d: T.int32' $i; i=$((i+1)); done
+	printf '):\n    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))\n'
+	printf '    A[T.cuda.thread_idx("x")] = s0 + s64\n'
+} > "$t/p65.py"
+args=""; i=0; while [ $i -lt 65 ]; do args="$args --arg s$i=$((i+1))"; i=$((i+1)); done
+# shellcheck disable=SC2086
+expect_rc scalars_65 0 "$P" run --emulate "$t/p65.py" $args --dump A
+[ "$(sed -n '1s/^A://p' "$t/out" | tr -s ' ' '\n' | grep -v '^$' | sort -u)" = 66 ] &&
+	ok scalars_65_values || bad scalars_65_values "$(head -c 200 "$t/out")"

@@ -1,17 +1,22 @@
 #!/bin/sh
-# Replays tests/property/corpus/*.py, the mutants for which
+# Replays tests/property/corpus/*.py and *.json, the mutants for which
 # tools/mutate_examples.py once found "accepted => ptxas accepts" broken
 # (or a signal): each must now be rejected with diagnostics (exit 1) or
 # compile (exit 0) to PTX that ptxas accepts for the target on its first
-# line ("# target: sm_XX").  Without ptxas only the exit status is checked.
+# line ("# target: sm_XX"; an IR JSON mutant's is in NAME.target).
+# Without ptxas only the exit status is checked.
 BUILD=${BUILD:-build}
 PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for py in tests/property/corpus/*.py; do
+for py in tests/property/corpus/*.py tests/property/corpus/*.json; do
 	[ -f "$py" ] || continue
-	name=$(basename "$py" .py)
-	target=$(sed -n '1s/^# target: *//p' "$py")
+	name=$(basename "$py")
+	name=${name%.*}
+	case $py in
+	*.json) target=$(cat "${py%.json}.target" 2>/dev/null) ;;
+	*) target=$(sed -n '1s/^# target: *//p' "$py") ;;
+	esac
 	"$BUILD/ptxtile" compile --target "${target:-sm_90a}" "$py" \
 		-o "$tmp/k.ptx" >/dev/null 2>"$tmp/err"
 	rc=$?

@@ -2688,7 +2688,7 @@ TEST(emu_script_gemm_mxf8_sm100)
  * without swizzle, 4*w and the Swizzle<B,4,3> of the address with it) and
  * its lane table (128x256b: lane r; 32x128b.warpx4: lanes r + 32q). */
 static const char cp_ptx_fmt[] =
-	".version 8.6\n.target sm_100a\n.address_size 64\n"
+	".version 8.8\n.target sm_100a\n.address_size 64\n"
 	".visible .entry k(.param .u64 out, .param .u64 desc)\n{\n"
 	"\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<40>;\n\t.reg .b64 %%rd<20>;\n"
 	"\t.shared .align 1024 .b8 sm[4096];\n"

@@ -370,8 +370,10 @@ TEST(ptx_select_maps_arguments)
 	CHECK_INT(ptx_select("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
 			     tma, 4, &s), PTXM_OK);
 	CHECK_INT(s.take[1], 2);
-	/* bar.sync id[, count]: the optional count left out */
-	CHECK_INT(ptx_select("bar.sync", &m1, 1, &s), PTXM_OK);
+	/* bar.sync id[, count]: the optional count left out (barrier 1:
+	 * ids are 0..15, ptxas refuses -1) */
+	PtxArg bar1 = {.kind = PTXOP_IMM, .has_value = true, .value = 1};
+	CHECK_INT(ptx_select("bar.sync", &bar1, 1, &s), PTXM_OK);
 	CHECK_INT(s.take[0], 1);
 	CHECK_INT(s.take[1], 0);
 	/* why nothing was chosen */

@@ -5,7 +5,9 @@
  * launch expression evaluation with Python's division semantics.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt/rt.h"
 #include "test.h"
@@ -266,4 +268,82 @@ TEST(rt_meta_eval_mod_extremes)
 			CHECK_INT(v, rows[i].want);
 		}
 	}
+}
+
+/* A document of nk kernels of np scalar parameters each (the scalars
+ * named s0, s1, ...; a shape of symbolic sizes on the first tensor when
+ * vars), in a malloc'd buffer. */
+static char *
+many_meta(size_t nk, size_t np, bool dup_last)
+{
+	size_t cap = 256 + nk * (96 + np * 64);
+	char *b = malloc(cap), *p = b;
+	p += sprintf(p, "{\"format\": \"ptxtile-meta\", \"version\": 1, "
+		     "\"kernels\": [");
+	for (size_t k = 0; k < nk; k++) {
+		p += sprintf(p, "%s{\"name\": \"k%zu\", \"params\": [", k ? ", " : "",
+			     dup_last && k == nk - 1 ? k - 1 : k);
+		for (size_t i = 0; i < np; i++)
+			p += sprintf(p, "%s{\"name\": \"s%zu\", \"kind\": "
+				     "\"scalar\", \"dtype\": \"int32\"}",
+				     i ? ", " : "", i);
+		p += sprintf(p, "], \"launch\": {\"grid\": [1], \"block\": "
+			     "[32]}}");
+	}
+	sprintf(p, "]}");
+	return b;
+}
+
+/* Budget and near-linear reading (issue #19: 50,000 parameters or
+ * kernels took 39-86 s): the budget's edge parses, one past it is
+ * PT_E_RT_META_BUDGET, and 32768 parameters or 65536 kernels take
+ * well under the seconds a quadratic lookup took (CPU time, so a busy
+ * machine does not make this flaky). */
+TEST(rt_meta_budget)
+{
+	static const struct {
+		size_t nk, np;
+		int want;
+	} rows[] = {
+		{1, 32768, PT_OK}, {1, 32769, PT_E_RT_META_BUDGET},
+		{65536, 1, PT_OK}, {65537, 1, PT_E_RT_META_BUDGET},
+	};
+	for (size_t i = 0; i < countof(rows); i++) {
+		char *text = many_meta(rows[i].nk, rows[i].np, false);
+		Arena a;
+		arena_init(&a, NULL);
+		RtMeta m;
+		RtStatus st = {0};
+		clock_t t0 = clock();
+		CHECK_INT(parse_text(&a, text, &m, &st), rows[i].want);
+		double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
+		if (s > 3.0)
+			test_fail(t, __FILE__, __LINE__, "%zu kernels of %zu "
+				  "parameters: %.1f s of CPU", rows[i].nk,
+				  rows[i].np, s);
+		if (rows[i].want == PT_OK)
+			CHECK_INT(m.nkernels, rows[i].nk);
+		else
+			CHECK(strstr(st.msg, "over the budget") != NULL);
+		arena_free(&a);
+		free(text);
+	}
+	/* duplicates are still found, by the hashed lookups */
+	char *text = many_meta(3, 2, true);
+	Arena a;
+	arena_init(&a, NULL);
+	RtMeta m;
+	RtStatus st = {0};
+	CHECK_INT(parse_text(&a, text, &m, &st), PT_E_RT_META);
+	CHECK(strstr(st.msg, "duplicate kernel \"k1\"") != NULL);
+	arena_free(&a);
+	free(text);
+	/* the text budget, before any JSON is read */
+	size_t big = RT_META_MAX_BYTES + 1;
+	char *pad = malloc(big);
+	memset(pad, ' ', big);
+	arena_init(&a, NULL);
+	CHECK_INT(meta_parse(&a, pad, big, &m, &st), PT_E_RT_META_BUDGET);
+	arena_free(&a);
+	free(pad);
 }

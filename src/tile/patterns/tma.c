@@ -623,6 +623,34 @@ check_shared(TileEnv *e, TileCall *tc, TmaCall *k, TileOperand *op,
 	return check_swizzle(e, tc, op, f) && check_origins(e, tc, op, nimg);
 }
 
+/* TMA coordinates are .s32: a step outside int32 would be truncated
+ * (2^32 repeats the same box), and the constant offset of the last
+ * repeat, sum (repeat - 1) * |step| over the repeat axes, must fit too. */
+static bool
+check_step_range(Ctx *c, const TileCall *tc, const TmaCall *k, Span sp)
+{
+	for (int a = 0; a < k->nsteps; a++)
+		for (int i = 0; i < k->rank; i++)
+			if (k->steps[a][i] < INT32_MIN || k->steps[a][i] > INT32_MAX)
+				return diag_error(c, PT_E_TMA_STEP_RANGE, sp,
+						  "coord_steps[%d][%d] is %lld; "
+						  "TMA coordinates are int32", a,
+						  i, (long long)k->steps[a][i]);
+	for (int i = 0; i < k->rank; i++) {
+		int64_t total = 0, t;
+		for (int r = 0; r < tc->nrepeat; r++) {
+			int64_t st = k->steps[tc->ngroup + r][i];
+			if (ckd_mul64(&t, tc->repeat[r] - 1, st < 0 ? -st : st) ||
+			    ckd_add64(&total, total, t) || total > INT32_MAX)
+				return diag_error(c, PT_E_TMA_STEP_RANGE, sp,
+						  "the repeats of coord_steps "
+						  "move coordinate %d past int32",
+						  i);
+		}
+	}
+	return true;
+}
+
 /* ---- runtime parameters ---- */
 
 static bool
@@ -711,7 +739,7 @@ check_coords(TileEnv *e, TileCall *tc, TmaCall *k)
 		for (int i = 0; i < k->rank; i++)
 			ir_const_int(v->v[i], &k->steps[a][i]);
 	}
-	return true;
+	return check_step_range(c, tc, k, p->span);
 }
 
 /* ---- mode constraints ---- */
