@@ -26,7 +26,7 @@ ref=${2:-}
 [ -x "$P" ] && [ -x "$BUILD/ptxdiff" ] ||
 	{ echo "ptx_identical: build $P and $BUILD/ptxdiff first" >&2; exit 2; }
 # the fuzz scripts live at one fixed path: diagnostics quote it
-fz="$BUILD/ptx_identical_fuzz"
+fz=${FUZZ_DIR:-build/ptx_identical_fuzz}
 rm -rf "$fz"
 mkdir -p "$out" "$fz"
 
