@@ -65,15 +65,22 @@ def gemm_bf16(A: T.Tensor((M, K), "bfloat16", align=16),
     #   B matrix i = (n8 block i//2, k half i%2) of a 16n x 16k block
     LA = SA.view("uint32").view(4, 2, 2, 4, 4, 8, 4, layout=T.TileLayout(T.S[(4, 2, 2, 4, 2, 2, 8, 4):(2560, 1280, 8, 320, 4, 160, 20, 1)]))
     LB = SB.view("uint32").view(4, 4, 2, 2, 4, 8, 4, layout=T.TileLayout(T.S[(4, 4, 2, 2, 2, 2, 8, 4):(2560, 640, 8, 320, 160, 4, 20, 1)]))
-    # fragments in mma.sync's shapes; register r of lane l as the
-    # reference maps it (A (l/4 + 8(r%2), l%4 + 4(r/2)), B (l/4, l%4 +
-    # 4r), D (l/4 + 8(r/2), 2(l%4) + r%2))
-    FA = T.alloc_local((4, 2, 16, 8), "uint32", layout=T.TileLayout(T.S[(4, 2, 2, 8, 2, 4):(8, 4, 1, 4@laneid, 2, 1@laneid)]))
-    FB = T.alloc_local((4, 2, 8, 8), "uint32", layout=T.TileLayout(T.S[(4, 2, 8, 2, 4):(4, 2, 4@laneid, 1, 1@laneid)]))
-    FD = T.alloc_local((4, 4, 16, 8), "float32", layout=T.TileLayout(T.S[(4, 4, 2, 8, 4, 2):(16, 4, 2, 4@laneid, 1@laneid, 1)]))
-    # the same registers as ldmatrix sees them: (k16 step, block,
-    # matrix, row, word)
-    RA = FA.view(2, 4, 4, 8, 4, layout=T.TileLayout(T.S[(2, 4, 4, 8, 4):(4, 8, 1, 4@laneid, 1@laneid)]))
+    # fragments in mma.sync's shapes, by name (docs/patterns.md "Writing
+    # an MMA kernel"): A (4 m16 blocks, 2 k16 steps, 16, 8 words), B (4 n8
+    # blocks, 2 k16 steps, 8, 8 words), D (4 m16, 4 n8, 16, 8); register r
+    # of lane l holds A (l/4 + 8(r%2), l%4 + 4(r/2)), B (l/4, l%4 + 4r),
+    # D (l/4 + 8(r/2), 2(l%4) + r%2) as the PTX ISA's fragment figures say
+    FA = T.alloc_local((4, 2, 16, 8), "uint32", layout=T.cuda.mma_sync_layout("A", "m16n8k16", "bfloat16", repeat=(4, 2)))
+    FB = T.alloc_local((4, 2, 8, 8), "uint32", layout=T.cuda.mma_sync_layout("B", "m16n8k16", "bfloat16", repeat=(4, 2)))
+    FD = T.alloc_local((4, 4, 16, 8), "float32", layout=T.cuda.mma_sync_layout("D", "m16n8k16", "bfloat16", repeat=(4, 4)))
+    # the same registers as ldmatrix.x4 sees them: (k16 step, block,
+    # matrix, row, word).  A's four matrices are one block's registers in
+    # a0..a3 order, so RA is the named x4 layout with the k16 step stored
+    # inside the block (order=(1, 0)).  B's x4 spans two n8 blocks (matrix
+    # i = block i//2, k half i%2), whose registers are 4 apart, so its
+    # matrix axis is not the named layout's contiguous one: RB is written
+    # out
+    RA = FA.view(2, 4, 4, 8, 4, layout=T.cuda.ldmatrix_layout(4, repeat=(2, 4), order=(1, 0)))
     RB = FB.view(2, 2, 4, 8, 4, layout=T.TileLayout(T.S[(2, 2, 2, 2, 8, 4):(2, 8, 4, 1, 4@laneid, 1@laneid)]))
     for i in T.unroll(64):
         FD.view(64)[i] = T.float32(0)

@@ -101,11 +101,14 @@ def _run(name, text, target, step, constants=None, notes=None):
         lib.pt_ctx_free(ctx)
 
 
-def compile_text(name, text, target, constants=None, notes=None):
+def compile_text(name, text, target, constants=None, notes=None,
+                 lineinfo=False):
     """(PTX, metadata JSON) of a script, through libptxtile; constants:
-    {name: script text}."""
+    {name: script text}; lineinfo adds .file/.loc so emulator and GPU
+    errors name script lines."""
     def step(lib, ctx, mod):
         ptx, meta = ctypes.c_char_p(), ctypes.c_char_p()
+        lib.pt_set_lineinfo(ctx, 1 if lineinfo else 0)
         rc = lib.pt_compile(ctx, mod, target.encode(), ctypes.byref(ptx),
                             ctypes.byref(meta))
         return rc, rc == 0 and (ptx.value.decode(), meta.value.decode())
@@ -127,7 +130,7 @@ def find_ptxas() -> Optional[str]:
 def compile(kernel: Union[str, "os.PathLike[str]", Function],
             target: Optional[str] = None, *, name: Optional[str] = None,
             constants: Optional[Mapping[str, Any]] = None,
-            cache: bool = True) -> "Kernel":
+            cache: bool = True, lineinfo: bool = False) -> "Kernel":
     """Compiles a kernel: a script path (.py, or .json IR), script text,
     or a @T.function of a Python module.  target=None takes the current
     device's target (ptxtile.default_target()).
@@ -140,6 +143,8 @@ def compile(kernel: Union[str, "os.PathLike[str]", Function],
       assigns (E2050).  They are part of the cache key; kernel.constants
       shows them.
     cache: False skips the on-disk cache.
+    lineinfo: True adds .file/.loc, so emulator and GPU errors name
+      script lines (its own cache entry).
     Raises CompileError with every diagnostic."""
     src_name, text, entry, notes = _read_source(kernel)
     entry = name or entry
@@ -147,12 +152,15 @@ def compile(kernel: Union[str, "os.PathLike[str]", Function],
     if target is None:
         target = _target.default_target()
     use_cache = cache and _cache.enabled()
-    key = _cache.key(src_name, text, target,
-                     {"constants": sorted(consts.items())} if consts else {})
+    opts = {"constants": sorted(consts.items())} if consts else {}
+    if lineinfo:
+        opts["lineinfo"] = True
+    key = _cache.key(src_name, text, target, opts)
     art = _cache.load(key) if use_cache else None
     hit = art is not None
     if not hit:
-        ptx, meta = compile_text(src_name, text, target, consts, notes)
+        ptx, meta = compile_text(src_name, text, target, consts, notes,
+                                 bool(lineinfo))
         if use_cache:
             _cache.store(key, ptx, meta)
     else:

@@ -69,6 +69,7 @@ _COMPILER_PROTOS = {
                            P(c_char_p)]),
     "pt_explain": (c_int, [c_void_p, c_void_p, c_char_p, P(c_char_p)]),
     "pt_default_target": (c_char_p, []),
+    "pt_set_lineinfo": (None, [c_void_p, c_int]),
     "pt_ctx_errmsg": (c_char_p, [c_void_p]),
     "pt_set_constant": (c_int, [c_void_p, c_char_p, c_char_p]),
     "pt_code_number": (c_int, [c_char_p]),

@@ -40,7 +40,7 @@ def test_compile_path():
     assert ".visible .entry saxpy_relu(" in k.ptx
     assert ".target sm_90a" in k.ptx
     assert entry_params(k) == [("X", "tensor"), ("Y", "tensor"),
-                               ("a", "scalar"), ("n_dim", "dim")]
+                               ("a", "scalar"), ("n$dim", "dim")]
     assert k.params == [("X", "tensor", "float32", ["n"]),
                         ("Y", "tensor", "float32", ["n"]),
                         ("a", "scalar", "float32", None)]
@@ -226,7 +226,7 @@ def test_public_api_has_type_hints_and_py_typed():
     import typing
     hints = typing.get_type_hints(ptxtile.compile)
     assert set(hints) == {"kernel", "target", "name", "constants", "cache",
-                          "return"}
+                          "lineinfo", "return"}
     assert hints["return"] is ptxtile.Kernel
     assert "configs" in typing.get_type_hints(ptxtile.autotune)
     assert typing.get_type_hints(ptxtile.Kernel.emulate)["return"] is int

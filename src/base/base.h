@@ -54,6 +54,24 @@ char *arena_strdup(Arena *a, const char *s);
 const char *suggest_name(const char *word, const char *const *cands,
 			 size_t n);
 
+/* printf_fmt.c: one conversion of a device printf format. */
+typedef enum PfArg {
+	PF_NONE,   /* %% */
+	PF_INT,    /* d i c: an int (4 bytes) */
+	PF_UINT,   /* o u x X: an unsigned int (4 bytes) */
+	PF_INT64,  /* ld lld zd ...: a long long (8 bytes) */
+	PF_UINT64, /* lu llx zu ...: an unsigned long long (8 bytes) */
+	PF_DOUBLE, /* f e g a: a double (8 bytes) */
+} PfArg;
+typedef struct PfSpec {
+	PfArg arg;
+	char conv;    /* the conversion letter ('%' for %%) */
+	char head[24]; /* "%", flags, width and precision: "%-8.3" */
+} PfSpec;
+/* Reads the conversion starting at s (s[0] == '%'): its length, or 0
+ * with *why saying what is not accepted. */
+size_t pf_scan(const char *s, PfSpec *out, const char **why);
+
 char *arena_printf(Arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);

@@ -376,6 +376,8 @@ static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
 	[BI_CLUSTER_SYNC] = cluster_sync,
 	[BI_ELECT_SYNC] = elect_sync,
 	[BI_MBARRIER_WAIT] = mbarrier_wait_builtin,
+	[BI_PRINTF] = gen_printf,
+	[BI_TRAP_WHEN_ASSERT_FAILED] = gen_trap_assert,
 };
 
 static bool

@@ -53,6 +53,8 @@ typedef struct BufInfo {
 	int64_t offset;      /* BS_DYN: byte offset in the dynamic array */
 	Val *regs;           /* BS_LOCAL_REG: storage elements */
 	int64_t nelems;      /* storage elements */
+	bool addressed;      /* an element access or address was generated:
+			      * the metadata keeps it dense ("contiguous") */
 } BufInfo;
 
 typedef struct LoopLabels {
@@ -65,8 +67,16 @@ typedef struct VarSlot {
 	Val val;
 } VarSlot;
 
+/* What the kernels of a module add at module scope (printf.c). */
+typedef struct ModDecl {
+	StrBuf decl;   /* .global format strings */
+	int nstr;      /* numbers the $strN / $printf_bufN symbols */
+	bool vprintf;  /* the .extern vprintf declaration is needed */
+} ModDecl;
+
 typedef struct Gen {
 	Ctx *c;
+	ModDecl *mod;
 	const Module *m;
 	Func *f;
 	StrBuf decl;          /* .shared/.local declarations of the entry */
@@ -146,6 +156,10 @@ const Val *gen_local_elem(Gen *g, const Expr *e);
  * possible the result is a symbol with offset ("sym+16"). */
 const char *gen_ptr_to(Gen *g, const Expr *e, const char *space,
 		       bool *wide);
+
+/* ---- printf.c ---- */
+Val gen_printf(Gen *g, const Expr *e);
+Val gen_trap_assert(Gen *g, const Expr *e);
 
 /* ---- stmt.c ---- */
 void gen_block(Gen *g, const Block *b);

@@ -469,6 +469,7 @@ access_addr(Gen *g, const Access *a, Span sp, BufInfo **bip)
 {
 	BufInfo *bi = gen_buf(g, a->root);
 	*bip = bi;
+	bi->addressed = true;
 	/* a whole-byte storage view (`buf.view(N).view("uint8")`) of
 	 * sub-byte storage addresses bytes */
 	DType unit = a->storage ? a->dt : a->root->dtype;

@@ -11,7 +11,9 @@
  * per symbolic size the kernel uses (a hidden .s32 parameter):
  * tensor {"name", "kind", "dtype", "shape" (ints or size names)[, "align"]},
  * scalar {"name", "kind", "dtype"}, tensormap {"name", "kind"},
- * dim {"name": "<size>_dim", "kind", "dtype": "int32", "var": size}.
+ * dim {"name": "<size>$dim", "kind", "dtype": "int32", "var": size}: the
+ * "$" keeps it apart from every script name (a scalar n_dim beside
+ * T.dynamic("n")).
  * Launch dims are 3 long; each an int or an expression tree {"var": n} /
  * {"op": add|sub|mul|floordiv|mod|ceildiv|min|max, "args": [a, b]}
  * (integer `/` on sizes is written as floordiv: sizes are not negative).
@@ -74,8 +76,26 @@ write_dims(StrBuf *b, Expr *const *d, int n)
 	sb_putc(b, ']');
 }
 
+/* A global tensor the kernel reads or writes only through tensor maps
+ * (no element access or address of it was generated): the runtime
+ * encodes those maps from the argument's own strides, so any strides
+ * the maps accept will do. */
+static bool
+only_tensor_maps(Gen *g, const Param *p)
+{
+	const BufInfo *bi = gen_buf(g, p->buf);
+	if (!bi || bi->addressed)
+		return false;
+	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
+		const TmapSlot *t = g->m->tma_slots.v[i];
+		if (t->func == g->f && t->var && t->tensor == p->buf)
+			return true;
+	}
+	return false;
+}
+
 static void
-write_param(StrBuf *b, const Param *p)
+write_param(Gen *g, StrBuf *b, const Param *p)
 {
 	static const char *const kind[] = {
 		[PK_TENSOR] = "tensor", [PK_SCALAR] = "scalar",
@@ -101,6 +121,8 @@ write_param(StrBuf *b, const Param *p)
 		if (p->buf->align > 0)
 			sb_printf(b, ", \"align\": %lld",
 				  (long long)p->buf->align);
+		if (only_tensor_maps(g, p))
+			sb_puts(b, ", \"contiguous\": false");
 	} else if (p->kind == PK_SCALAR) {
 		sb_printf(b, ", \"dtype\": \"%s\"", dtype_name(p->var->dtype));
 	}
@@ -151,7 +173,7 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 	for (size_t i = 0; i < np; i++) {
 		if (i)
 			sb_puts(b, ", ");
-		write_param(b, &f->params.v[i]);
+		write_param(g, b, &f->params.v[i]);
 	}
 	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
 		const TmapSlot *t = g->m->tma_slots.v[i];
@@ -165,7 +187,7 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 		if (i || np)
 			sb_puts(b, ", ");
 		sb_puts(b, "{\"name\": ");
-		json_write_string(b, arena_printf(&g->c->arena, "%s_dim",
+		json_write_string(b, arena_printf(&g->c->arena, "%s$dim",
 						  g->dims[i]->name));
 		sb_puts(b, ", \"kind\": \"dim\", \"dtype\": \"int32\", "
 			"\"var\": ");

@@ -369,8 +369,10 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 	}
 	for (size_t i = 0; i < s->dyn.n; i++, sep = ",\n") {
 		const Var *v = s->dyn.v[i];
+		/* '$' is in no script name: a scalar parameter n_dim
+		 * beside T.dynamic("n") keeps its own symbol */
 		const char *name = param_name(g, arena_printf(
-			&g->c->arena, "%s_dim", v->name));
+			&g->c->arena, "%s$dim", v->name));
 		sb_printf(out, "%s\t.param .s32 %s", sep, name);
 		Val r = gen_reg(g, DT_INT32);
 		gen_emit(g, "ld.param.s32 %s, [%s];", r.s, name);
@@ -523,6 +525,8 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 	int ver = ptx_target_min_version(c->target);
 	int64_t dyn_align = 0;
 	bool first = true;
+	ModDecl mod = {0};
+	sb_init(&mod.decl, &c->arena);
 	c->stmts = 0;
 	sb_puts(&doc, "{\"format\": \"ptxtile-meta\", \"version\": 1, "
 		"\"target\": ");
@@ -534,6 +538,7 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 			continue;
 		Gen g;
 		gen_init(&g, c, m, f);
+		g.mod = &mod;
 		g.ptx_done = body.n;
 		if (!gen_kernel(&g, f, &body))
 			continue;
@@ -563,6 +568,12 @@ codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta)
 	if (dyn_align)
 		sb_printf(&out, "\n.extern .shared .align %lld .b8 dyn_smem[];\n",
 			  (long long)dyn_align);
+	if (mod.vprintf)
+		sb_puts(&out, "\n.extern .func (.param .b32 func_retval0) vprintf"
+			"(.param .b64 vprintf_param_0, .param .b64 "
+			"vprintf_param_1);\n");
+	if (mod.nstr)
+		sb_printf(&out, "\n%s", sb_cstr(&mod.decl));
 	sb_puts(&out, sb_cstr(&body));
 	*ptx = sb_cstr(&out);
 	*meta = sb_cstr(&doc);

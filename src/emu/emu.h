@@ -262,6 +262,11 @@ bool insn_has(const Insn *in, const char *tok);
 /* The number after "prefix" in a token of the mnemonic, or -1. */
 long insn_num(const Insn *in, const char *prefix);
 
+/* ---- printf.c ---- */
+/* call.uni (ret), vprintf, (fmt, args): formats like the device's
+ * printf and writes the text to stdout. */
+void emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in);
+
 /* ---- run.c ---- */
 _Noreturn void emu_fail(Run *r, int code, const Thread *t, const Insn *in,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));

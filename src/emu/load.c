@@ -50,8 +50,9 @@ typedef struct Sym {
 	const char *name;
 	uint32_t slot;     /* register slot */
 	int kind;          /* 0 register, 1 shared, 2 local, 3 param */
-	uint64_t value;    /* shared/local/param offset */
+	uint64_t value;    /* shared/local/param offset; a .global address */
 	bool pred;         /* a .pred register */
+	bool callp;        /* a .param of a call block, kept in local memory */
 } Sym;
 
 typedef struct LabelRef {
@@ -85,6 +86,11 @@ typedef struct Reader {
 	int loc_line;
 	StrSet kernel_names; /* every .entry so far (E9555) */
 	StrSet label_names;  /* the labels of the kernel being read */
+
+	/* module scope: .global arrays (printf formats), vprintf declared */
+	VEC(Sym) globals;
+	bool vprintf;
+	bool callp_used; /* the instruction being read names a call .param */
 } Reader;
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void
@@ -395,21 +401,25 @@ read_reg_decl(Reader *rd)
 static uint32_t static_smem_max(const Module *m);
 
 /* [.align N] .type name[N] (or name[] for dynamic shared memory) */
-static void
+static Sym *
 read_var_decl(Reader *rd, int kind, bool is_extern)
 {
 	uint64_t align = 1, elem = 0;
+	bool given = false; /* PTX: a variable is aligned to its type by default */
 	const char *w;
 	for (;;) {
 		w = word(rd);
 		if (!strcmp(w, ".align")) {
 			align = number(rd);
+			given = true;
 		} else if (w[0] == '.' && type_of(w + 1)) {
 			elem = emu_ty[type_of(w + 1)].bytes;
 		} else {
 			break;
 		}
 	}
+	if (!given)
+		align = elem;
 	if (!elem || !align || align > 4096 || (align & (align - 1)))
 		fail(rd, PT_E_EMU_PARSE, "bad variable declaration");
 	uint64_t count = 1;
@@ -430,7 +440,7 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 		rd->dyn_align = (uint32_t)align;
 		if (rd->syms || rd->k->name)
 			sym_add(rd, w)->kind = 5;
-		return;
+		return NULL;
 	}
 	if (kind == 1 && rd->dyn_used)
 		fail(rd, PT_E_EMU_UNSUPPORTED,
@@ -452,6 +462,8 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 		     "shared memory to %u bytes, over the %u of %s", w, *size,
 		     static_smem_max(rd->m),
 		     rd->m->target ? rd->m->target->name : "any target");
+	return s;
+
 }
 
 /* ---- operands ---- */
@@ -482,8 +494,12 @@ static bool
 symbol_value(Reader *rd, const char *name, Opnd *o)
 {
 	Sym *s = sym_find(rd, name);
+	for (size_t i = 0; !s && i < rd->globals.n; i++)
+		if (!strcmp(rd->globals.v[i].name, name))
+			s = &rd->globals.v[i];
 	if (!s || s->kind == 0 || s->kind == 4)
 		return false;
+	rd->callp_used |= s->callp;
 	if (s->kind == 5) {
 		/* dynamic shared memory follows the static variables */
 		uint64_t a = rd->dyn_align ? rd->dyn_align : 16;
@@ -924,6 +940,43 @@ check_wide_access(Reader *rd, const Insn *in)
 		     "sm_100 or higher, not %s", in->name, t->name);
 }
 
+/* One argument of a call: a .param of the enclosing call block, as the
+ * local address the interpreter reads. */
+static void
+call_param(Reader *rd, Opnd *o)
+{
+	const char *w = word(rd);
+	Sym *s = sym_find(rd, w);
+	if (!s || !s->callp)
+		fail(rd, PT_E_EMU_PARSE,
+		     "call argument '%s' is not a .param of the call block", w);
+	o->kind = K_ADDR;
+	o->reg = NOREG;
+	o->imm = (int64_t)s->value;
+}
+
+/* call.uni (ret), vprintf, (fmt, args); -- the only call ptxtile emits */
+static void
+read_call(Reader *rd, Insn *in)
+{
+	expect(rd, '(');
+	call_param(rd, &in->o[0]);
+	expect(rd, ')');
+	expect(rd, ',');
+	const char *fn = word(rd);
+	if (strcmp(fn, "vprintf") || !rd->vprintf)
+		fail(rd, PT_E_EMU_UNSUPPORTED,
+		     "call of %s (only a declared vprintf is modelled)", fn);
+	expect(rd, ',');
+	expect(rd, '(');
+	call_param(rd, &in->o[1]);
+	expect(rd, ',');
+	call_param(rd, &in->o[2]);
+	expect(rd, ')');
+	expect(rd, ';');
+	in->nop = 3;
+}
+
 static void
 read_instruction(Reader *rd, const char *first)
 {
@@ -958,6 +1011,12 @@ read_instruction(Reader *rd, const char *first)
 		     mn);
 	in.op = (uint16_t)op;
 	decode_tokens(rd, &in, mn + len, fam);
+	rd->callp_used = false;
+	if (in.op == OP_CALL) {
+		read_call(rd, &in);
+		vec_push(rd->a, &rd->code, in);
+		return;
+	}
 	in.coll = fam == FAM_WARP || (fam == FAM_TC && insn_has(&in, "sync"));
 	if (!accept(rd, ';')) {
 		do {
@@ -982,6 +1041,9 @@ read_instruction(Reader *rd, const char *first)
 	if (in.nop < nopnd[0] || in.nop > nopnd[1])
 		fail_operand_count(rd, mn, nopnd, in.nop);
 	check_wide_access(rd, &in);
+
+	if (in.space == SP_PARAM && rd->callp_used)
+		in.space = SP_LOCAL; /* st.param/ld.param of a call argument */
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
@@ -1126,6 +1188,12 @@ read_body(Reader *rd)
 			read_var_decl(rd, 1, true);
 		} else if (!strcmp(w, ".local")) {
 			read_var_decl(rd, 2, false);
+		} else if (!strcmp(w, ".param") && depth > 1) {
+			/* a call block's argument: local memory of the
+			 * thread, which st.param / ld.param then address */
+			Sym *s = read_var_decl(rd, 2, false);
+			if (s)
+				s->callp = true;
 		} else if (!strcmp(w, ".loc")) {
 			read_loc(rd);
 		} else if (!strcmp(w, ".pragma")) {
@@ -1281,6 +1349,79 @@ static_smem_max(const Module *m)
 	return best;
 }
 
+/* True when the next word is w (nothing is consumed). */
+static bool
+peek_word_is(Reader *rd, const char *w)
+{
+	skip_space(rd);
+	size_t n = strlen(w);
+	return (size_t)(rd->end - rd->p) > n && !strncmp(rd->p, w, n) &&
+	       !is_word(rd->p[n]);
+}
+
+/* .extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);
+ * the one function ptxtile declares (device printf) */
+static void
+read_vprintf_decl(Reader *rd)
+{
+	const char *start = rd->p;
+	while (rd->p < rd->end && *rd->p != ';')
+		rd->p++;
+	if (rd->p >= rd->end)
+		fail(rd, PT_E_EMU_PARSE, "unterminated .extern .func");
+	const char *name = strstr(arena_strndup(rd->a, start,
+						(size_t)(rd->p - start)),
+				  ") vprintf(");
+	if (!name)
+		fail(rd, PT_E_EMU_UNSUPPORTED,
+		     ".extern .func other than vprintf");
+	rd->p++;
+	rd->vprintf = true;
+}
+
+/* .global .align A .b8 NAME[N] = {b, ...}; a constant byte array (a
+ * printf format), copied into an emulated global allocation. */
+static void
+read_global_array(Reader *rd)
+{
+	const char *w = word(rd);
+	if (!strcmp(w, ".align")) {
+		number(rd);
+		w = word(rd);
+	}
+	if (strcmp(w, ".b8") && strcmp(w, ".u8"))
+		fail(rd, PT_E_EMU_UNSUPPORTED, "a .global variable of %s", w);
+	const char *name = word(rd);
+	expect(rd, '[');
+	uint64_t n = number(rd);
+	expect(rd, ']');
+	if (n == 0 || n > 1u << 16)
+		fail(rd, PT_E_EMU_PARSE, ".global array '%s' of %llu bytes",
+		     name, (unsigned long long)n);
+	uint8_t *bytes = arena_alloc(rd->a, n);
+	expect(rd, '=');
+	expect(rd, '{');
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t b = number(rd);
+		if (b > 255)
+			fail(rd, PT_E_EMU_PARSE, "byte %llu of '%s' is not a byte",
+			     (unsigned long long)i, name);
+		bytes[i] = (uint8_t)b;
+		if (i + 1 < n)
+			expect(rd, ',');
+	}
+	expect(rd, '}');
+	expect(rd, ';');
+	for (size_t i = 0; i < rd->globals.n; i++)
+		if (!strcmp(rd->globals.v[i].name, name))
+			fail(rd, PT_E_EMU_PARSE, "'%s' declared twice", name);
+	Sym s = {.name = name, .kind = 6};
+	if (ptem_alloc(rd->e, (size_t)n, &s.value) != PT_OK)
+		fail(rd, PT_E_EMU_NOMEM, "no memory for '%s'", name);
+	memcpy(ptem_host(rd->e, s.value, (size_t)n), bytes, (size_t)n);
+	vec_push(rd->a, &rd->globals, s);
+}
+
 static void
 read_module(Reader *rd, Module *m)
 {
@@ -1303,6 +1444,10 @@ read_module(Reader *rd, Module *m)
 			read_file_directive(rd);
 		} else if (!strcmp(w, ".entry")) {
 			read_entry(rd, m, ext_dyn, ext_align);
+		} else if (!strcmp(w, ".global")) {
+			read_global_array(rd);
+		} else if (!strcmp(w, ".extern") && peek_word_is(rd, ".func")) {
+			read_vprintf_decl(rd);
 		} else if (!strcmp(w, ".extern")) {
 			if (strcmp(word(rd), ".shared"))
 				fail(rd, PT_E_EMU_UNSUPPORTED, "extern non-shared");

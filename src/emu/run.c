@@ -215,7 +215,8 @@ exec_ctrl(Run *r, Thread *t, const Insn *in)
 		t->pc = (uint32_t)in->o[0].imm;
 		return;
 	case OP_TRAP:
-		emu_fail(r, PT_E_EMU_OOB, t, in, "trap executed");
+		emu_fail(r, PT_E_EMU_TRAP, t, in,
+			 "trap executed (a failed assert prints its line first)");
 	default: /* ret, exit */
 		t->st = TS_EXIT;
 		r->progress = true;
@@ -256,6 +257,9 @@ run_thread(Run *r, Cta *c, Thread *t)
 			break;
 		case OP_BRA: case OP_RET: case OP_EXIT: case OP_TRAP:
 			exec_ctrl(r, t, in);
+			break;
+		case OP_CALL:
+			emu_vprintf(r, c, t, in);
 			break;
 		default:
 			if (in->op >= OP_TC_ALLOC) {

@@ -441,6 +441,10 @@ bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
  * codegen then skips (never re-selects). */
 Expr *ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling,
 		   ExprVec args, Expr *pred, Span sp);
+/* Checks a T.cuda.printf call (EX_BUILTIN BI_PRINTF): a string format,
+ * then one scalar argument per conversion of a dtype that conversion
+ * reads (pf_scan); reports PT_E_PRINTF_FORMAT. */
+bool ir_printf_check(Ctx *c, const Expr *call);
 /* inline.c: a copy of expression x with every variable v for which
  * get(ud, v) is not NULL replaced by that expression. */
 Expr *ir_clone_subst(Ctx *c, const Expr *x,

@@ -3,6 +3,7 @@
 #ifndef PT_LOWER_H
 #define PT_LOWER_H
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "api.h"
@@ -64,6 +65,12 @@ typedef struct Lower {
 	Func *fn;
 	int loops;
 	int next_id;
+	/* the block the statement being lowered goes to: a PTX call used as
+	 * a value puts its own statements there first; NULL where no
+	 * statement may be added (a while condition, module level) */
+	Block *cur;
+	int seq_loop;  /* loop depth of the innermost loop over a sequence */
+	int next_tmp;  /* numbers the hidden locals of PTX values */
 	VEC(Override) overrides;
 } Lower;
 
@@ -96,6 +103,8 @@ bool lw_path_is(const char *p, const char *want);
 bool lw_binop_of(int tok, BinOp *op);
 Expr *lw_clone_const(Lower *L, const Expr *e, Span sp);
 Expr *lw_coerce(Lower *L, Expr *e, DType t, Span sp);
+double lw_float_max(DType t);
+bool lw_float_fits(Lower *L, const Expr *e, DType t, Span sp);
 bool lw_const_int(Lower *L, Ast *a, int64_t *v);
 const char *lw_const_str(Lower *L, Ast *a, const char *what);
 bool lw_is_const_value(const Expr *e);
@@ -120,6 +129,10 @@ bool lw_check_keywords(Lower *L, Args *a, const char *const *allowed, const char
 bool lw_expand_star(Lower *L, Ast *star, Args *out);
 Ast *lw_kwarg(Args *a, const char *name);
 Expr *lower_call(Lower *L, Ast *call);
+bool lw_is_ptx_call(Lower *L, const Ast *a);
+Stmt *lw_ptx_into(Lower *L, Ast *call, const char *name, Var *dst, DType want,
+		  Var **made);
+Expr *lw_ptx_value(Lower *L, Ast *call);
 bool lw_split_args(Lower *L, Ast *call, Args *out);
 
 /* lower_const.c */

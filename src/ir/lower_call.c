@@ -252,6 +252,143 @@ lower_ptx_call(Lower *L, Ast *call, const char *spelling)
 	return e;
 }
 
+/* ---- raw PTX used as a value ---- */
+
+/* True when a is a call of T.ptx[...] or T.ptx.chain. */
+bool
+lw_is_ptx_call(Lower *L, const Ast *a)
+{
+	if (a->kind != A_CALL)
+		return false;
+	const Ast *f = a->a;
+	if (f->kind == A_SUBSCRIPT)
+		return lw_path_is(lw_ast_path(L, f->a), "ptx");
+	const char *p = lw_ast_path(L, f);
+	return p && !strncmp(p, "ptx.", 4);
+}
+
+/* The dtype of the value a form writes: its operand type, or for an
+ * untyped .bN operand the dtype of the first input of that width
+ * (shfl.sync.bfly.b32 of a float32 gives a float32), else bN. */
+static DType
+ptx_value_dtype(const PtxOperand *out, const ExprVec *inputs)
+{
+	if (out->kind == PTXOP_PRED)
+		return DT_BOOL;
+	const char *name = ptx_type_name(out->type);
+	int bits = ptx_type_bits(out->type);
+	bool untyped = name[0] == 'b';
+	for (size_t i = 0; untyped && i < inputs->n; i++) {
+		const Expr *x = inputs->v[i];
+		if (x->type == ET_SCALAR && x->dtype != DT_BOOL &&
+		    dtype_bits(x->dtype) == bits)
+			return x->dtype;
+	}
+	for (int t = DT_NONE + 1; t < DT_COUNT; t++)
+		if (!strcmp(dtype_ptx((DType)t), name))
+			return (DType)t;
+	return DT_NONE;
+}
+
+/* The one operand the form of `spelling` writes: its first, a register
+ * or a predicate, and no other output.  NULL after a diagnostic. */
+static const PtxOperand *
+ptx_single_output(Lower *L, const char *spelling, Span sp, PtxInst *in)
+{
+	PtxSel sel;
+	PtxMiss why = ptx_select(spelling, NULL, -1, &sel);
+	if (why != PTXM_OK) {
+		sel.inst.spelling = spelling;
+		ptx_select_report(L->c, why, &sel, -1, sp);
+		return NULL;
+	}
+	*in = sel.inst;
+	int outs = 0;
+	for (int i = 0; i < in->nops; i++)
+		outs += in->ops[i].out;
+	const PtxOperand *o = &in->ops[0];
+	if (outs != 1 || !o->out ||
+	    (o->kind != PTXOP_REG && o->kind != PTXOP_PRED))
+		return diag_error(L->c, PT_E_PTX_NO_VALUE, sp,
+				  "%s writes %d operands (%s), so it cannot be "
+				  "used as a value: call it as a statement "
+				  "with its destinations first", spelling,
+				  outs, ptx_describe_operands(&L->c->arena, in)),
+		       NULL;
+	return o;
+}
+
+/* name = T.ptx[...](inputs): the call with the destination put first,
+ * the variable dst (an existing local) or a new local `name` of dtype
+ * want (DT_NONE: the form's, see ptx_value_dtype), returned in *made
+ * with its declaration pushed to L->cur. */
+Stmt *
+lw_ptx_into(Lower *L, Ast *call, const char *name, Var *dst, DType want,
+	    Var **made)
+{
+	if (!L->cur || !L->fn || !L->fn->is_kernel)
+		return diag_error(L->c, PT_E_PTX_NO_VALUE, call->span,
+				  "a PTX call is a value only in a kernel "
+				  "statement (not in a while condition or a "
+				  "scalar function)"),
+		       NULL;
+	Expr *e = lower_call(L, call);
+	if (!e)
+		return NULL;
+	PtxInst in;
+	const PtxOperand *o = ptx_single_output(L, e->u.ptx.spelling,
+						e->u.ptx.opcode_span, &in);
+	if (!o)
+		return NULL;
+	if (!dst) {
+		DType t = want != DT_NONE ? want : ptx_value_dtype(o, &e->u.ptx.args);
+		if (t == DT_NONE)
+			return diag_error(L->c, PT_E_PTX_NO_VALUE, call->span,
+					  "no script dtype holds the %s value "
+					  "of %s: declare the destination "
+					  "(x: T.uint32) and pass it first",
+					  ptx_type_name(o->type),
+					  e->u.ptx.spelling),
+			       NULL;
+		dst = lw_new_var(L, name, t, VK_LOCAL, call->span);
+		lw_bind(L, name, SYM_VAR)->var = dst;
+		Stmt *d = ir_new_stmt(L->c, ST_VAR_DECL, call->span);
+		d->u.var.var = dst;
+		vec_push(&L->c->arena, L->cur, d);
+	}
+	Expr *v = ir_new_expr(L->c, EX_VAR, ET_SCALAR, dst->dtype, call->span);
+	v->u.var = dst;
+	ExprVec args = {0};
+	vec_push(&L->c->arena, &args, v);
+	for (size_t i = 0; i < e->u.ptx.args.n; i++)
+		vec_push(&L->c->arena, &args, e->u.ptx.args.v[i]);
+	e->u.ptx.args = args;
+	if (made)
+		*made = dst;
+	Stmt *st = ir_new_stmt(L->c, ST_EVAL, call->span);
+	st->u.value = e;
+	return st;
+}
+
+/* A PTX call inside an expression: it runs first, into a hidden local
+ * named so that it reads back (ptxtile print) as the same program. */
+Expr *
+lw_ptx_value(Lower *L, Ast *call)
+{
+	const char *name;
+	do
+		name = arena_printf(&L->c->arena, "_ptx%d", L->next_tmp++);
+	while (lw_lookup(L, name));
+	Var *v = NULL;
+	Stmt *st = lw_ptx_into(L, call, name, NULL, DT_NONE, &v);
+	if (!st)
+		return NULL;
+	vec_push(&L->c->arena, L->cur, st);
+	Expr *e = ir_new_expr(L->c, EX_VAR, ET_SCALAR, v->dtype, call->span);
+	e->u.var = v;
+	return e;
+}
+
 /* ---- tile calls ---- */
 
 static bool
@@ -387,10 +524,40 @@ unify_args(Lower *L, Expr **v, size_t n, Span sp)
 	return true;
 }
 
+/* T.cuda.printf(fmt, *args): the format a constant string, each
+ * argument a scalar (literals settle to int32/float32 as in C). */
+static Expr *
+lower_printf(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a))
+		return NULL;
+	static const char *const kws[] = {NULL};
+	if (!lw_check_keywords(L, &a, kws, "T.cuda.printf"))
+		return NULL;
+	if (a.pos.n == 0 || a.pos.n > 33)
+		return diag_error(L->c, PT_E_ARG_COUNT, call->span,
+				  "T.cuda.printf takes a format and at most 32 "
+				  "arguments"),
+		       NULL;
+	Expr *e = ir_new_expr(L->c, EX_BUILTIN, ET_VOID, DT_NONE, call->span);
+	e->u.call.id = BI_PRINTF;
+	for (size_t i = 0; i < a.pos.n; i++) {
+		Expr *x = lw_arg_expr(L, &a.pos.v[i]);
+		if (!x || (i > 0 && !lw_need_scalar(L, x, a.pos.v[i].span)))
+			return NULL;
+		lw_settle(x);
+		vec_push(&L->c->arena, &e->u.call.args, x);
+	}
+	return ir_printf_check(L->c, e) ? e : NULL;
+}
+
 static Expr *
 lower_builtin(Lower *L, Builtin id, Ast *call)
 {
 	const BuiltinInfo *bi = builtin_info(id);
+	if (id == BI_PRINTF)
+		return lower_printf(L, call);
 	Args a;
 	if (!lw_split_args(L, call, &a))
 		return NULL;
@@ -423,6 +590,9 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 		rt = v[0]->dtype;
 		break;
 	}
+	if (id == BI_TRAP_WHEN_ASSERT_FAILED &&
+	    !lw_need_bool(L, v[0], a.pos.v[0].span))
+		return NULL;
 	if (id == BI_THREAD_IDX || id == BI_BLOCK_IDX || id == BI_CLUSTER_CTA_ID)
 		if (!check_thread_axis(L, v[0], a.pos.v[0].span))
 			return NULL;
@@ -468,6 +638,84 @@ literal_fits(int64_t v, DType t)
 			      v < (INT64_C(1) << (bits - 1)));
 }
 
+/* T.float32("inf"), "-inf", "nan": TIRx's spelling of the non-finite
+ * values, which no Python literal can write. */
+static Expr *
+float_of_string(Lower *L, const char *s, DType t, Span sp)
+{
+	static const struct {
+		const char *text;
+		double v;
+	} names[] = {
+		{"inf", INFINITY}, {"+inf", INFINITY}, {"-inf", -INFINITY},
+		{"nan", NAN},
+	};
+	for (size_t i = 0; i < countof(names); i++)
+		if (!strcmp(s, names[i].text))
+			return ir_float(L->c, names[i].v, t, sp);
+	diag_error(L->c, PT_E_FLOAT_STRING, sp,
+		   "T.%s(\"%s\"): the only float strings are \"inf\", "
+		   "\"-inf\" and \"nan\" (write other values as numbers)",
+		   dtype_name(t), s);
+	return NULL;
+}
+
+/* T.infinity(ty=...), T.max_value(ty=...), T.min_value(ty=...): TIRx's
+ * dtype limits, folded to a constant of that dtype. */
+static Expr *
+lower_limit(Lower *L, Ast *call, int which)
+{
+	static const char *const names[] = {"T.infinity", "T.max_value",
+					    "T.min_value"};
+	Args a;
+	if (!lw_split_args(L, call, &a))
+		return NULL;
+	static const char *const kws[] = {"ty", "dtype", NULL};
+	if (!lw_check_keywords(L, &a, kws, names[which]))
+		return NULL;
+	Ast *ty = lw_kwarg(&a, "ty") ? lw_kwarg(&a, "ty") : lw_kwarg(&a, "dtype");
+	if (!lw_check_count(L, &a, ty ? 0 : 1, ty ? 0 : 1, call->span,
+			    names[which]))
+		return NULL;
+	DType t;
+	if (ty ? !lw_ast_dtype(L, ty, &t) : !lw_arg_dtype(L, &a.pos.v[0], &t))
+		return NULL;
+	double fmax = lw_float_max(t);
+	if (fmax > 0 && which == 0)
+		return ir_float(L->c, INFINITY, t, call->span);
+	if (fmax > 0)
+		return ir_float(L->c, which == 1 ? fmax : -fmax, t, call->span);
+	if (which == 0 || !lw_is_intlike(t) || t == DT_NONE)
+		return diag_error(L->c, PT_E_TYPE_MISMATCH, call->span,
+				  "%s needs a float dtype%s", names[which],
+				  which ? " or an integer one" : ""),
+		       NULL;
+	int bits = dtype_bits(t);
+	bool u = lw_is_unsigned(t);
+	int64_t hi = u ? (bits == 64 ? -1 : (int64_t)((UINT64_C(1) << bits) - 1))
+		       : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+	int64_t lo = u ? 0 : -hi - 1;
+	return ir_int(L->c, which == 1 ? hi : lo, t, call->span);
+}
+
+static Expr *
+lower_infinity(Lower *L, Ast *call)
+{
+	return lower_limit(L, call, 0);
+}
+
+static Expr *
+lower_max_value(Lower *L, Ast *call)
+{
+	return lower_limit(L, call, 1);
+}
+
+static Expr *
+lower_min_value(Lower *L, Ast *call)
+{
+	return lower_limit(L, call, 2);
+}
+
 static Expr *
 lower_typed(Lower *L, DType t, Ast *call)
 {
@@ -489,6 +737,11 @@ lower_typed(Lower *L, DType t, Ast *call)
 			   (unsigned long long)lit->ival, dtype_name(t));
 		return NULL;
 	}
+
+	if (x && x->kind == EX_STR && dtype_kind(t) == DK_FLOAT)
+		return float_of_string(L, x->u.str, t, call->span);
+	if (x && !lw_float_fits(L, x, t, call->span))
+		return NULL;
 	if (x && x->kind == EX_INT && x->dtype == DT_NONE && t != DT_BOOL &&
 	    dtype_kind(t) != DK_FLOAT && !literal_fits(x->u.ival, t)) {
 		diag_error(L->c, PT_E_LITERAL_RANGE, call->span,
@@ -581,7 +834,7 @@ is_known_unsupported(const char *p)
 		"match_buffer", "address_of", "Buffer", "handle", "SMEMPool",
 		"TMEMPool", "attr", "call_packed", "thread_id", "cta_id",
 		"lane_id", "warp_id", "Select", "grid", "parallel",
-		"vectorized", "thread_binding", "constexpr", "let",
+		"thread_binding", "constexpr",
 		"shared_scalar", "ptr_byte_offset", "tvm_access_ptr", NULL,
 	};
 	for (size_t i = 0; names[i]; i++)
@@ -599,6 +852,9 @@ static const struct {
 	{"cast", lower_cast},
 	{"reinterpret", lower_reinterpret},
 	{"if_then_else", lower_select},
+	{"infinity", lower_infinity},
+	{"max_value", lower_max_value},
+	{"min_value", lower_min_value},
 	{"cuda.tile.apply", lower_apply},
 	{"cuda.tile.ewise", lower_ewise},
 };
@@ -617,6 +873,9 @@ static const struct {
 	{"evaluate", PT_E_UNSUPPORTED, "is only valid as a statement"},
 	{"serial", PT_E_UNSUPPORTED, "is only valid in a for statement"},
 	{"unroll", PT_E_UNSUPPORTED, "is only valid in a for statement"},
+	{"vectorized", PT_E_UNSUPPORTED, "is only valid in a for statement"},
+	{"let", PT_E_UNSUPPORTED,
+	 "is only valid as an annotation (x: T.let = value)"},
 	{"dynamic", PT_E_UNSUPPORTED,
 	 "is only valid at module level (n = T.dynamic(\"n\"))"},
 };

@@ -484,6 +484,8 @@ lower_expr(Lower *L, Ast *a)
 	case A_COMPARE:
 		return lower_binary_ast(L, a);
 	case A_CALL:
+		if (lw_is_ptx_call(L, a))
+			return lw_ptx_value(L, a);
 		return lower_call(L, a);
 	case A_SUBSCRIPT:
 		return lower_subscript(L, a);

@@ -218,8 +218,148 @@ compose_layout(Lower *L, Ast *call, Layout **out)
 	return true;
 }
 
+/* ---- named fragment layouts (layout/fragments.c) ---- */
+
+/* A constant tuple (or one int) of at most max positive ints. */
+static bool
+int_tuple(Lower *L, Ast *a, int64_t *v, int *n, int max, const char *what)
+{
+	*n = 0;
+	if (!a)
+		return true;
+	Expr *e = lower_expr(L, a);
+	if (!e)
+		return false;
+	if (e->kind == EX_INT) {
+		v[(*n)++] = e->u.ival;
+		return true;
+	}
+	if (e->kind != EX_TUPLE || e->u.tuple.n > (size_t)max)
+		return diag_error(L->c, PT_E_FRAGMENT, a->span,
+				  "%s= is a constant int or a tuple of at most "
+				  "%d ints", what, max);
+	for (size_t i = 0; i < e->u.tuple.n; i++) {
+		if (e->u.tuple.v[i]->kind != EX_INT)
+			return diag_error(L->c, PT_E_FRAGMENT, a->span,
+					  "%s= holds constant ints", what);
+		v[(*n)++] = e->u.tuple.v[i]->u.ival;
+	}
+	return true;
+}
+
+static bool
+frag_dtype(Lower *L, Arg *arg, Ast *kw, FragReq *r)
+{
+	DType t;
+	if (kw ? !lw_ast_dtype(L, kw, &t) : !lw_arg_dtype(L, arg, &t))
+		return false;
+	r->dtype = dtype_name(t);
+	r->bits = dtype_bits(t);
+	return true;
+}
+
+/* T.cuda.mma_sync_layout(operand, shape, dtype, repeat=, warps=),
+ * T.cuda.wgmma_layout(operand, shape, dtype, repeat=),
+ * T.cuda.ldmatrix_layout(num, trans=False, dtype="uint32", repeat=,
+ * warps=) (stmatrix_layout: the same registers) */
+/* T.cuda.tmem_datapath_layout(datapath, rows, cols, sub_slab=0): TIRx's
+ * tmem_datapath_layout */
+static bool
+tmem_layout(Lower *L, Ast *call, Args *a, Layout **out)
+{
+	const char *fn = "T.cuda.tmem_datapath_layout";
+	static const char *const kws[] = {"sub_slab", NULL};
+	if (!lw_check_keywords(L, a, kws, fn) ||
+	    !lw_check_count(L, a, 3, 3, call->span, fn))
+		return false;
+	FragReq r = {0};
+	r.kind = FRAG_TMEM;
+	const char *d = a->pos.v[0].ast
+				? lw_const_str(L, a->pos.v[0].ast, "the datapath")
+				: NULL;
+	int64_t sub = 0;
+	Ast *sk = lw_kwarg(a, "sub_slab");
+	if (!d || !a->pos.v[1].ast || !a->pos.v[2].ast ||
+	    !lw_const_int(L, a->pos.v[1].ast, &r.rows) ||
+	    !lw_const_int(L, a->pos.v[2].ast, &r.cols) ||
+	    (sk && !lw_const_int(L, sk, &sub)))
+		return false;
+	if (sub != 0 && sub != 1)
+		return diag_error(L->c, PT_E_FRAGMENT, sk->span,
+				  "sub_slab= is 0 or 1");
+	r.datapath = d[0] && !d[1] ? d[0] : '?';
+	r.sub_slab = (int)sub;
+	const char *why = frag_layout(&L->c->arena, &r, out);
+	if (why)
+		return diag_error(L->c, PT_E_FRAGMENT, call->span, "%s: %s",
+				  fn, why);
+	return true;
+}
+
+static bool
+fragment_layout(Lower *L, Ast *call, const char *p, Layout **out)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a))
+		return false;
+	if (!strcmp(p, "cuda.tmem_datapath_layout"))
+		return tmem_layout(L, call, &a, out);
+	FragReq r = {0};
+	bool ld = !strcmp(p, "cuda.ldmatrix_layout") ||
+		  !strcmp(p, "cuda.stmatrix_layout");
+	const char *fn = arena_printf(&L->c->arena, "T.%s", p);
+	static const char *const kw_mma[] = {"repeat", "order", "warps", NULL};
+	static const char *const kw_ld[] = {"trans", "dtype", "repeat",
+					    "order", "warps", NULL};
+	if (!lw_check_keywords(L, &a, ld ? kw_ld : kw_mma, fn) ||
+	    !lw_check_count(L, &a, ld ? 1 : 3, ld ? 1 : 3, call->span, fn))
+		return false;
+	for (size_t i = 0; i < a.pos.n; i++)
+		if (!a.pos.v[i].ast)
+			return diag_error(L->c, PT_E_FRAGMENT, a.pos.v[i].span,
+					  "%s takes its arguments written out",
+					  fn);
+	if (ld) {
+		int64_t num;
+		r.kind = FRAG_LDMATRIX;
+		if (!lw_const_int(L, a.pos.v[0].ast, &num))
+			return false;
+		r.num = num >= 0 && num <= 64 ? (int)num : 0;
+		Ast *t = lw_kwarg(&a, "trans");
+		Expr *tv = t ? lower_expr(L, t) : NULL;
+		if (t && (!tv || tv->kind != EX_BOOL))
+			return diag_error(L->c, PT_E_FRAGMENT, t->span,
+					  "trans= is True or False");
+		r.trans = tv && tv->u.ival;
+		Ast *d = lw_kwarg(&a, "dtype");
+		r.bits = 32;
+		if (d && !frag_dtype(L, NULL, d, &r))
+			return false;
+	} else {
+		r.kind = strcmp(p, "cuda.wgmma_layout") ? FRAG_MMA_SYNC
+							: FRAG_WGMMA;
+		const char *op = lw_const_str(L, a.pos.v[0].ast, "the operand");
+		r.shape = lw_const_str(L, a.pos.v[1].ast, "the shape");
+		if (!op || !r.shape || !frag_dtype(L, &a.pos.v[2], NULL, &r))
+			return false;
+		r.operand = op[0] && !op[1] ? op[0] : '?';
+	}
+	if (!int_tuple(L, lw_kwarg(&a, "repeat"), r.repeat, &r.nrepeat, 4,
+		       "repeat") ||
+	    !int_tuple(L, lw_kwarg(&a, "order"), r.order, &r.norder, 4,
+		       "order") ||
+	    !int_tuple(L, lw_kwarg(&a, "warps"), r.warps, &r.nwarps, 3,
+		       "warps"))
+		return false;
+	const char *why = frag_layout(&L->c->arena, &r, out);
+	if (why)
+		return diag_error(L->c, PT_E_FRAGMENT, call->span, "%s: %s",
+				  fn, why);
+	return true;
+}
+
 /* A layout argument: "default" (NULL), a TileLayout/ComposeLayout call,
- * or a name bound to a layout. */
+ * a named fragment layout, or a name bound to a layout. */
 bool
 lower_layout(Lower *L, Ast *a, Layout **out)
 {
@@ -245,6 +385,8 @@ lower_layout(Lower *L, Ast *a, Layout **out)
 	}
 	if (lw_path_is(p, "ComposeLayout"))
 		return compose_layout(L, a, out);
+	if (p && lw_is_layout_path(p))
+		return fragment_layout(L, a, p, out);
 	return diag_error(L->c, PT_E_BAD_LAYOUT, a->span,
 			  "expected \"default\", T.TileLayout(...) or "
 			  "T.ComposeLayout(...)");

@@ -202,6 +202,9 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 	const char *name = target->name;
 	const char *p = lw_call_path(L, value);
 	Sym *old = lw_lookup_local(L, name);
+	if (old && old->kind == SYM_VAR && old->var->kind == VK_LOCAL &&
+	    lw_is_ptx_call(L, value))
+		return lw_ptx_into(L, value, name, old->var, DT_NONE, NULL);
 	if (old && old->kind == SYM_VAR && !lw_is_alloc_path(p))
 		return assign_existing(L, old, value, sp);
 	if (old && old->kind != SYM_CONST && old->kind != SYM_LAYOUT) {
@@ -216,6 +219,10 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 		if (!b)
 			return lw_poison(L, name), NULL;
 		return def_buffer(L, b, sp);
+	}
+	if (lw_is_ptx_call(L, value)) {
+		Stmt *st = lw_ptx_into(L, value, name, NULL, DT_NONE, NULL);
+		return st ? st : (lw_poison(L, name), NULL);
 	}
 	if (lw_is_layout_path(p)) {
 		Layout *lay;
@@ -298,6 +305,19 @@ lower_annassign(Lower *L, Ast *s)
 			   "only names can be declared with a dtype");
 		return NULL;
 	}
+	/* x: T.let = value is TIRx's immutable binding: here a binding
+	 * (x = value) of a name not defined before */
+	if (lw_path_is(lw_ast_path(L, s->b), "let")) {
+		Sym *old = lw_lookup_local(L, t->name);
+		if (!s->c || (old && old->kind != SYM_ERROR))
+			return diag_error(L->c, s->c ? PT_E_REDEFINED
+						     : PT_E_MISSING_ARG,
+					  t->span, s->c ? "'%s' is already defined"
+							: "T.let needs a value",
+					  t->name),
+			       NULL;
+		return assign_name(L, t, s->c, s->span);
+	}
 	DType dt;
 	if (!lw_ast_dtype(L, s->b, &dt))
 		return lw_poison(L, t->name), NULL;
@@ -308,6 +328,10 @@ lower_annassign(Lower *L, Ast *s)
 		return NULL;
 	}
 	Expr *init = NULL;
+	if (s->c && lw_is_ptx_call(L, s->c)) {
+		Stmt *st = lw_ptx_into(L, s->c, t->name, NULL, dt, NULL);
+		return st ? st : (lw_poison(L, t->name), NULL);
+	}
 	if (s->c) {
 		init = lower_expr(L, s->c);
 		init = lw_coerce(L, lw_need_scalar(L, init, s->c->span), dt,
@@ -402,7 +426,11 @@ lower_if(Lower *L, Ast *s)
 static Stmt *
 lower_while(Lower *L, Ast *s)
 {
+	/* the condition runs every iteration: nothing may be put before it */
+	Block *cur = L->cur;
+	L->cur = NULL;
 	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	L->cur = cur;
 	Stmt *st = ir_new_stmt(L->c, ST_WHILE, s->span);
 	st->u.whil.cond = c;
 	L->loops++;
@@ -417,19 +445,47 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	const char *p = lw_ast_path(L, it->a);
 	bool is_range = it->a->kind == A_NAME && !strcmp(it->a->name, "range") &&
 			!lw_lookup(L, "range");
-	if (lw_path_is(p, "unroll"))
+	bool serial = lw_path_is(p, "serial");
+	/* T.vectorized: the same iterations; ptxtile unrolls it (the
+	 * vector instructions are the tile calls' business) */
+	if (lw_path_is(p, "unroll") || lw_path_is(p, "vectorized"))
 		st->u.loop.kind = FOR_UNROLL;
-	else if (!is_range && !lw_path_is(p, "serial"))
+	else if (!is_range && !serial)
 		return diag_error(L->c, PT_E_UNSUPPORTED, it->span,
 				  "a for loop iterates over range(), "
-				  "T.serial() or T.unroll()");
+				  "T.serial(), T.unroll() or T.vectorized()");
 	Args a;
 	if (!lw_split_args(L, it, &a))
 		return false;
-	static const char *const kws[] = {NULL};
-	if (!lw_check_keywords(L, &a, kws, "range") ||
-	    !lw_check_count(L, &a, 1, 3, it->span, "range"))
+	static const char *const kw_none[] = {NULL};
+	static const char *const kw_step[] = {"step", NULL};
+	static const char *const kw_serial[] = {"step", "unroll", NULL};
+	const char *const *kws = is_range ? kw_none : serial ? kw_serial : kw_step;
+	Ast *step = lw_kwarg(&a, "step");
+	if (!lw_check_keywords(L, &a, kws, is_range ? "range" : p) ||
+	    !lw_check_count(L, &a, 1, step ? 2 : 3, it->span,
+			    is_range ? "range" : p))
 		return false;
+	if (step && a.pos.n < 2) /* T.serial(8, step=2) has no stop */
+		return diag_error(L->c, PT_E_ARG_COUNT, step->span,
+				  "step= needs a start and a stop");
+	if (step) {
+		Arg sa = {step, NULL, step->span};
+		vec_push(&L->c->arena, &a.pos, sa);
+	}
+	/* T.serial(..., unroll=True): unrolled; False or an unroll factor
+	 * (a hint ptxas may follow on its own) leave it a loop */
+	Ast *un = lw_kwarg(&a, "unroll");
+	if (un) {
+		Expr *u = lower_expr(L, un);
+		if (!u || (u->kind != EX_BOOL && u->kind != EX_INT))
+			return u ? diag_error(L->c, PT_E_NOT_CONST, un->span,
+					      "unroll= is True, False or a "
+					      "constant factor")
+				 : false;
+		if (u->kind == EX_BOOL && u->u.ival)
+			st->u.loop.kind = FOR_UNROLL;
+	}
 	Expr *v[3] = {0};
 	for (size_t i = 0; i < a.pos.n; i++) {
 		v[i] = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[i]), a.pos.v[i].span);
@@ -452,9 +508,81 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	return true;
 }
 
+/* Binds the target of a loop over a sequence to one element: a name,
+ * or a tuple of names unpacking an element tuple of that length. */
+static bool
+bind_seq_target(Lower *L, Ast *t, Expr *v)
+{
+	if (t->kind == A_TUPLE) {
+		if (v->type != ET_TUPLE || v->u.tuple.n != t->list.n)
+			return diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+					  "cannot unpack %s into %zu names",
+					  v->type == ET_TUPLE ? "a tuple of "
+								"another length"
+							      : "a scalar",
+					  t->list.n);
+		for (size_t i = 0; i < t->list.n; i++)
+			if (!bind_seq_target(L, t->list.v[i], v->u.tuple.v[i]))
+				return false;
+		return true;
+	}
+	if (t->kind != A_NAME)
+		return diag_error(L->c, PT_E_UNSUPPORTED, t->span,
+				  "the loop target must be names");
+	Sym *old = lw_lookup_local(L, t->name);
+	if (old && old->kind != SYM_CONST && old->kind != SYM_ERROR)
+		return diag_error(L->c, PT_E_REDEFINED, t->span,
+				  "'%s' is already defined (a loop over a "
+				  "constant sequence binds a constant)",
+				  t->name);
+	lw_bind(L, t->name, SYM_CONST)->cval = v;
+	return true;
+}
+
+/* for s in (16, 8, 4, 2, 1): the body once per element, in order, with
+ * the target a constant (so 16 >> i and the like fold). */
+static Stmt *
+lower_for_seq(Lower *L, Ast *s, Expr *seq)
+{
+	if (!lw_is_const_value(seq)) {
+		diag_error(L->c, PT_E_UNSUPPORTED, s->b->span,
+			   "a for loop over a sequence needs a constant tuple "
+			   "or list");
+		return NULL;
+	}
+	int saved = L->seq_loop;
+	L->loops++;
+	L->seq_loop = L->loops;
+	/* an error in one copy of the body would repeat in the next */
+	size_t errors = L->c->nerrors;
+	for (size_t i = 0; i < seq->u.tuple.n && L->c->nerrors == errors; i++) {
+		if (!bind_seq_target(L, s->a, seq->u.tuple.v[i]))
+			break;
+		lower_block(L, &s->body, L->cur);
+	}
+	L->seq_loop = saved;
+	L->loops--;
+	return NULL;
+}
+
+static bool
+is_sequence(Lower *L, Ast *a)
+{
+	if (a->kind == A_TUPLE || a->kind == A_LIST)
+		return true;
+	if (a->kind != A_NAME)
+		return false;
+	Sym *sym = lw_lookup(L, a->name);
+	return sym && sym->kind == SYM_CONST && sym->cval->type == ET_TUPLE;
+}
+
 static Stmt *
 lower_for(Lower *L, Ast *s)
 {
+	if (is_sequence(L, s->b)) {
+		Expr *seq = L->cur ? lower_expr(L, s->b) : NULL;
+		return seq ? lower_for_seq(L, s, seq) : NULL;
+	}
 	if (s->a->kind != A_NAME) {
 		diag_error(L->c, PT_E_UNSUPPORTED, s->a->span,
 			   "the loop target must be one name");
@@ -506,6 +634,66 @@ lower_return(Lower *L, Ast *s)
 	return st;
 }
 
+/* text with every '%' doubled, for a printf format */
+static void
+put_literal(StrBuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		if (s[i] == '%')
+			sb_putc(b, '%');
+		sb_putc(b, s[i]);
+	}
+}
+
+/* assert cond[, "message"]: a thread whose cond is false prints
+ * "FILE:LINE: assertion failed: COND[: message]" (the source text of
+ * cond) with T.cuda.printf and traps with
+ * T.cuda.trap_when_assert_failed(False); the IR is that if statement, so
+ * print and JSON show it as such. */
+static Stmt *
+lower_assert(Lower *L, Ast *s)
+{
+	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+	const char *msg = s->b ? lw_const_str(L, s->b, "an assert message") : "";
+	if (!c || !msg)
+		return NULL;
+	Ctx *cx = L->c;
+	int line, col;
+	ctx_line_col(cx, s->span.file, s->span.lo, &line, &col);
+	const SourceFile *f = s->span.file && s->span.file <= cx->files.n
+				      ? &cx->files.v[s->span.file - 1]
+				      : NULL;
+	StrBuf b;
+	sb_init(&b, &cx->arena);
+	put_literal(&b, f ? f->name : "<script>", SIZE_MAX);
+	sb_printf(&b, ":%d: assertion failed: ", line);
+	if (f && s->a->span.hi <= f->len)
+		put_literal(&b, f->text + s->a->span.lo,
+			    s->a->span.hi - s->a->span.lo);
+	if (*msg) {
+		sb_puts(&b, ": ");
+		put_literal(&b, msg, SIZE_MAX);
+	}
+	sb_putc(&b, '\n');
+	Expr *fmt = ir_new_expr(cx, EX_STR, ET_STR, DT_NONE, s->span);
+	fmt->u.str = sb_cstr(&b);
+	Expr *pf = ir_new_expr(cx, EX_BUILTIN, ET_VOID, DT_NONE, s->span);
+	pf->u.call.id = BI_PRINTF;
+	vec_push(&cx->arena, &pf->u.call.args, fmt);
+	Expr *trap = ir_new_expr(cx, EX_BUILTIN, ET_VOID, DT_NONE, s->span);
+	trap->u.call.id = BI_TRAP_WHEN_ASSERT_FAILED;
+	vec_push(&cx->arena, &trap->u.call.args, ir_bool(cx, false, s->span));
+	Stmt *st = ir_new_stmt(cx, ST_IF, s->span);
+	st->u.cond.cond = lw_make_unary(L, UN_LNOT, c, s->a->span);
+	Stmt *p = ir_new_stmt(cx, ST_EVAL, s->span);
+	p->u.value = pf;
+	Stmt *t = ir_new_stmt(cx, ST_EVAL, s->span);
+	t->u.value = trap;
+	vec_push(&cx->arena, &st->u.cond.then, p);
+	vec_push(&cx->arena, &st->u.cond.then, t);
+	return st->u.cond.cond ? st : NULL;
+}
+
 static bool
 scalar_fn_allows(Ast *s)
 {
@@ -540,10 +728,20 @@ lower_stmt(Lower *L, Ast *s)
 				   s->kind == S_BREAK ? "break" : "continue");
 			return NULL;
 		}
+		if (L->seq_loop == L->loops) {
+			diag_error(L->c, PT_E_SEQ_LOOP_JUMP, s->span,
+				   "'%s' in a loop over a constant sequence, "
+				   "whose body is repeated per element: use "
+				   "range() or if/else", s->kind == S_BREAK
+							       ? "break"
+							       : "continue");
+			return NULL;
+		}
 		return ir_new_stmt(L->c, s->kind == S_BREAK ? ST_BREAK
 							    : ST_CONTINUE,
 				   s->span);
 	case S_RETURN: return lower_return(L, s);
+	case S_ASSERT: return lower_assert(L, s);
 	case S_PASS: return NULL;
 	case S_DEF:
 		diag_error(L->c, PT_E_UNSUPPORTED, s->span,
@@ -559,6 +757,9 @@ lower_stmt(Lower *L, Ast *s)
 void
 lower_block(Lower *L, AstVec *in, Block *out)
 {
+	Block *cur = L->cur;
+	L->cur = out;
 	for (size_t i = 0; i < in->n; i++)
 		emit(L, out, lower_stmt(L, in->v[i]));
+	L->cur = cur;
 }

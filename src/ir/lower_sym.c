@@ -155,5 +155,10 @@ lw_is_alloc_path(const char *p)
 bool
 lw_is_layout_path(const char *p)
 {
-	return lw_path_is(p, "TileLayout") || lw_path_is(p, "ComposeLayout");
+	return lw_path_is(p, "TileLayout") || lw_path_is(p, "ComposeLayout") ||
+	       lw_path_is(p, "cuda.mma_sync_layout") ||
+	       lw_path_is(p, "cuda.ldmatrix_layout") ||
+	       lw_path_is(p, "cuda.stmatrix_layout") ||
+	       lw_path_is(p, "cuda.wgmma_layout") ||
+	       lw_path_is(p, "cuda.tmem_datapath_layout");
 }

@@ -56,6 +56,43 @@ round_float(double v, DType t)
 	return v;
 }
 
+/* The largest finite value of float dtype t (0 for other dtypes): a
+ * literal beyond it would silently become an infinity. */
+double
+lw_float_max(DType t)
+{
+	switch (t) {
+	case DT_FLOAT16: return 65504.0;
+	case DT_BFLOAT16: return 0x1.fep127;
+	case DT_FLOAT32:
+	case DT_TF32: return 0x1.fffffep127;
+	case DT_FLOAT64: return DBL_MAX;
+	case DT_E4M3: return 448.0;
+	case DT_E5M2: return 57344.0;
+	case DT_E2M3: return 7.5;
+	case DT_E3M2: return 28.0;
+	case DT_E2M1: return 6.0;
+	default: return 0.0;
+	}
+}
+
+/* A finite constant e given float dtype t must be a finite value of t
+ * (TVM's FloatImm rejects the rest the same way). */
+bool
+lw_float_fits(Lower *L, const Expr *e, DType t, Span sp)
+{
+	double fmax = lw_float_max(t);
+	if (fmax <= 0 || (e->kind != EX_FLOAT && e->kind != EX_INT))
+		return true;
+	double v = e->kind == EX_FLOAT ? e->u.fval : (double)e->u.ival;
+	if (!isfinite(v) || fabs(v) <= fmax)
+		return true;
+	return diag_error(L->c, PT_E_FLOAT_RANGE, sp,
+			  "%g is out of range for %s (largest finite value "
+			  "%g; write T.%s(\"%sinf\") for an infinity)", v,
+			  dtype_name(t), fmax, dtype_name(t), v < 0 ? "-" : "");
+}
+
 /* Gives a weak literal its default dtype. */
 void
 lw_settle(Expr *e)
@@ -117,7 +154,8 @@ lw_coerce(Lower *L, Expr *e, DType t, Span sp)
 {
 	if (!e)
 		return NULL;
-	if (storage_constant(L, e, t, sp))
+	if (storage_constant(L, e, t, sp) ||
+	    (is_weak(e) && !lw_float_fits(L, e, t, sp)))
 		return NULL;
 	e = adapt(L, e, t);
 	lw_settle(e);

@@ -130,6 +130,14 @@ put_int(Printer *P, const Expr *e)
 static void
 put_float(Printer *P, const Expr *e)
 {
+	if (!isfinite(e->u.fval)) { /* T.float32("inf"), the way it was written */
+		DType t = e->dtype == DT_NONE ? DT_FLOAT32 : e->dtype;
+		sb_printf(&P->b, "T.%s(\"%s\")", dtype_name(t),
+			  e->u.fval != e->u.fval ? "nan"
+			  : e->u.fval < 0	 ? "-inf"
+						 : "inf");
+		return;
+	}
 	bool plain = e->dtype == DT_FLOAT32 || e->dtype == DT_NONE;
 	if (!plain)
 		sb_printf(&P->b, "T.%s(", dtype_name(e->dtype));

@@ -292,17 +292,16 @@ check_block(Validator *v, const Block *b)
 		check_stmt(v, b->v[i]);
 }
 
-/* <kernel>_<stem> for each parameter and <kernel>_<size>_dim for each
- * symbolic size of the module (codegen/module.c gen_params): the stems
- * must differ, or two .param symbols would collide. */
+/* <kernel>_<stem> for each parameter (codegen/module.c gen_params): the
+ * stems must differ, or two .param symbols would collide.  A symbolic
+ * size's parameter is <kernel>_<size>$dim, which no validated name can
+ * spell, so it collides with none. */
 static void
 check_param_symbols(Validator *v, const Module *m, const Func *f)
 {
 	StrSet seen = {0};
 	Arena *a = &v->c->arena;
-	for (size_t i = 0; i < m->dyn.n; i++)
-		strset_add(a, &seen, arena_printf(a, "%s_dim",
-						  m->dyn.v[i]->name));
+	(void)m;
 	for (size_t i = 0; i < f->params.n; i++) {
 		const Param *p = &f->params.v[i];
 		const char *stem = p->kind == PK_TENSOR ? p->buf->name
@@ -310,8 +309,7 @@ check_param_symbols(Validator *v, const Module *m, const Func *f)
 		if (!strset_add(a, &seen, stem))
 			diag_error(v->c, PT_E_NAME_CLASH, p->span,
 				   "parameter %s of %s clashes with another "
-				   "parameter or a symbolic size's %s_dim "
-				   "parameter", stem, f->name, f->name);
+				   "parameter", stem, f->name);
 	}
 }
 

@@ -177,6 +177,34 @@ Layout *layout_compose(Arena *a, int sw_m, int sw_b, int sw_s,
 /* Canonical text, e.g. "S[(2, 32):(1@warpid, 1)] + R[2:4@warpid] + 5@warpid". */
 const char *layout_str(Arena *a, const Layout *l);
 
+/* fragments.c: the named register-fragment layouts. */
+typedef enum FragKind {
+	FRAG_MMA_SYNC, FRAG_LDMATRIX, FRAG_WGMMA, FRAG_TMEM
+} FragKind;
+typedef struct FragReq {
+	FragKind kind;
+	char operand;      /* 'A' 'B' 'C' 'D' (mma_sync, wgmma) */
+	const char *shape; /* "m16n8k16", "m64n128k16" */
+	const char *dtype; /* input dtype name (mma A/B), D dtype (wgmma D) */
+	int bits;          /* bits of that dtype */
+	int num;           /* ldmatrix .x1/.x2/.x4 */
+	bool trans;
+	int64_t repeat[4];
+	int nrepeat;
+	int64_t order[4];  /* storage order of the repeat axes, outermost
+			    * first (norder 0: 0, 1, ...) */
+	int norder;
+	int64_t warps[3];
+	int nwarps;
+	/* tcgen05 datapath (FRAG_TMEM): layout letter A-G, buffer rows and
+	 * columns, the upper 16-lane half of each warp slab (F, C) */
+	char datapath;
+	int64_t rows, cols;
+	int sub_slab;
+} FragReq;
+/* The layout r names, or NULL and *out set; else why there is none. */
+const char *frag_layout(Arena *a, const FragReq *r, Layout **out);
+
 const char *axis_name(Axis a);
 AxisKind axis_kind(Axis a);
 /* Parses an axis spelling ("laneid", "TLane"...); false when unknown. */

@@ -48,6 +48,7 @@ typedef enum AstKind {
 	S_CONTINUE,
 	S_RETURN,    /* a may be NULL */
 	S_PASS,
+	S_ASSERT,    /* assert a[, b] */
 	S_DEF,       /* list = decorators, name, params, b = return ann */
 	S_IMPORT,    /* list of A_ALIAS (name = dotted module, str = alias) */
 	S_FROM,      /* str = module, list of A_ALIAS */

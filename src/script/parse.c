@@ -905,7 +905,19 @@ parse_small_stmt(Parser *P)
 	case KW_IMPORT:
 	case KW_FROM:
 		return parse_import(P);
-	case KW_GLOBAL: case KW_NONLOCAL: case KW_DEL: case KW_ASSERT:
+	case KW_ASSERT: { /* assert test[, message] */
+		advance(P);
+		Ast *s = node(P, S_ASSERT, t->span);
+		s->a = parse_test(P);
+		if (s->a && at(P, TK_COMMA)) {
+			advance(P);
+			s->b = parse_test(P);
+			if (!s->b)
+				return NULL;
+		}
+		return s->a ? seal(P, s) : NULL;
+	}
+	case KW_GLOBAL: case KW_NONLOCAL: case KW_DEL:
 	case KW_RAISE: {
 		const char *what = arena_printf(&P->c->arena, "'%s'",
 						keyword_name(t->kw));
@@ -1005,9 +1017,20 @@ parse_for(Parser *P)
 	s->a = parse_bor(P);
 	if (!s->a)
 		return NULL;
-	if (at(P, TK_COMMA)) {
-		unsupported(P, cur(P)->span, "tuple unpacking in a for target");
-		return NULL;
+	if (at(P, TK_COMMA)) { /* for a, b in ...: lowering decides */
+		Ast *tup = node(P, A_TUPLE, s->a->span);
+		vec_push(&P->c->arena, &tup->list, s->a);
+		while (at(P, TK_COMMA) && !P->failed) {
+			advance(P);
+			if (at_kw(P, KW_IN))
+				break;
+			Ast *e = parse_bor(P);
+			if (!e)
+				return NULL;
+			vec_push(&P->c->arena, &tup->list, e);
+			tup->span = join(tup->span, e->span);
+		}
+		s->a = seal(P, tup);
 	}
 	if (!at_kw(P, KW_IN)) {
 		syntax_error(P, "'in'");

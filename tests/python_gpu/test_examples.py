@@ -250,6 +250,29 @@ def test_gemm_wgmma(script, m, n, k):
     assert torch.isnan(cc[m].float()).all()
 
 
+def test_attention_fwd():
+    # the model attention kernel as written (d128 bf16, non-causal),
+    # ragged seq_q != seq_k, GQA; float32 torch reference
+    # (tests/python_gpu/test_attention.py covers the variants)
+    if capability() != (9, 0):
+        pytest.skip("wgmma is sm_90a only")
+    kern = compiled("attention_fwd.py")
+    g = torch.Generator(device=dev).manual_seed(4)
+    q = torch.randn(2, 300, 4, 128, generator=g, device=dev).bfloat16()
+    k = torch.randn(2, 700, 2, 128, generator=g, device=dev).bfloat16()
+    v = torch.randn(2, 700, 2, 128, generator=g, device=dev).bfloat16()
+    o = torch.full_like(q, float("nan"))
+    lse = torch.empty(2, 4, 300, device=dev)
+    kern(q, k, v, o, lse, 128 ** -0.5 * math.log2(math.e))
+    s = torch.einsum("bqhd,bkhd->bhqk", q.float(),
+                     k.float().repeat_interleave(2, dim=2)) * 128 ** -0.5
+    want = torch.einsum("bhqk,bkhd->bqhd", torch.softmax(s, -1),
+                        v.float().repeat_interleave(2, dim=2))
+    torch.cuda.synchronize()
+    assert (o.float() - want).abs().max().item() < 2e-2
+    assert (lse - torch.logsumexp(s, -1)).abs().max().item() < 1e-3
+
+
 @pytest.mark.parametrize("script", ["gemm_wgmma.py", "gemm_wgmma_direct.py"])
 def test_gemm_wgmma_one_cta_many_tiles(script):
     # sms = 1: one 2-CTA cluster walks all four 256 x 256 blocks, its
@@ -311,6 +334,8 @@ def test_every_example_is_covered():
     tested |= set(SM100) | {"cluster_copy.py"}
     # run by test_gemm_wgmma's parametrisation beside gemm_wgmma.py
     tested |= {"gemm_wgmma_direct.py"}
+    # the FP8 GEMMs are tested in test_fp8.py
+    tested |= {"gemm_fp8.py", "gemm_fp8_rowwise.py", "gemm_fp8_block.py"}
     assert names <= tested, names - tested
 
 

@@ -191,3 +191,54 @@ args=""; i=0; while [ $i -lt 65 ]; do args="$args --arg s$i=$((i+1))"; i=$((i+1)
 expect_rc scalars_65 0 "$P" run --emulate "$t/p65.py" $args --dump A
 [ "$(sed -n '1s/^A://p' "$t/out" | tr -s ' ' '\n' | grep -v '^$' | sort -u)" = 66 ] &&
 	ok scalars_65_values || bad scalars_65_values "$(head -c 200 "$t/out")"
+
+# tests/golden/ptx_values.py on A = 0..31: the butterfly sum is
+# 0 + 1 + ... + 31 = 496 on every lane, the max 31; B[2], B[3] are
+# T.float32("inf") and T.infinity(ty="float32") * -1; C[lane] is
+# 1 << lane read back from the lane itself (shfl.sync.idx)
+expect_rc ptx_values 0 "$P" run --emulate tests/golden/ptx_values.py \
+	--arg A=iota --dump B --dump C
+want_c=$(awk 'BEGIN { v = 1; for (i = 0; i < 32; i++) { printf "%s%.0f", i ? " " : "", v; v *= 2 } }')
+grep -qx "B: 496 31 inf -inf" "$t/out" && grep -qx "C: $want_c" "$t/out" &&
+	ok ptx_values_result || bad ptx_values_result "$(cat "$t/out")"
+
+# tests/golden/printf_assert.py, A = 0..3, n = -42: each lane prints
+# x = 3 A[tid], b = x / 2, n and 0xbeef; lane 0 also "100% done".  The
+# expected text is the shell's printf of the same values (the emulator's
+# line order is its thread order, so lines are compared sorted).
+expect_rc printf 0 "$P" run --emulate tests/golden/printf_assert.py \
+	--arg A=iota --arg n=-42
+for i in 0 1 2 3; do
+	printf 'lane %d: x=%04d b=%.2f n=%d h=%#x\n' $i $((3 * i)) \
+		"$(awk "BEGIN { print $i * 1.5 }")" -42 48879
+done >"$t/want"
+printf '100%% done\n' >>"$t/want"
+sort "$t/want" >"$t/want.s"
+sort "$t/out" | cmp -s - "$t/want.s" && ok printf_text ||
+	bad printf_text "$(diff "$t/out" "$t/want")"
+# A[2] = 12 fails the assert of line 19: lane 2 prints the line and the
+# condition, then traps (E9580, naming the script line with --lineinfo)
+printf '\000\000\000\000\001\000\000\000\014\000\000\000\003\000\000\000' >"$t/a.bin"
+expect_rc assert_fails 1 "$P" run --emulate tests/golden/printf_assert.py \
+	--arg A=file:"$t/a.bin" --arg n=1 --lineinfo
+grep -qx 'tests/golden/printf_assert.py:19: assertion failed: A\[tid\] < 10: A\[tid\] is a small index' "$t/out" &&
+	grep -q 'error\[E9580\].*thread (2,0,0).*printf_assert.py:19' "$t/err" &&
+	ok assert_text || bad assert_text "$(cat "$t/out" "$t/err")"
+
+# tests/golden/size_dim_names.py: a scalar n_dim = 5 beside the size
+# n = 32 (hidden parameter k_n$dim) launches and writes 1.0 everywhere
+expect_rc size_dim_names 0 "$P" run --emulate tests/golden/size_dim_names.py \
+	--size n=32 --arg n_dim=5 --dump A
+want_a=$(awk 'BEGIN { for (i = 0; i < 32; i++) printf "%s1", i ? " " : "" }')
+grep -qx "A: $want_a" "$t/out" && ok size_dim_names_result ||
+	bad size_dim_names_result "$(cat "$t/out" "$t/err")"
+
+# tests/golden/tirx_surface.py, thread t (base 16t): A[base + i] = i for
+# even i < 8, base + i for odd i < 8, 100 + i - 8 for 8 <= i < 12, -i for
+# 12 <= i < 16
+expect_rc tirx_surface 0 "$P" run --emulate tests/golden/tirx_surface.py --dump A
+want_s=$(awk 'BEGIN { for (t = 0; t < 4; t++) for (i = 0; i < 16; i++) {
+	v = i < 8 ? (i % 2 ? 16 * t + i : i) : i < 12 ? 100 + i - 8 : -i
+	printf "%s%d", (t || i) ? " " : "", v } }')
+grep -qx "A: $want_s" "$t/out" && ok tirx_surface_result ||
+	bad tirx_surface_result "$(cat "$t/out" "$t/err")"

@@ -560,8 +560,8 @@ TEST(codegen_symbolic_sizes)
 	const char *meta;
 	const char *ptx = compile(&b, "sm_90", &meta);
 	CHECK(!ctx_has_errors(c));
-	CHECK(contains(ptx, ".param .s32 dyn_n_dim"));
-	CHECK(contains(meta, "{\"name\": \"n_dim\", \"kind\": \"dim\", "
+	CHECK(contains(ptx, ".param .s32 dyn_n$dim"));
+	CHECK(contains(meta, "{\"name\": \"n$dim\", \"kind\": \"dim\", "
 			     "\"dtype\": \"int32\", \"var\": \"n\"}"));
 	CHECK(contains(meta, "\"grid\": [{\"op\": \"ceildiv\", \"args\": "
 			     "[{\"var\": \"n\"}, 32]}, 1, 1]"));

@@ -151,7 +151,11 @@ TEST(parse_errors)
 		{"f(**k)\n", PT_E_PARSE_UNSUPPORTED},
 		{"def f(x=1):\n    pass\n", PT_E_PARSE_UNSUPPORTED},
 		{"a = b = 1\n", PT_E_PARSE_UNSUPPORTED},
-		{"for a, b in c:\n    pass\n", PT_E_PARSE_UNSUPPORTED},
+		/* a tuple target parses (lowering unpacks constant
+		 * sequences); for ... else does not */
+		{"for a, b in c:\n    pass\nelse:\n    pass\n",
+		 PT_E_PARSE_UNSUPPORTED},
+		{"assert a, b, c\n", PT_E_PARSE_SYNTAX},
 		{"while a:\n    pass\nelse:\n    pass\n", PT_E_PARSE_UNSUPPORTED},
 		{"@T.function\nclass A:\n    pass\n", PT_E_PARSE_UNSUPPORTED},
 	};

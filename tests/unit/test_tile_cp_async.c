@@ -208,6 +208,31 @@ TEST(bulk_gapped_chunks_eight_copies)
 	CHECK(m && b && m < b);
 }
 
+/* remote_cta_id is a CTA rank of the launch cluster, 0..n-1 (PTX ISA,
+ * mapa: the target CTA's rank in the cluster): with cluster=2, ranks 0
+ * and 1 compile (only the uninitialised-mbar warning of this fragment),
+ * 2 and -1 are PT_E_BULK_REMOTE_RANK. */
+TEST(bulk_remote_rank_bounds)
+{
+	static const struct { const char *rank; int code; } cases[] = {
+		{"0", PT_E_PTX_MBAR_UNINIT}, {"1", PT_E_PTX_MBAR_UNINIT},
+		{"2", PT_E_BULK_REMOTE_RANK}, {"-1", PT_E_BULK_REMOTE_RANK},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char call[512];
+		snprintf(call, sizeof(call), "T.cuda.tile.apply(" BULK_OP
+			 ", dst, src, chunk_bytes=256, mbar=mbar.ptr_to([0]),"
+			 " remote_cta_id=%s)", cases[i].rank);
+		const char *ptx;
+		int code = bulk_code(", cluster=2", call, &ptx);
+		if (code != cases[i].code)
+			test_fail(t, __FILE__, __LINE__,
+				  "remote_cta_id=%s: E%04d, expected E%04d",
+				  cases[i].rank, code, cases[i].code);
+		CHECK((ptx != NULL) == (cases[i].code == PT_E_PTX_MBAR_UNINIT));
+	}
+}
+
 TEST(bulk_contract_codes)
 {
 	/* a larger chunk flattened over the gap: (4, 256) over (256, 1)

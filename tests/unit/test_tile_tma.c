@@ -81,7 +81,7 @@ TEST(tile_tma_slot_metadata)
 	const char *pn = strstr(o.ptx, ".param .s32 k_n,");
 	const char *p0 = strstr(o.ptx, ".param .align 64 .b8 k_A_tmap[128],");
 	const char *p1 = strstr(o.ptx, ".param .align 64 .b8 k_A_tmap1[128],");
-	const char *pm = strstr(o.ptx, ".param .s32 k_m_dim");
+	const char *pm = strstr(o.ptx, ".param .s32 k_m$dim");
 	CHECK(pa && pn && p0 && p1 && pm);
 	CHECK(pa < pn && pn < p0 && p0 < p1 && p1 < pm);
 	/* loads: 2 + 1 issues, on the first map; the store on the second */

@@ -6,6 +6,8 @@ torch.compile(fullgraph=True) and CUDA graph capture).
 
     import torch, ptxtile.kernels as K
     c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
+    d = K.fp8_matmul(a8, b8, sa, sb)  # float8 with scales (fp8.py)
+    o = K.attention(q, k, v, causal=True)   # (batch, seq, heads, dim)
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
@@ -19,6 +21,17 @@ argument, skipped while torch.compile traces), the real implementation
 loaded and on the first eager call; then one import line below.
 """
 from ._registry import script_path, scripts
+from .attention import attention
 from .matmul import matmul
 
-__all__ = ["matmul", "script_path", "scripts"]
+__all__ = ["attention", "fp8_matmul", "matmul", "script_path", "scripts"]
+
+
+def __getattr__(name):
+    # fp8_matmul (ptxtile.kernels.fp8) imports torch: loaded on first use
+    # of the name, so that importing this package still imports neither
+    # torch nor the compiler
+    if name == "fp8_matmul":
+        from .fp8 import fp8_matmul
+        return fp8_matmul
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

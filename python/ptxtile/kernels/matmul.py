@@ -1,5 +1,7 @@
-"""ptxtile.kernels.matmul: C = A @ B.T in bf16 on Hopper, from
-scripts/gemm_wgmma.py (a copy of examples/gemm_wgmma.py)."""
+"""ptxtile.kernels.matmul: C = act(alpha A @ B.T + bias) + beta R on
+Hopper, from the GEMM family of scripts/gemm_swapab.py (few rows of A:
+swap-AB, split-K) and scripts/gemm_sm90.py (persistent 2-CTA clusters),
+the configuration picked per shape by kernels/_gemm.py's tuner."""
 from __future__ import annotations
 
 import sys
@@ -8,42 +10,49 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     import torch
 
-from . import _registry
+from . import _gemm, _registry
 
-_SCRIPT = "gemm_wgmma"
-# One config today (the script has no tunable constants: 256 x 256 blocks
-# of C per cluster of 2, 4 stages); configs with other tile shapes go here
-# and ptxtile.autotune picks per (M, N, K).
-_CONFIGS = [{}]
+_DTYPES = ("bfloat16", "float16")
+_OUT_DTYPES = ("bfloat16", "float16", "float32")
 
 
-def _kernel():
-    return _registry.tuner(_SCRIPT, _CONFIGS, key=["M", "N", "K"],
-                           target="sm_90a")
-
-
-def _launch(a, b, out):
+def _launch(a, b, out, bias, activation, alpha, residual, beta):
+    import torch
     _check_device(a, b, out)
-    _kernel()(a, b, out, _registry.sm_count(a.device.index or 0))
+    # inside CUDA graph capture nothing is timed: the tuned (or an already
+    # loaded) configuration is launched
+    _gemm.matmul(a, b.t(), bias=bias, activation=activation, out=out,
+                 alpha=alpha, residual=residual, beta=beta,
+                 tune=not torch.cuda.is_current_stream_capturing())
 
 
-def _matmul_impl(a, b):
-    out = a.new_empty((a.shape[0], b.shape[0]))
-    _launch(a, b, out)
+def _out_dtype(a, out_dtype):
+    return a.dtype if out_dtype is None else out_dtype
+
+
+def _matmul_impl(a, b, bias=None, activation=None, out_dtype=None,
+                 alpha=1.0, residual=None, beta=1.0):
+    out = a.new_empty((a.shape[0], b.shape[0]),
+                      dtype=_out_dtype(a, out_dtype))
+    _launch(a, b, out, bias, activation, alpha, residual, beta)
     return out
 
 
-def _matmul_fake(a, b):
-    _check_shapes(a, b, None)
-    return a.new_empty((a.shape[0], b.shape[0]))
+def _matmul_fake(a, b, bias=None, activation=None, out_dtype=None,
+                 alpha=1.0, residual=None, beta=1.0):
+    _check_shapes(a, b, None, bias, activation, out_dtype, residual)
+    return a.new_empty((a.shape[0], b.shape[0]),
+                       dtype=_out_dtype(a, out_dtype))
 
 
-def _matmul_out_impl(a, b, out):
-    _launch(a, b, out)
+def _matmul_out_impl(a, b, out, bias=None, activation=None, alpha=1.0,
+                     residual=None, beta=1.0):
+    _launch(a, b, out, bias, activation, alpha, residual, beta)
 
 
-def _matmul_out_fake(a, b, out):
-    _check_shapes(a, b, out)
+def _matmul_out_fake(a, b, out, bias=None, activation=None, alpha=1.0,
+                     residual=None, beta=1.0):
+    _check_shapes(a, b, out, bias, activation, None, residual)
     return None
 
 
@@ -52,23 +61,41 @@ def _named(a, b, out):
                                     else [])
 
 
-def _check_shapes(a, b, out):
-    """Argument errors, each naming the argument: types, dtypes, shapes
-    (run eagerly and by the fake implementation under torch.compile)."""
+def _dtname(dt):
+    return str(dt).replace("torch.", "")
+
+
+def _check_shapes(a, b, out, bias=None, activation=None, out_dtype=None,
+                  residual=None):
+    """Argument errors, each naming the argument: types, dtypes, shapes,
+    strides (run eagerly and by the fake implementation under
+    torch.compile; no data is touched)."""
     import torch
     for name, t in _named(a, b, out):
         if not isinstance(t, torch.Tensor):
             raise TypeError("matmul: %s must be a torch.Tensor, not %s"
                             % (name, type(t).__name__))
-        if t.dtype != torch.bfloat16:
-            raise TypeError("matmul: %s is %s; this kernel takes bfloat16"
-                            % (name, t.dtype))
         if t.dim() != 2:
             raise ValueError("matmul: %s has %d dimensions; it takes 2"
                              % (name, t.dim()))
-        if not t.is_contiguous():
-            raise ValueError("matmul: %s must be contiguous (row-major)"
-                             % name)
+    for name, t in (("a", a), ("b", b)):
+        if _dtname(t.dtype) not in _DTYPES:
+            raise TypeError("matmul: %s is %s; this kernel takes bfloat16 "
+                            "or float16" % (name, t.dtype))
+    if b.dtype != a.dtype:
+        raise TypeError("matmul: b is %s and a %s: one dtype"
+                        % (b.dtype, a.dtype))
+    odt = out.dtype if out is not None else _out_dtype(a, out_dtype)
+    if _dtname(odt) not in _OUT_DTYPES:
+        raise TypeError("matmul: the output dtype %s is not bfloat16, "
+                        "float16 or float32" % (odt,))
+    if a.stride(1) != 1 and a.shape[1] > 1:
+        raise ValueError("matmul: a must be contiguous (row-major) along K "
+                         "(strides %s)" % (a.stride(),))
+    if not (b.stride(1) == 1 or b.stride(0) == 1):
+        raise ValueError("matmul: b (N, K) must be contiguous along K, or "
+                         "the transpose of a (K, N) tensor contiguous along "
+                         "N (strides %s)" % (b.stride(),))
     (m, k), (n, k2) = a.shape, b.shape
     if k != k2:
         raise ValueError("matmul: a is (M, K) = (%d, %d) and b is (N, K) = "
@@ -81,6 +108,21 @@ def _check_shapes(a, b, out):
     if out is not None and tuple(out.shape) != (m, n):
         raise ValueError("matmul: out is %s; it must be (M, N) = (%d, %d)"
                          % (tuple(out.shape), m, n))
+    if out is not None and not out.is_contiguous():
+        raise ValueError("matmul: out must be contiguous (row-major)")
+    if bias is not None and (not isinstance(bias, torch.Tensor) or
+                             bias.dim() != 1 or bias.shape[0] != n):
+        raise ValueError("matmul: bias must be a tensor of N = %d values "
+                         "(one per column of C)" % n)
+    if activation not in _gemm.ACTIVATIONS:
+        raise ValueError("matmul: activation %r is not relu, gelu (tanh "
+                         "form), silu or None" % (activation,))
+    if residual is not None and (
+            not isinstance(residual, torch.Tensor) or
+            tuple(residual.shape) != (m, n) or residual.dtype != odt or
+            not residual.is_contiguous()):
+        raise ValueError("matmul: residual must be a contiguous (%d, %d) "
+                         "tensor of the output dtype %s" % (m, n, odt))
 
 
 def _check_device(a, b, out):
@@ -110,50 +152,74 @@ def _capability(device):
 
 
 def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
-           out: "Optional[torch.Tensor]" = None) -> "torch.Tensor":
-    """C = a @ b.T for bfloat16 CUDA tensors a (M, K) and b (N, K) - b is
-    stored (N, K), K-contiguous like a - with float32 accumulation; returns
-    C (M, N) in bfloat16, or writes it into out= (M, N), bfloat16,
-    contiguous).  Needs an sm_90a (Hopper) device, K % 8 == 0 and
-    N % 8 == 0 (16-byte TMA row strides); any M >= 1.
+           bias: "Optional[torch.Tensor]" = None,
+           activation: Optional[str] = None,
+           out_dtype: "Optional[torch.dtype]" = None,
+           out: "Optional[torch.Tensor]" = None, alpha: float = 1.0,
+           residual: "Optional[torch.Tensor]" = None,
+           beta: float = 1.0) -> "torch.Tensor":
+    """C = act(alpha a @ b.T + bias) + beta residual for CUDA tensors a
+    (M, K) and b (N, K), bfloat16 or float16 (one dtype), with float32
+    accumulation and the epilogue on the float32 values before the one
+    conversion to the output dtype; returns C (M, N) of out_dtype (default
+    a's dtype; bfloat16, float16 or float32), or writes it into out=.
 
-    The kernel is scripts/gemm_wgmma.py (examples/gemm_wgmma.py: wgmma
-    m64n256k16, TMA loads multicast in clusters of 2, a 4-stage ring,
-    persistent CTAs, TMA stores).  That example kernel measured 711
-    TFLOP/s at 4096^3 against torch.matmul's 710 on one H200 (bench/
-    README.md, recorded 2026-12-01); this function's own overhead over a
-    direct launch is measured by bench/python_launch.py.
+    b is either stored (N, K), K-contiguous like a (a linear layer's
+    weight), or is the transpose of a (K, N) tensor contiguous along N
+    (`matmul(x, w.t())` computes torch.matmul(x, w) for w (K, N), with no
+    copy: the kernel reads w through an MN-major descriptor).  bias: N
+    values (per column of C, any float dtype, used in float32);
+    activation: None, "relu", "gelu" (tanh form) or "silu"; residual: an
+    (M, N) tensor of the output dtype (beta C for C = residual).  Needs an
+    sm_90a (Hopper) device, K % 8 == 0 and N % 8 == 0 (16-byte TMA row
+    strides); any M >= 1.
 
-    A torch.library custom op (torch.ops.ptxtile.matmul and
-    ptxtile.matmul_out) with a fake implementation: it works under
-    torch.compile(fullgraph=True) and in CUDA graph capture (warm it up,
-    i.e. call it once per shape, before capturing: the first call
-    compiles and loads the kernel)."""
+    The first call per shape (and dtypes, majors, epilogue) times the
+    candidate configurations of kernels/_gemm.py (swap-AB with split-K
+    for M <= 128, the persistent cluster kernel with 256 x 256 or 256 x
+    128 blocks) with CUDA graphs and keeps the fastest, in memory and in
+    <cache_dir>/gemm_tune.json.  A torch.library custom op
+    (torch.ops.ptxtile.matmul and ptxtile.matmul_out) with a fake
+    implementation: it works under torch.compile(fullgraph=True) and in
+    CUDA graph capture (call it once per shape before capturing: the
+    first call compiles, loads and tunes)."""
     import torch
     if not torch.compiler.is_compiling():
         # eagerly: the messages of the checks, before torch's dispatcher
         # (whose own error for a CPU tensor would not name the argument);
         # under torch.compile the fake implementation checks the shapes
-        _check_shapes(a, b, out)
+        _check_shapes(a, b, out, bias, activation, out_dtype, residual)
         _check_device(a, b, out)
         _register()
     if out is None:
-        return torch.ops.ptxtile.matmul(a, b)
-    torch.ops.ptxtile.matmul_out(a, b, out)
+        return torch.ops.ptxtile.matmul(a, b, bias, activation, out_dtype,
+                                        alpha, residual, beta)
+    if out_dtype is not None and out.dtype != out_dtype:
+        raise ValueError("matmul: out is %s but out_dtype is %s"
+                         % (out.dtype, out_dtype))
+    torch.ops.ptxtile.matmul_out(a, b, out, bias, activation, alpha,
+                                 residual, beta)
     return out
+
+
+_EPI = ("Tensor? bias=None, str? activation=None, %sfloat alpha=1.0, "
+        "Tensor? residual=None, float beta=1.0")
 
 
 def _op():
     """The CustomOpDef of torch.ops.ptxtile.matmul."""
-    return _registry.custom_op("matmul", "(Tensor a, Tensor b) -> Tensor",
-                               _matmul_impl, _matmul_fake)
+    return _registry.custom_op(
+        "matmul", "(Tensor a, Tensor b, %s) -> Tensor"
+        % (_EPI % "ScalarType? out_dtype=None, "), _matmul_impl,
+        _matmul_fake)
 
 
 def _out_op():
     """The CustomOpDef of torch.ops.ptxtile.matmul_out (writes out)."""
     return _registry.custom_op(
-        "matmul_out", "(Tensor a, Tensor b, Tensor(a!) out) -> ()",
-        _matmul_out_impl, _matmul_out_fake, mutates_args=("out",))
+        "matmul_out", "(Tensor a, Tensor b, Tensor(a!) out, %s) -> ()"
+        % (_EPI % ""), _matmul_out_impl, _matmul_out_fake,
+        mutates_args=("out",))
 
 
 def _register():

@@ -1,3 +1,6 @@
+# A scalar parameter n_dim beside the symbolic size n: the size's hidden
+# parameter is k_n$dim ('$' is in no script name), so the two never
+# collide (this was E9001 before).
 from tvm_tirx.script import tirx as T
 
 n = T.dynamic("n")

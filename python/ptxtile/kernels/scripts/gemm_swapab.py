@@ -1,0 +1,244 @@
+# gemm_swapab.py - a Hopper GEMM for few rows of X (decode, small M):
+# C = epilogue(X @ W^T) for bf16 X (M, K) row-major and weights W stored
+# (N, K) row-major (W_KMAJOR = 1, torch's F.linear weight) or (K, N)
+# row-major (W_KMAJOR = 0: C = X @ W, torch.matmul(x, w)); float32
+# accumulation, C (M, N) of dtype OUT.  sm_90a.
+#
+# Swap-AB: the kernel computes the tile C^T = W . X^T, so the weight rows
+# are wgmma's M side (64 per consumer warpgroup) and the few tokens are
+# wgmma's N (BT = 8..128, a multiple of 8): a 16-token GEMM issues
+# m64n16k16 instead of padding 16 rows to 64 or 128.  Not persistent: the
+# grid is (ceil(N / BW), SPLIT, ceil(M / BT)); CTA (nb, s, mt) streams
+# the BW = 64 WG weight rows nb BW .. through k-tiles s KS .. of 64 (KS =
+# ceil(ceil(K/64) / SPLIT)), so that with SPLIT > 1 every SM streams
+# weight bytes even when N / BW is smaller than the SM count.
+#   warps 0 .. 4 WG - 1  WG consumer warpgroups: per k-tile wait "full",
+#                wgmma.fence, one m64nBTk16 tile call (K_rep 4: 32 B per
+#                k16 slice inside the 128-byte swizzled rows), commit,
+#                wait_group 1, then one thread frees the previous stage
+#                ("empty" counts WG arrivals)
+#   warpgroup WG producer (whole warpgroups are wgmma's rule; its first
+#                warp's lane 0 does the work): one thread waits for a free stage, posts the
+#                stage's bytes on "full" and issues two TMA loads (128B
+#                swizzle, 256B L2 promotion): W rows (BW x 64) and the
+#                token rows (BT x 64); rows past N, M and columns past K
+#                are zero-filled by the tensor maps
+# Split-K (SPLIT > 1) in one launch: every CTA stores its float32 partial
+# tile to WS[s] (masked to M, N), fences (fence.acq_rel.gpu), and one
+# thread counts the CTA in CNT[mt BT, nb BW] with atom.add; the CTA that
+# counts SPLIT - 1 (the last) resets the counter to 0 for the next launch
+# and sums the SPLIT partials in the fixed order s = 0 .. SPLIT - 1 (its
+# own from registers), so the result does not depend on which CTA is
+# last.  CNT must be all zero before the first launch; WS and CNT are
+# unused when SPLIT == 1 (any arrays of their shapes).
+# Epilogue on the float32 sums v, before the one cast to OUT:
+#   y = act(alpha v + bias[n])      (bias when BIAS == 1)
+#   y = y + beta R[m, n]            (when RESID == 1: beta C or a residual)
+# act by ACT: 0 none, 1 relu, 2 gelu (tanh form), 3 silu.  Stores are
+# direct and masked to m < M, n < N (any M, N >= 1); TMA needs the row
+# stride K * 2 bytes to be a multiple of 16: K % 8 == 0 (E5015 at launch
+# otherwise).
+# W (K, N) reaches wgmma as an MN-major A operand (the descriptor's
+# transpose bit, legal for 16-bit inputs): per warpgroup one TMA box of
+# 64 k rows x 64 weight columns (128 bytes, the 128B swizzle's width)
+# into that warpgroup's 64 rows of the stage; its row stride N * 2 must
+# be a multiple of 16 then (N % 8 == 0).  W's dimensions (WR, WC) are
+# only read by its tensor map: rows and columns past them are zeros, so a
+# W smaller than (N, K) or (K, N) cannot be read out of bounds (the
+# caller, kernels.matmul, checks the shapes).
+# WGMMA must name the m64nBTk16 form for BT (a mismatch is a wgmma shape
+# error at compile time).
+from tvm_tirx.script import tirx as T
+from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
+
+WG = 1                  # consumer warpgroups; BW = 64 WG weight rows per CTA
+BT = 16                 # tokens per CTA: wgmma N
+WGMMA = "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16"
+STAGES = 8              # TMA ring depth
+SPLIT = 1               # K splits (grid.y)
+BIAS = 0                # 1: add bias[n] (float32)
+ACT = 0                 # 0 none, 1 relu, 2 gelu-tanh, 3 silu
+RESID = 0               # 1: add beta R[m, n]
+OUT = "bfloat16"        # C's dtype: bfloat16, float16 or float32
+W_KMAJOR = 1            # 1: W (N, K); 0: W (K, N)
+MINB = 1                # .minnctapersm: registers for MINB CTAs per SM
+
+BW = 64 * WG
+STAGE_BYTES = (BW + BT) * 128
+# element strides of the A view (k16 slice, weight row, k) of one stage:
+# K-major rows are weight rows, MN-major rows are k
+KM = W_KMAJOR
+A_SLICE = 16 * KM + 1024 * (1 - KM)
+A_ROW = 64 * KM + (1 - KM)
+A_K = KM + 64 * (1 - KM)
+
+M = T.dynamic("M")
+N = T.dynamic("N")
+K = T.dynamic("K")
+WR = T.dynamic("WR")
+WC = T.dynamic("WC")
+
+
+@T.function
+def relu(x: T.float32) -> T.float32:
+    return T.max(x, T.float32(0.0))
+
+
+@T.function
+def gelu(x: T.float32) -> T.float32:
+    # 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    return 0.5 * x * (1.0 + T.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
+@T.function
+def silu(x: T.float32) -> T.float32:
+    if x < -30.0:
+        return T.float32(0.0)
+    else:
+        return x * T.sigmoid(x)
+
+
+@T.function
+def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
+                W: T.Tensor((WR, WC), "bfloat16", align=16),
+                C: T.Tensor((M, N), OUT),
+                bias: T.Tensor((N,), "float32"),
+                R: T.Tensor((M, N), OUT),
+                WS: T.Tensor((SPLIT, M, N), "float32"),
+                CNT: T.Tensor((M, N), "uint32"),
+                alpha: T.float32, beta: T.float32):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(N, BW), SPLIT, T.ceildiv(M, BT)), block=128 * WG + 128),
+                   kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=MINB))
+    nb = T.cuda.block_idx("x")
+    sk = T.cuda.block_idx("y")
+    mt = T.cuda.block_idx("z")
+    tid = T.cuda.thread_idx("x")
+    warp = T.cuda.warp_id()
+    lane = T.cuda.lane_id()
+    KT = T.ceildiv(K, 64)
+    KS = T.ceildiv(KT, SPLIT)
+    k0 = T.min(sk * KS, KT)
+    k1 = T.min(k0 + KS, KT)
+    SA = T.alloc_shared((STAGES, BW, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, BW, 64):(BW * 64, 64, 1)])), align=1024)
+    SB = T.alloc_shared((STAGES, BT, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, BT, 64):(BT * 64, 64, 1)])), align=1024)
+    full = T.alloc_shared((STAGES,), "uint64", align=8)
+    empty = T.alloc_shared((STAGES,), "uint64", align=8)
+    last = T.alloc_shared((1,), "uint32", align=4)
+    if tid == 0:
+        for j in T.unroll(STAGES):
+            T.ptx.mbarrier.init.shared.b64(full.ptr_to([j]), T.uint32(1))
+            T.ptx.mbarrier.init.shared.b64(empty.ptr_to([j]), T.uint32(WG))
+        T.ptx.fence.mbarrier_init.release.cluster()
+    T.cuda.cta_sync()
+    if warp == 4 * WG:
+        if lane == 0:
+            state: T.uint64 = T.uint64(0)
+            for kp in range(k0, k1):
+                it = kp - k0
+                sp = it % STAGES
+                if it >= STAGES:
+                    T.cuda.mbarrier_wait(empty.ptr_to([sp]), (it // STAGES - 1) % 2)
+                T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(STAGE_BYTES))
+                if W_KMAJOR == 1:
+                    T.cuda.tile.apply(
+                        T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+                        SA.sub[sp, :, :], W, box=(BW, 64), coords=(nb * BW, kp * 64), swizzle=3,
+                        l2_promotion=3, mbar=full.ptr_to([sp]))
+                else:
+                    for g in T.unroll(WG):
+                        T.cuda.tile.apply(
+                            T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+                            SA.sub[sp, 64 * g:64 * g + 64, :], W, box=(64, 64), coords=(kp * 64, nb * BW + 64 * g), swizzle=3,
+                            l2_promotion=3, mbar=full.ptr_to([sp]))
+                T.cuda.tile.apply(
+                    T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
+                    SB.sub[sp, :, :], X, box=(BT, 64), coords=(mt * BT, kp * 64), swizzle=3,
+                    l2_promotion=3, mbar=full.ptr_to([sp]))
+    elif warp < 4 * WG:
+        wg = warp // 4 % WG  # warp < 4 WG here; the % proves it in range
+        # stage s as (M_rep, K_rep, 64, 16) per warpgroup and (N_rep,
+        # K_rep, BT, 16): K-major, k16 slice j starts 16 elements into
+        # each swizzled 128-byte row; MN-major (W_KMAJOR = 0), it is 16
+        # rows of k further (1024 elements), weight rows adjacent
+        VA = SA.view(STAGES, WG, 1, 4, 64, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, WG, 1, 4, 64, 16):(BW * 64, 4096, 4096, A_SLICE, A_ROW, A_K)])))
+        VB = SB.view(STAGES, 1, 4, BT, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 1, 4, BT, 16):(BT * 64, BT * 64, 16, 64, 1)])))
+        # accumulators: warp w, register r of lane l at weight row
+        # 16w + l/4 + 8((r/2)%2), token 8(r/4) + 2(l%4) + r%2
+        D = T.alloc_local((4, 1, 1, 16, BT), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BT // 8, 4, 2):(1@wid_in_wg, BT // 2, BT // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
+        PD = D.view(BT // 2)
+        E = T.alloc_local((BT // 2,), "float32", layout="default")
+        st2: T.uint64 = T.uint64(0)
+        for r in T.unroll(BT // 2):
+            PD[r] = T.float32(0.0)
+        for kt in range(k0, k1):
+            it = kt - k0
+            s = it % STAGES
+            T.cuda.mbarrier_wait(full.ptr_to([s]), (it // STAGES) % 2)
+            T.ptx["wgmma.fence.sync.aligned"]()
+            T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=True)
+            T.ptx["wgmma.commit_group.sync.aligned"]()
+            # the previous k-tile's wgmmas are done: free its stage
+            T.ptx["wgmma.wait_group.sync.aligned"](1)
+            if it > 0 and tid % 128 == 0:
+                T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([(it + STAGES - 1) % STAGES]))
+        T.ptx["wgmma.wait_group.sync.aligned"](0)
+        w = warp % 4
+        n0 = nb * BW + 64 * wg + 16 * w + lane // 4
+        m0 = mt * BT + 2 * (lane % 4)
+        done: T.uint32 = T.uint32(0)
+        if SPLIT > 1:
+            for r in T.unroll(BT // 2):
+                n = n0 + 8 * (r // 2 % 2)
+                m = m0 + 8 * (r // 4) + r % 2
+                if m < M and n < N:
+                    WS[sk, m, n] = PD[r]
+            # the partial is visible at gpu scope before it is counted
+            T.ptx["fence.acq_rel.gpu"]()
+            T.ptx["bar.sync"](1, 128 * WG)
+            if tid == 0 and mt * BT < M and nb * BW < N:
+                old: T.uint32 = T.uint32(0)
+                T.ptx["atom.global.add.u32"](old, CNT.ptr_to([mt * BT, nb * BW]), T.uint32(1))
+                # acquire: what the counted CTAs stored is visible here
+                T.ptx["fence.acq_rel.gpu"]()
+                if old == T.uint32(SPLIT - 1):
+                    CNT[mt * BT, nb * BW] = T.uint32(0)
+                last[0] = old
+            T.ptx["bar.sync"](1, 128 * WG)
+            if last[0] != T.uint32(SPLIT - 1):
+                done = T.uint32(1)
+            else:
+                # the other CTAs' partials, after their counts
+                T.ptx["fence.acq_rel.gpu"]()
+                for r in T.unroll(BT // 2):
+                    n = n0 + 8 * (r // 2 % 2)
+                    m = m0 + 8 * (r // 4) + r % 2
+                    v: T.float32 = T.float32(0.0)
+                    if m < M and n < N:
+                        for j in T.unroll(SPLIT):
+                            if j == sk:
+                                v = v + PD[r]
+                            else:
+                                v = v + WS[j, m, n]
+                    PD[r] = v
+        if done == T.uint32(0):
+            for r in T.unroll(BT // 2):
+                n = n0 + 8 * (r // 2 % 2)
+                y: T.float32 = alpha * PD[r]
+                if BIAS == 1:
+                    if n < N:
+                        y = y + bias[n]
+                E[r] = y
+            if ACT == 1:
+                T.cuda.tile.ewise(relu, E, E, scope="thread")
+            if ACT == 2:
+                T.cuda.tile.ewise(gelu, E, E, scope="thread")
+            if ACT == 3:
+                T.cuda.tile.ewise(silu, E, E, scope="thread")
+            for r in T.unroll(BT // 2):
+                n = n0 + 8 * (r // 2 % 2)
+                m = m0 + 8 * (r // 4) + r % 2
+                if m < M and n < N:
+                    if RESID == 1:
+                        C[m, n] = T.cast(E[r] + beta * T.cast(R[m, n], "float32"), OUT)
+                    else:
+                        C[m, n] = T.cast(E[r], OUT)

@@ -1,0 +1,16 @@
+# A grid-stride loop whose increment has the variable on the right
+# (row = 512 + row): row still only grows from a nonnegative start, so
+# A.sub[row, :] is in bounds under the while guard, as in ok_while.py.
+from tvm_tirx.script import tirx as T
+
+n = T.dynamic("n")
+
+@T.function
+def vcopy(A: T.Tensor((n, 4), "float32", align=16), B: T.Tensor((n, 4), "float32", align=16)):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=4, block=128))
+    row = T.cuda.block_idx("x") * 128 + T.cuda.thread_idx("x")
+    x = T.alloc_local((4,), "float32", layout="default")
+    while row < n:
+        T.cuda.tile.apply(T.ptx["ld.global.v4.b32"], x, A.sub[row, :])
+        T.cuda.tile.apply(T.ptx["st.global.v4.b32"], B.sub[row, :], x)
+        row = 512 + row
