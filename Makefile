@@ -148,6 +148,14 @@ $(O)/compile_latency: bench/compile_latency.c $(O)/libptxtile.a
 bench-compile: all $(O)/compile_latency
 	@BUILD=$(O) sh bench/compile_latency.sh
 
+# Byte-for-byte check of everything the compiler emits (issue 21):
+# REF absent, it is written; present, a fresh copy is compared with it.
+REF ?= build/ptx_identical_ref
+ptx-identical: all $(O)/ptxdiff
+	@if [ -e "$(REF)" ]; then rm -rf "$(O)/ptx_identical_new" && \
+		BUILD=$(O) sh tools/ptx_identical.sh "$(O)/ptx_identical_new" "$(REF)"; \
+	else BUILD=$(O) sh tools/ptx_identical.sh "$(REF)"; fi
+
 # Style check: the files in tools/lint-files.txt against .clang-format.
 LINT_LIST ?= tools/lint-files.txt
 LINT_FILES = $(shell sed -e 's/\#.*//' $(LINT_LIST))
@@ -166,7 +174,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean
+.PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it

@@ -24,6 +24,11 @@ extern "C" {
 #endif
 
 #define PT_VERSION "0.1.0"
+/* The binary interface the Python package (python/ptxtile) binds with
+ * ctypes: raised whenever a prototype, struct or table it reads changes,
+ * so a package and a library that disagree fail at import, not at a
+ * launch.  pt_abi_version() returns the library's. */
+#define PT_ABI_VERSION 1
 
 /* Status and diagnostic codes: PT_OK or PT_E_<NAME> (number in codes.def). */
 enum {
@@ -49,6 +54,11 @@ PT_API void pt_ctx_free(pt_ctx *ctx);
 PT_API const char *pt_code_name(int code, char buf[8]);
 /* One-line summary of a code, or NULL. */
 PT_API const char *pt_code_summary(int code);
+/* The number of the code named name (the id in include/ptxtile/codes, without
+ * PT_E_, e.g. "RT_ARG_DTYPE" -> 5010), or 0 for an unknown name. */
+PT_API int pt_code_number(const char *name);
+/* PT_ABI_VERSION of the library. */
+PT_API int pt_abi_version(void);
 
 /* Diagnostics of the last operation on ctx. */
 PT_API size_t pt_diag_count(const pt_ctx *ctx);

@@ -129,7 +129,7 @@ def _from_torch(t, i, p):
     name = _torch_dtype_name(sys.modules["torch"], t.dtype)
     if name is None:
         raise _bad(i, p, "tensor of %s, which ptxtile has no dtype for; "
-                   "the kernel needs %s" % (t.dtype, p.dtype), 5010)
+                   "the kernel needs %s" % (t.dtype, p.dtype), _lib.code("RT_ARG_DTYPE"))
     es = t.element_size()
     return TensorView(t.data_ptr(), name, tuple(t.shape),
                       tuple(s * es for s in t.stride()), t.get_device())
@@ -178,9 +178,9 @@ def _from_dlpack(obj, i, p, stream):
     if name is None:
         raise _bad(i, p, "DLPack dtype (code %d, %d bits, %d lanes) has no "
                    "ptxtile dtype; the kernel needs %s"
-                   % (dl.code, dl.bits, dl.lanes, p.dtype), 5010)
+                   % (dl.code, dl.bits, dl.lanes, p.dtype), _lib.code("RT_ARG_DTYPE"))
     if not 0 <= dl.ndim <= 64:
-        raise _bad(i, p, "DLPack rank %d" % dl.ndim, 5012)
+        raise _bad(i, p, "DLPack rank %d" % dl.ndim, _lib.code("RT_ARG_SHAPE"))
     shape = tuple(dl.shape[d] for d in range(dl.ndim))
     itemsize = dl.bits // 8
     strides = (tuple(dl.strides[d] * itemsize for d in range(dl.ndim))
@@ -201,7 +201,7 @@ def tensor_view(obj, i, p, stream=None):
         return _from_dlpack(obj, i, p, stream)
     raise _bad(i, p, "expected a tensor (a torch.Tensor or an object with "
                "__cuda_array_interface__ or __dlpack__), got %s"
-               % type(obj).__name__, 5009)
+               % type(obj).__name__, _lib.code("RT_ARG_KIND"))
 
 
 # numpy dtype name -> ptxtile dtype names it may hold (same width: the raw
@@ -233,7 +233,7 @@ def host_view(obj, i, p):
     name = _TYPESTR.get(typestr[1:]) if typestr[:1] in "<|=" else None
     if name is None:
         raise _bad(i, p, "array typestr %r has no ptxtile dtype; the "
-                   "kernel needs %s" % (typestr, p.dtype), 5010)
+                   "kernel needs %s" % (typestr, p.dtype), _lib.code("RT_ARG_DTYPE"))
     if p.dtype != name and p.dtype in RAW_BITS.get(name, ()):
         name = p.dtype  # raw bits of a type numpy lacks
     shape = tuple(int(d) for d in ai["shape"])
@@ -251,7 +251,7 @@ _TENSOR_N = [struct.Struct("=iiQi4x%dq%dx%dq" % (n, 8 * (MAX_DIMS - n), n))
 
 def _rank_error(i, p, n):
     return _bad(i, p, "rank %d; the kernel needs rank %d"
-                % (n, len(p.shape or ())), 5012)
+                % (n, len(p.shape or ())), _lib.code("RT_ARG_SHAPE"))
 
 
 def pack_tensor(buf, i, p, v):
@@ -277,7 +277,7 @@ def pack_torch(buf, i, p, t):
         name = _torch_dtype_name(sys.modules["torch"], t.dtype)
         if name is None:
             raise _bad(i, p, "tensor of %s, which ptxtile has no dtype for; "
-                       "the kernel needs %s" % (t.dtype, p.dtype), 5010)
+                       "the kernel needs %s" % (t.dtype, p.dtype), _lib.code("RT_ARG_DTYPE"))
         dt = _torch_enum[t.dtype] = dtype_enum(name)
     shape = t.shape
     n = len(shape)
@@ -293,15 +293,15 @@ def pack_scalar(buf, i, p, value):
     if isinstance(value, (str, bytes)) or (
             hasattr(value, "shape") and getattr(value, "ndim", 0)):
         raise _bad(i, p, "expected a %s scalar, got %s"
-                   % (p.dtype, type(value).__name__), 5009)
+                   % (p.dtype, type(value).__name__), _lib.code("RT_ARG_KIND"))
     rng = _RANGE.get(p.dtype)
     try:
         v = operator.index(value) if rng else float(value)
     except (TypeError, ValueError):
         raise _bad(i, p, "expected a %s scalar, got %s"
-                   % (p.dtype, type(value).__name__), 5010)
+                   % (p.dtype, type(value).__name__), _lib.code("RT_ARG_DTYPE"))
     if rng and not rng[0] <= v <= rng[1]:
-        raise _bad(i, p, "%d does not fit %s" % (v, p.dtype), 5010)
+        raise _bad(i, p, "%d does not fit %s" % (v, p.dtype), _lib.code("RT_ARG_DTYPE"))
     _SCALAR[p.dtype].pack_into(buf, i * ARG_SIZE, ARG_SCALAR,
                                dtype_enum(p.dtype), v)
 
@@ -311,7 +311,7 @@ def pack_tensormap(buf, i, p, value, keep):
         data = memoryview(value).cast("B")
     except TypeError:
         raise _bad(i, p, "expected a 128-byte CUtensorMap (bytes-like), "
-                   "got %s" % type(value).__name__, 5009)
+                   "got %s" % type(value).__name__, _lib.code("RT_ARG_KIND"))
     if data.nbytes != 128:
         raise _bad(i, p, "a tensor map is 128 bytes, got %d" % data.nbytes,
                    5009)

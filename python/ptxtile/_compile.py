@@ -87,7 +87,7 @@ def _explain_uncaptured(diags, notes):
     global was not captured."""
     out = []
     for d in diags:
-        m = _UNKNOWN_NAME.search(d.message) if d.number == 2001 else None
+        m = _UNKNOWN_NAME.search(d.message) if d.number == _lib.code("UNKNOWN_NAME") else None
         if m and m.group(1) in notes:
             out.append("note: " + notes[m.group(1)])
     return "".join("\n" + line for line in dict.fromkeys(out))

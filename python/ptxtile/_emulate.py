@@ -99,7 +99,7 @@ def _host_array(i, p, a):
     np = _numpy(i, p)
     if not isinstance(a, np.ndarray):
         raise _args._bad(i, p, "expected a numpy array for the emulator, "
-                         "got %s" % type(a).__name__, 5009)
+                         "got %s" % type(a).__name__, _lib.code("RT_ARG_KIND"))
     name = a.dtype.name
     if p.dtype != name and p.dtype in _RAW.get(name, ()):
         name = p.dtype  # raw bits of a type numpy lacks
@@ -111,7 +111,7 @@ def _numpy(i, p):
         import numpy
     except ImportError:
         raise _args._bad(i, p, "device=\"emulator\" takes numpy arrays, "
-                         "and numpy is not installed", 5009)
+                         "and numpy is not installed", _lib.code("RT_ARG_KIND"))
     return numpy
 
 
@@ -182,7 +182,7 @@ def _run(lib, rt, e, kernel, args, late, check_races, max_steps):
         else:
             raise _args._bad(i, p, "a user-encoded tensor map: the "
                              "emulator reads its own encoding, not the "
-                             "driver's", 5009)
+                             "driver's", _lib.code("RT_ARG_KIND"))
     params = (_PlanParam * max(1, len(kernel._params)))()
     plan = _Plan(nparams=len(params), params=params)
     msg = ctypes.create_string_buffer(4096)

@@ -64,4 +64,5 @@ class ArgumentCountError(LaunchError, TypeError):
     (PT_E_RT_ARG_COUNT) as the runtime reports it."""
 
     def __init__(self, message):
-        LaunchError.__init__(self, message, 5008)
+        from . import _lib  # here: _lib does not import the errors
+        LaunchError.__init__(self, message, _lib.code("RT_ARG_COUNT"))

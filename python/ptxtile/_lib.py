@@ -21,6 +21,15 @@ class LibraryNotFound(ImportError):
     """libptxtile.so or libptxtile_rt.so is not where the package looks."""
 
 
+class AbiMismatch(ImportError):
+    """libptxtile.so binds another binary interface than this package
+    (PT_ABI_VERSION of include/ptxtile.h)."""
+
+
+# PT_ABI_VERSION of include/ptxtile.h that these prototypes follow
+ABI_VERSION = 1
+
+
 def lib_dirs():
     """The folders searched for the libraries, in order."""
     env = os.environ.get("PTXTILE_LIB_DIR")
@@ -64,6 +73,9 @@ _COMPILER_PROTOS = {
     "pt_ctx_errmsg": (c_char_p, [c_void_p]),
     "pt_set_constant": (c_int, [c_void_p, c_char_p, c_char_p]),
     "pt_get_budget": (c_size_t, [c_void_p, c_int]),
+
+    "pt_code_number": (c_int, [c_char_p]),
+    "pt_abi_version": (c_int, []),
 }
 
 _RUNTIME_PROTOS = {
@@ -89,13 +101,33 @@ def _load(name, protos):
     with _lock:
         lib = _loaded.get(name)
         if lib is None:
-            lib = ctypes.CDLL(lib_path(name))
+            path = lib_path(name)
+            lib = ctypes.CDLL(path)
+            if "pt_abi_version" in protos:
+                _check_abi(lib, path)
             for fn, (res, args) in protos.items():
                 f = getattr(lib, fn)
                 f.restype = res
                 f.argtypes = args
             _loaded[name] = lib
         return lib
+
+
+def _check_abi(lib, path):
+    """A library from another build is refused here, with both versions,
+    before any prototype is bound (a mismatch would be a wrong call)."""
+    try:
+        f = lib.pt_abi_version
+    except AttributeError:
+        have = "none (older than the ABI check)"
+    else:
+        f.restype, f.argtypes = c_int, []
+        have = f()
+    if have != ABI_VERSION:
+        raise AbiMismatch(
+            "%s has ABI version %s, this ptxtile package needs %d: rebuild "
+            "the library from the package's own sources (`make` in the "
+            "repository, or `pip install .`)" % (path, have, ABI_VERSION))
 
 
 def compiler():
@@ -122,6 +154,21 @@ def launch_packed():
             fn.restype = c_int
             _loaded["ptrt_launch_packed"] = fn
         return fn
+
+_codes = {}
+
+
+def code(name):
+    """The number of the stable code `name` (its id in
+    include/ptxtile/codes, e.g. 'RT_ARG_DTYPE' -> 5010), read from the
+    library so that the package never copies a number."""
+    n = _codes.get(name)
+    if n is None:
+        n = compiler().pt_code_number(name.encode())
+        if not n:
+            raise KeyError("ptxtile: no code named %r" % name)
+        _codes[name] = n
+    return n
 
 
 def code_name(code):

@@ -12,9 +12,10 @@
 
 static const struct {
 	int code;
+	const char *name; /* the id in its codes .def: "RT_ARG_DTYPE" */
 	const char *summary;
 } code_table[] = {
-#define DIAG(num, id, summary) {num, summary},
+#define DIAG(num, id, summary) {num, #id, summary},
 #include "ptxtile/codes.def"
 #undef DIAG
 };
@@ -35,6 +36,23 @@ pt_code_name(int code, char buf[8])
 		return NULL;
 	snprintf(buf, 8, "E%04d", code % 10000);
 	return buf;
+}
+
+int
+pt_code_number(const char *name)
+{
+	if (!name)
+		return 0;
+	for (size_t i = 0; i < countof(code_table); i++)
+		if (strcmp(code_table[i].name, name) == 0)
+			return code_table[i].code;
+	return 0;
+}
+
+int
+pt_abi_version(void)
+{
+	return PT_ABI_VERSION;
 }
 
 /* Renders a code as E0001 (zero padded to four digits). */

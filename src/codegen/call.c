@@ -193,8 +193,8 @@ in_reg(CallState *cs, const Expr *a, PtxType t, bool imm_ok)
 	Gen *g = cs->g;
 	if (a->kind == EX_PTR_TO) {
 		bool wide = ptx_type_bits(t) == 64;
-		bool shared = ptx_inst_has(cs->in, ".shared::cluster") ||
-			      ptx_inst_has(cs->in, ".shared") || !wide;
+		bool shared = ptx_has(cs->in, PQ_SHARED_CLUSTER) ||
+			      ptx_has(cs->in, PQ_SHARED) || !wide;
 		Val v = {0};
 		v.dt = wide ? DT_UINT64 : DT_UINT32;
 		v.s = gen_ptr_to(g, a, shared ? "shared" : "", &wide);
@@ -391,11 +391,18 @@ scratch_operand(CallState *cs, const PtxOperand *op)
 void
 gen_ptx_call(Gen *g, const Expr *e)
 {
-	/* a raw call the checker did not see (a scalar function's, IR
-	 * built by hand) is selected here by the same selector, reading
-	 * its arguments broadly so that lowering names what is wrong */
-	if (!e->u.ptx.sel && !ir_select_ptx(g->c, (Expr *)e, NULL, true))
+	/* codegen only prints: the checker or the tile lowering selected
+	 * every form (ir_ptx_issue); a node without one is a compiler bug,
+	 * never a silent selection here -- unless its miss was reported
+	 * already, which is the error the user sees */
+	if (!e->u.ptx.sel) {
+		if (!g->c->nerrors)
+			diag_error(g->c, PT_E_PTX_UNSELECTED, e->span,
+				   "internal error: %s reached code "
+				   "generation without a selected form",
+				   e->u.ptx.spelling);
 		return;
+	}
 	const PtxInst *in = &e->u.ptx.sel->inst;
 	const int *take = e->u.ptx.sel->take;
 	gen_need_ptx(g, in->min_ptx);

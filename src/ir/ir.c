@@ -318,6 +318,18 @@ ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad)
 	return true;
 }
 
+Expr *
+ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling, ExprVec args,
+	     Expr *pred, Span sp)
+{
+	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
+	p->u.ptx.spelling = spelling;
+	p->u.ptx.args = args;
+	p->u.ptx.pred = pred;
+	ir_select_ptx(c, p, row, true);
+	return p;
+}
+
 /* ---- structural equality ---- */
 
 static bool expr_eq(const Expr *a, const Expr *b);

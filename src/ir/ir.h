@@ -270,12 +270,17 @@ struct Expr {
 			ExprVec operands;
 			NamedArgVec params; /* in written order */
 			ExecScope scope;
+			/* the checker's record of the call (the chosen
+			 * form, operands, parameters); the lowering
+			 * reads it; never written to JSON */
+			struct TileCall *tile;
 		} apply;
 		struct {       /* EX_TILE_EWISE */
 			Func *fn;  /* a scalar function (the lambda) */
 			Expr *dst;
 			ExprVec inputs;
 			ExecScope scope;
+			struct TileCall *tile; /* as apply.tile */
 		} ewise;
 	} u;
 };
@@ -428,6 +433,14 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * arguments must fill.  broad: read arguments as widely as codegen can
  * lower them (a call the checker did not see).  Reports a miss. */
 bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
+/* The one constructor of a selected EX_PTX (what a lowering issues):
+ * spelling with args (in PTX operand order) under pred (NULL: always),
+ * its form selected once here: fitted to row when not NULL (the form a
+ * tile call's checker chose), else selected from the spelling and the
+ * arguments.  A miss is reported and leaves the node unselected, which
+ * codegen then skips (never re-selects). */
+Expr *ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling,
+		   ExprVec args, Expr *pred, Span sp);
 /* Checks a T.cuda.printf call (EX_BUILTIN BI_PRINTF): a string format,
  * then one scalar argument per conversion of a dtype that conversion
  * reads (pf_scan); reports PT_E_PRINTF_FORMAT. */

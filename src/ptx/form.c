@@ -212,6 +212,70 @@ quals_have(const char *quals, const char *q, int len)
 	return false;
 }
 
+static const char *const qual_texts[] = {
+#define QUAL(id, text) text,
+#include "ptx/quals.def"
+#undef QUAL
+};
+
+const char *
+ptx_qual_text(PtxQual q)
+{
+	PT_ASSERT(q >= 0 && q < PQ_COUNT);
+	return qual_texts[q];
+}
+
+bool
+ptx_has(const PtxInst *in, PtxQual q)
+{
+	PT_ASSERT(q >= 0 && q < PQ_COUNT);
+	return (in->quals[q / 64] >> (q % 64)) & 1;
+}
+
+/* The qualifier set of a matched spelling: each named qualifier at a
+ * '.' boundary of the qualifier text (the rule the spelling parser
+ * uses for one qualifier: followed by the end or the next '.'). */
+static void
+take_quals(const char *quals, PtxInst *in)
+{
+	for (int q = 0; q < PQ_COUNT; q++)
+		if (quals_have(quals, qual_texts[q], (int)strlen(qual_texts[q])))
+			in->quals[q / 64] |= 1ull << (q % 64);
+}
+
+/* Reads digits at *pp into *v; false when there are none. */
+static bool
+take_number(const char **pp, int *v)
+{
+	const char *p = *pp;
+	if (*p < '0' || *p > '9')
+		return false;
+	*v = (int)strtol(p, (char **)pp, 10);
+	return true;
+}
+
+/* The shape qualifier .mMnN or .mMnNkK, read once into shape_m/n/k. */
+static void
+take_shape(const char *quals, PtxInst *in)
+{
+	for (const char *p = quals; *p; p++) {
+		if (p[0] != '.' || p[1] != 'm')
+			continue;
+		const char *q = p + 2;
+		int m, n, k = 0;
+		if (!take_number(&q, &m) || *q++ != 'n' || !take_number(&q, &n))
+			continue;
+		if (*q == 'k' && (q++, !take_number(&q, &k)))
+			continue;
+		if (*q && *q != '.')
+			continue;
+		in->shape_m = m;
+		in->shape_n = n;
+		in->shape_k = k;
+		return;
+	}
+}
+
 static PtxType
 op_type(const char **pp, const PtxInst *in)
 {
@@ -363,6 +427,8 @@ ptx_form_match(int i, const char *quals, PtxInst *in)
 	in->min_ptx = f->min_ptx;
 	in->gate = f->gate;
 	take_tags(g, ng, &m, in);
+	take_quals(quals, in);
+	take_shape(quals, in);
 	resolve_ops(f, quals, in);
 	return true;
 }

@@ -674,17 +674,6 @@ ptx_chain_to_spelling(Arena *a, const char *chain)
 	return sb_cstr(&b);
 }
 
-bool
-ptx_inst_has(const PtxInst *in, const char *qual)
-{
-	size_t l = strlen(qual);
-	for (const char *p = in->spelling + strlen(in->mnemonic); *p; p++)
-		if (*p == '.' && strncmp(p, qual, l) == 0 &&
-		    (p[l] == 0 || p[l] == '.'))
-			return true;
-	return false;
-}
-
 int
 ptx_addr_space(const PtxInst *in)
 {

@@ -47,8 +47,13 @@
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
  * ptx_select picks by the arguments; every caller (the checker for raw
- * and tile calls, the tile lowering) goes through it, and the chosen
- * form travels in the IR (Expr.u.ptx.sel) to codegen, which only prints.
+ * and tile calls, the tile lowering through ir_ptx_issue) goes through
+ * it, and the chosen form travels in the IR (Expr.u.ptx.sel) to codegen,
+ * which only prints (an unselected node there is E3010).
+ *
+ * After matching, the instruction is data: its named qualifiers
+ * (quals.def) are a bit set asked with ptx_has(in, PQ_*), its shape
+ * .mMnN[kK] is shape_m/n/k; no later stage reads the spelling text.
  *
  * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
  * first operand is the written one when the form writes (e.g. mapa.u64
@@ -102,6 +107,16 @@ typedef enum PtxGate {
 	PTXG_COUNT
 } PtxGate;
 
+/* The named qualifiers (quals.def): a selected instruction answers
+ * ptx_has(in, PQ_id) from its qualifier set, never from its text. */
+typedef enum PtxQual {
+#define QUAL(id, text) PQ_##id,
+#include "ptx/quals.def"
+#undef QUAL
+	PQ_COUNT
+} PtxQual;
+#define PTX_QUAL_WORDS ((PQ_COUNT + 63) / 64)
+
 typedef enum PtxSreg {
 #define SREG(id, name, min_ptx, gate) PTXR_##id,
 #include "ptx/sregs.def"
@@ -147,6 +162,10 @@ typedef struct PtxInst {
 	int vec;              /* $v: .v4 -> 4, .x2 -> 2 */
 	int num;              /* $n: .2d -> 2, .x16 -> 16 */
 	PtxSpace space;       /* $s */
+	/* the shape qualifier .mMnN[kK] (mma.sync, wgmma, ldmatrix), 0 if
+	 * the spelling has none */
+	int shape_m, shape_n, shape_k;
+	uint64_t quals[PTX_QUAL_WORDS]; /* bit PQ_id: the spelling has it */
 } PtxInst;
 
 /* One argument of a call as ptx_select sees it: its plain reading
@@ -220,8 +239,11 @@ int ptx_version_for(Target t, const PtxInst *const *insts, int n);
  * part is dropped (fence.proxy.async_.shared__cta ->
  * fence.proxy.async.shared::cta).  NULL for an empty or malformed chain. */
 const char *ptx_chain_to_spelling(Arena *a, const char *chain);
-/* True when the spelling holds the qualifier (e.g. ".trans"). */
-bool ptx_inst_has(const PtxInst *inst, const char *qual);
+/* True when the selected spelling holds the named qualifier; filled once
+ * by the matcher, so a qualifier the form lacks answers false. */
+bool ptx_has(const PtxInst *inst, PtxQual q);
+/* The text of a named qualifier (".L2::cache_hint"). */
+const char *ptx_qual_text(PtxQual q);
 /* The state space of the selected form's address operand: a form row
  * may spell it as a tagged group (s{.shared}?) or a literal
  * (.shared::cta, then only the operand records it).  The instruction's

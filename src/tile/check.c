@@ -55,6 +55,11 @@ new_call(TileEnv *e, Expr *call, ExecScope scope)
 	tc->call = call;
 	tc->span = call->span;
 	tc->scope = scope;
+	/* the call node carries its record to the lowering */
+	if (call->kind == EX_TILE_APPLY)
+		call->u.apply.tile = tc;
+	else
+		call->u.ewise.tile = tc;
 	vec_push(&e->c->arena, &e->m->tile_calls, tc);
 	return tc;
 }

@@ -670,11 +670,11 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 				 tile_int(c, 0, sp));
 	}
 	Var *v = tile_lower_var(c, tc, "desc_base", DT_UINT32, out, sp);
-	Expr *mv = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	mv->u.ptx.spelling = "mov.u32";
-	vec_push(&c->arena, &mv->u.ptx.args, var_ref(c, v, sp));
-	vec_push(&c->arena, &mv->u.ptx.args, p);
-	ir_select_ptx(c, mv, NULL, true);
+	ExprVec a = {0};
+	vec_push(&c->arena, &a, var_ref(c, v, sp));
+	vec_push(&c->arena, &a, p);
+	const PtxInst *row = tile_helper(c, TH_MOV_U32);
+	Expr *mv = ir_ptx_issue(c, row, row->spelling, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = mv;
 	vec_push(&c->arena, out, s);
@@ -722,7 +722,7 @@ tile_desc_to_sm90(TileDesc *d)
 bool
 tile_tc05_group(TileEnv *e, const TileCall *tc)
 {
-	int g = ptx_inst_has(&tc->inst, ".cta_group::2") ? 2 : 1;
+	int g = ptx_has(&tc->inst, PQ_CTA_GROUP_2) ? 2 : 1;
 	if (e->tc05_group == 0) {
 		e->tc05_group = g;
 		e->tc05_span = tc->span;

@@ -126,8 +126,6 @@ bool desc_umma_shape_ok(UmmaKind k, int cta_group, int m, int n);
 /* PTX Table 39, .ws (cta_group::1 only). */
 bool desc_umma_ws_shape_ok(UmmaKind k, int m, int n);
 
-#endif
-
 /* ---- tile operands (descriptors.c, needs tile.h) ----
  * A shared operand whose last two axes are one instruction atom and
  * whose earlier axes are its own repeats.  The descriptor of repeat r
@@ -174,3 +172,5 @@ bool tile_tc05_group(TileEnv *e, const TileCall *tc);
  * column (32-bit cells), as a u32 expression. */
 Expr *tile_tmem_addr(Ctx *c, const TileOperand *op,
 			    int64_t lane, Expr *col);
+
+#endif

@@ -2,8 +2,10 @@
  * lower.c - tile_lower_module: rewrites every checked tile call into
  * plain IR that codegen emits directly.
  *
- * Input: a module after check_module without errors (Module.tile_calls
- * holds one TileCall per call, in program order).  Output: each
+ * Input: a module after check_module without errors (each tile call
+ * node carries its TileCall, Expr.u.apply.tile / u.ewise.tile: the form
+ * its checker chose; here a repeat's arguments are only mapped onto that
+ * row, through ir_ptx_issue, memoized per row).  Output: each
  * ST_EVAL(tile call) replaced, in place in its block, by
  *   apply: one ST_EVAL(EX_PTX) per row-major repeat coordinate, its
  *     arguments in the selected form's PTX order: register slots as
@@ -32,7 +34,6 @@
 typedef struct Lower {
 	Ctx *c;
 	Module *m;
-	size_t next;   /* cursor into m->tile_calls */
 	int next_var;  /* next free Var.id */
 } Lower;
 
@@ -210,26 +211,25 @@ Expr *
 tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
 {
 	Span sp = tc->span;
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = tc->inst.spelling;
-	p->u.ptx.pred = tc->pred;
-	p->u.ptx.preserve_dst = tc->preserve_dst;
+	ExprVec argv = {0}, *args = &argv;
 	for (int j = 0; j < tc->inst.nops; j++) {
 		const TileOperand *op = NULL;
 		for (int i = 0; i < tc->nops; i++)
 			if (tc->ops[i].ptx_op == j)
 				op = &tc->ops[i];
 		if (over && over[j])
-			vec_push(&c->arena, &p->u.ptx.args, over[j]);
+			vec_push(&c->arena, args, over[j]);
 		else if (op)
-			push_operand(c, &p->u.ptx.args, tc, op, r, sp);
+			push_operand(c, args, tc, op, r, sp);
 		else if (tc->fixed[j])
-			vec_push(&c->arena, &p->u.ptx.args, tc->fixed[j]);
+			vec_push(&c->arena, args, tc->fixed[j]);
 		else if (tc->cache_policy && !tc->inst.ops[j].optional)
-			vec_push(&c->arena, &p->u.ptx.args,
+			vec_push(&c->arena, args,
 				 tc->cache_policy);
 	}
-	ir_select_ptx(c, p, &tc->inst, true);
+	Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
+			       tc->pred, sp);
+	p->u.ptx.preserve_dst = tc->preserve_dst;
 	return p;
 }
 
@@ -422,18 +422,11 @@ lower_ewise(Lower *L, const TileCall *tc, Block *out)
 
 /* ---- the walk ---- */
 
+/* The checker's record, carried by the call node (no search). */
 static const TileCall *
-find_call(Lower *L, const Expr *x)
+find_call(const Expr *x)
 {
-	for (size_t i = L->next; i < L->m->tile_calls.n; i++)
-		if (L->m->tile_calls.v[i]->call == x) {
-			L->next = i + 1;
-			return L->m->tile_calls.v[i];
-		}
-	for (size_t i = 0; i < L->m->tile_calls.n; i++)
-		if (L->m->tile_calls.v[i]->call == x)
-			return L->m->tile_calls.v[i];
-	return NULL;
+	return x->kind == EX_TILE_APPLY ? x->u.apply.tile : x->u.ewise.tile;
 }
 
 static void lower_block(Lower *L, Block *b);
@@ -443,7 +436,7 @@ lower_stmt(Lower *L, Stmt *s, Block *out)
 {
 	if (s->kind == ST_EVAL && (s->u.value->kind == EX_TILE_APPLY ||
 				   s->u.value->kind == EX_TILE_EWISE)) {
-		const TileCall *tc = find_call(L, s->u.value);
+		const TileCall *tc = find_call(s->u.value);
 		PT_ASSERT(tc && tc->ok);
 		if (tc->lower) {
 			/* the record is the module's; the hook draws fresh
@@ -544,7 +537,7 @@ tile_lower_module(Ctx *c, Module *m)
 {
 	if (m->tile_calls.n == 0)
 		return;
-	Lower L = {c, m, 0, max_var_id(m) + 1};
+	Lower L = {c, m, max_var_id(m) + 1};
 	for (size_t i = 0; i < m->funcs.n; i++)
 		if (m->funcs.v[i]->is_kernel)
 			lower_block(&L, &m->funcs.v[i]->body);

@@ -62,6 +62,34 @@ count_list(Ctx *c, uint32_t counts, int from_params, bool *plural)
 	return b.n ? sb_cstr(&b) : "other";
 }
 
+static const struct {
+	const char *spelling;
+	PtxFamily family;
+} helpers[] = {
+#define HELPER(id, spelling, family) {spelling, PTXF_##family},
+#include "tile/helpers.def"
+#undef HELPER
+};
+
+const PtxInst *
+tile_helper(Ctx *c, TileHelper h)
+{
+	PT_ASSERT(h >= 0 && h < TH_COUNT);
+	PtxSel *s = NEW(&c->arena, PtxSel);
+	/* a table fact, proved by tile_helpers_name_rows */
+	PtxMiss why = ptx_select(helpers[h].spelling, NULL, -1, s);
+	PT_ASSERT(why == PTXM_OK);
+	(void)why;
+	return &s->inst;
+}
+
+PtxFamily
+tile_helper_family(TileHelper h)
+{
+	PT_ASSERT(h >= 0 && h < TH_COUNT);
+	return helpers[h].family;
+}
+
 bool
 tile_select_form(TileEnv *e, TileCall *tc, int from_params)
 {

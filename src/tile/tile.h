@@ -357,6 +357,18 @@ int64_t tile_repeat_count(const TileCall *tc);
  * operand list matches tc's operands; from_params trailing PTX operands
  * come from parameters (cache-policy). */
 bool tile_select_form(TileEnv *e, TileCall *tc, int from_params);
+/* The helper instructions lowerings emit (helpers.def). */
+typedef enum TileHelper {
+#define HELPER(id, spelling, family) TH_##id,
+#include "tile/helpers.def"
+#undef HELPER
+	TH_COUNT
+} TileHelper;
+/* Helper h's form row (the first row accepting its spelling), in the
+ * arena; pass it to ir_ptx_issue. */
+const PtxInst *tile_helper(Ctx *c, TileHelper h);
+/* The family helpers.def declares for h. */
+PtxFamily tile_helper_family(TileHelper h);
 /* Selects the row accepting tc's spelling whose operands fit the kinds
  * in args (a family that builds its PTX operand list itself), records
  * the form for explain, and checks the target. */

@@ -139,15 +139,15 @@ estr(B *b, const char *s)
 	return e;
 }
 
+/* A raw call built by hand, selected by the one constructor as a
+ * lowering's would be (codegen never selects). */
 static Expr *
 eptx(B *b, const char *sp, Expr **args, int n, Expr *pred)
 {
-	Expr *e = ir_new_expr(b->c, EX_PTX, ET_VOID, DT_NONE, NOSP);
-	e->u.ptx.spelling = sp;
-	e->u.ptx.pred = pred;
+	ExprVec a = {0};
 	for (int i = 0; i < n; i++)
-		vec_push(&b->c->arena, &e->u.ptx.args, args[i]);
-	return e;
+		vec_push(&b->c->arena, &a, args[i]);
+	return ir_ptx_issue(b->c, NULL, sp, a, pred, NOSP);
 }
 
 static void
@@ -654,6 +654,30 @@ TEST(codegen_err_operands)
 		      ei(&b, 1, DT_UINT32)};
 	s_eval(&b, eptx(&b, "mbarrier.init.shared.b64", ad, 2, NULL));
 	expect_code(t, &b, "sm_90a", PT_E_CODEGEN_ADDRESS);
+	pt_ctx_free(c);
+}
+
+/* Codegen only prints: an EX_PTX that reaches it without a selection
+ * (built by hand, not through ir_ptx_issue or the checker) is an
+ * internal error with its code, never selected silently. */
+TEST(codegen_unselected_ptx_is_internal_error)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "k");
+	Expr *e = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, NOSP);
+	e->u.ptx.spelling = "fence.proxy.async.shared::cta";
+	CHECK(e->u.ptx.sel == NULL);
+	s_eval(&b, e);
+	expect_code(t, &b, "sm_90a", PT_E_PTX_UNSELECTED);
+	pt_ctx_free(c);
+	/* the same call through the constructor is selected and printed */
+	c = pt_ctx_new(NULL);
+	b_init(&b, c, "k");
+	s_eval(&b, eptx(&b, "fence.proxy.async.shared::cta", NULL, 0, NULL));
+	const char *ptx = compile(&b, "sm_90a", NULL);
+	CHECK(!ctx_has_errors(c));
+	CHECK(ptx && strstr(ptx, "\tfence.proxy.async.shared::cta;\n"));
 	pt_ctx_free(c);
 }
 

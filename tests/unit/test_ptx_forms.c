@@ -6,6 +6,7 @@
  * from the PTX ISA and were checked with ptxas 13.0.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/base.h"
 #include "ptx/ptx.h"
@@ -152,8 +153,9 @@ TEST(ptx_parse_signatures)
 	CHECK_INT(in.ops[1].space, PSP_TMEM);
 
 	CHECK(ptx_parse(c, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", (Span){0}, &in));
-	CHECK(ptx_inst_has(&in, ".trans"));
-	CHECK(!ptx_inst_has(&in, ".tra"));
+	CHECK(ptx_has(&in, PQ_TRANS));
+	CHECK(ptx_has(&in, PQ_M8N8));
+	CHECK(!ptx_has(&in, PQ_SHARED_CLUSTER));
 	CHECK_INT(in.ops[0].vec, 4);
 
 	CHECK(ptx_parse(c, "mapa.u64", (Span){0}, &in));
@@ -487,6 +489,91 @@ TEST(ptx_table_invariants)
 	CHECK(ptx_gate_allows(PTXG_SM90A, TGT_SM_100F));
 	CHECK(!ptx_gate_allows(PTXG_SM100, TGT_SM_90A));
 	CHECK_STR(ptx_gate_min_target(PTXG_SM100), "sm_100a");
+	pt_ctx_free(c);
+}
+
+/* The text rule the qualifier set replaces, written out here so the
+ * test does not lean on the matcher: q at a '.' of the qualifier text
+ * (after the mnemonic), followed by the end or the next '.'. */
+static bool
+text_has(const char *spelling, const char *mnemonic, const char *q)
+{
+	size_t l = strlen(q);
+	for (const char *p = spelling + strlen(mnemonic); *p; p++)
+		if (*p == '.' && strncmp(p, q, l) == 0 &&
+		    (p[l] == 0 || p[l] == '.'))
+			return true;
+	return false;
+}
+
+struct alt_find {
+	const char *q;
+	bool found;
+};
+
+static void
+alt_holds(void *ud, const char *alt, int len)
+{
+	struct alt_find *f = ud;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%.*s", len, alt);
+	if (text_has(buf, "", f->q))
+		f->found = true;
+}
+
+/* Qualifiers are data (issue 21): the matcher fills each named
+ * qualifier's bit and the shape once; a qualifier the form lacks answers
+ * false; every name is spelt in some row of the table. */
+TEST(ptx_quals_are_data)
+{
+	pt_ctx *c = new_ctx(TGT_SM_100A);
+	PtxInst in;
+	CHECK(ptx_parse(c, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", (Span){0}, &in));
+	CHECK(!ptx_has(&in, PQ_TRANS)); /* the form lacks it */
+	CHECK(ptx_has(&in, PQ_B16));
+	CHECK(!ptx_has(&in, PQ_L2_CACHE_HINT));
+	CHECK_INT(in.shape_m, 8);
+	CHECK_INT(in.shape_n, 8);
+	CHECK_INT(in.shape_k, 0);
+	/* .shared is not a prefix match of .shared::cluster */
+	CHECK(ptx_parse(c, "mbarrier.arrive.release.cluster.shared::cluster.b64", (Span){0}, &in));
+	CHECK(ptx_has(&in, PQ_SHARED_CLUSTER));
+	CHECK(!ptx_has(&in, PQ_SHARED));
+	CHECK(ptx_parse(c, "wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16", (Span){0}, &in));
+	CHECK_INT(in.shape_m, 64);
+	CHECK_INT(in.shape_n, 136);
+	CHECK_INT(in.shape_k, 16);
+	CHECK(ptx_parse(c, "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", (Span){0}, &in));
+	CHECK_INT(in.shape_k, 8);
+	CHECK(ptx_has(&in, PQ_MMA_F32_BF16));
+	CHECK(!ptx_has(&in, PQ_MMA_F32_F16));
+	CHECK(ptx_parse(c, "cp.async.ca.shared.global", (Span){0}, &in));
+	CHECK(!ptx_has(&in, PQ_CG));
+	CHECK_INT(in.shape_m, 0);
+	/* every name is part of some row's alternative (no drift) */
+	for (int q = 0; q < PQ_COUNT; q++) {
+		struct alt_find f = {ptx_qual_text((PtxQual)q), false};
+		for (int i = 0; i < ptx_form_count() && !f.found; i++)
+			ptx_form_each_alt(i, alt_holds, &f);
+		if (!f.found)
+			test_fail(t, __FILE__, __LINE__, "qualifier %s is in no form row", f.q);
+	}
+	/* on sampled spellings of every row, the set agrees with the text
+	 * rule for every name */
+	uint64_t rng = 777;
+	for (int i = 0; i < ptx_form_count(); i++)
+		for (int k = 0; k < 6; k++) {
+			char buf[512];
+			ptx_form_sample(i, &rng, buf, sizeof buf);
+			if (!ptx_parse(c, buf, (Span){0}, &in))
+				continue; /* ptx_table_invariants reports it */
+			for (int q = 0; q < PQ_COUNT; q++)
+				if (ptx_has(&in, (PtxQual)q) !=
+				    text_has(buf, in.mnemonic, ptx_qual_text((PtxQual)q)))
+					test_fail(t, __FILE__, __LINE__, "%s: %s answers %d", buf,
+						  ptx_qual_text((PtxQual)q), ptx_has(&in, (PtxQual)q));
+			ctx_reset(c);
+		}
 	pt_ctx_free(c);
 }
 

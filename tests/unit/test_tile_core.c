@@ -6,6 +6,8 @@
  * test per common/ld-st legality rule with its code.  Expected values are
  * hand computed from the reference's coordinate rules.
  */
+#include <string.h>
+
 #include "test.h"
 #include "tile_build.h"
 
@@ -604,4 +606,26 @@ TEST(tile_no_family)
 	tb_apply(&b, "bar.sync", ES_THREAD, 0, NULL);
 	CHECK_INT(tb_check(&b), PT_E_TILE_NO_FAMILY);
 	tb_free(&b);
+}
+
+/* Helper instructions name their form row (helpers.def): each spelling
+ * selects a row of the family written beside it, and the row's mnemonic
+ * starts the spelling. */
+TEST(tile_helpers_name_rows)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	for (int h = 0; h < TH_COUNT; h++) {
+		const PtxInst *in = tile_helper(c, (TileHelper)h);
+		CHECK(in != NULL);
+		CHECK_INT(in->family, tile_helper_family((TileHelper)h));
+		CHECK(in->form >= 0 && in->form < ptx_form_count());
+		CHECK_STR(ptx_form(in->form)->mnemonic, in->mnemonic);
+		CHECK(strncmp(in->spelling, in->mnemonic, strlen(in->mnemonic)) == 0);
+	}
+	/* the two rows the lowerings use, by hand from the table */
+	CHECK_INT(tile_helper(c, TH_MAPA_SHARED_U32)->family, PTXF_CLUSTER);
+	CHECK_INT(tile_helper(c, TH_MAPA_SHARED_U32)->type, PTY_U32);
+	CHECK_INT(tile_helper(c, TH_MOV_U32)->family, PTXF_MOV);
+	CHECK_INT(tile_helper(c, TH_MOV_U32)->nops, 2);
+	pt_ctx_free(c);
 }

@@ -24,8 +24,6 @@
 
 enum { BK_DST, BK_SRC };
 
-#define BULK_MAPA "mapa.shared::cluster.u32"
-
 static bool
 is_shared(MemScope s)
 {
@@ -225,12 +223,12 @@ mapa(Ctx *c, const TileCall *tc, const char *name, Expr *addr, Block *out)
 {
 	Span sp = tc->span;
 	Var *v = tile_lower_var(c, tc, name, DT_UINT32, out, sp);
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = BULK_MAPA;
-	vec_push(&c->arena, &p->u.ptx.args, var_ref(c, v, sp));
-	vec_push(&c->arena, &p->u.ptx.args, addr);
-	vec_push(&c->arena, &p->u.ptx.args, tc->param[TP_REMOTE_CTA_ID]);
-	ir_select_ptx(c, p, NULL, true);
+	ExprVec a = {0};
+	vec_push(&c->arena, &a, var_ref(c, v, sp));
+	vec_push(&c->arena, &a, addr);
+	vec_push(&c->arena, &a, tc->param[TP_REMOTE_CTA_ID]);
+	const PtxInst *row = tile_helper(c, TH_MAPA_SHARED_U32);
+	Expr *p = ir_ptx_issue(c, row, row->spelling, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	vec_push(&c->arena, out, s);

@@ -36,7 +36,7 @@ check_chunk(TileEnv *e, TileCall *tc, int64_t *chunk)
 		return diag_error(c, PT_E_CPASYNC_CHUNK_BYTES, x->span,
 				  "chunk_bytes=%lld: cp.async copies 4, 8 or 16 "
 				  "bytes per instruction", (long long)*chunk);
-	if (ptx_inst_has(&tc->inst, ".cg") && *chunk != 16)
+	if (ptx_has(&tc->inst, PQ_CG) && *chunk != 16)
 		return diag_error(c, PT_E_CPASYNC_CHUNK_QUALIFIER, x->span,
 				  "chunk_bytes=%lld, but %s copies 16 bytes "
 				  "(.cg supports only 16; .ca supports 4, 8 and "
@@ -68,7 +68,7 @@ check_zero_fill(TileEnv *e, TileCall *tc, int64_t chunk)
 static bool
 check_cache_policy(TileEnv *e, TileCall *tc)
 {
-	bool hint = ptx_inst_has(&tc->inst, ".L2::cache_hint");
+	bool hint = ptx_has(&tc->inst, PQ_L2_CACHE_HINT);
 	if (hint && !tc->cache_policy)
 		return diag_error(e->c, PT_E_TILE_PARAM_REQUIRED, tc->span,
 				  "%s has a cache-policy operand: pass "

@@ -59,7 +59,7 @@ check_order(TileEnv *e, TileCall *tc, bool is_ld)
 static bool
 check_cache_policy(TileEnv *e, TileCall *tc)
 {
-	bool hint = ptx_inst_has(&tc->inst, ".L2::cache_hint");
+	bool hint = ptx_has(&tc->inst, PQ_L2_CACHE_HINT);
 	if (hint && !tc->cache_policy)
 		return diag_error(e->c, PT_E_TILE_PARAM_REQUIRED, tc->span,
 				  "%s has a cache-policy operand: pass "
@@ -77,7 +77,7 @@ tile_check_ld_st(TileEnv *e, TileCall *tc)
 {
 	Ctx *c = e->c;
 	bool is_ld = strcmp(tc->inst.mnemonic, "ld") == 0;
-	int from_params = ptx_inst_has(&tc->inst, ".L2::cache_hint") ? 1 : 0;
+	int from_params = ptx_has(&tc->inst, PQ_L2_CACHE_HINT) ? 1 : 0;
 	if (!check_cache_policy(e, tc))
 		return false;
 	if (tc->nops != 2)

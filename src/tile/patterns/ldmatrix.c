@@ -34,8 +34,8 @@ owner_map(const void *arg, int lane, int reg, int64_t *atom)
 static bool
 check_form(TileEnv *e, TileCall *tc)
 {
-	if (!ptx_inst_has(&tc->inst, ".m8n8") ||
-	    !ptx_inst_has(&tc->inst, ".b16"))
+	if (!ptx_has(&tc->inst, PQ_M8N8) ||
+	    !ptx_has(&tc->inst, PQ_B16))
 		return diag_error(e->c, PT_E_LDM_FORM, tc->span,
 				  "the %s tile pattern supports .m8n8 "
 				  "{.x1,.x2,.x4}{.trans}.b16 only, found %s; "
@@ -338,7 +338,7 @@ tile_check_ldmatrix(TileEnv *e, TileCall *tc)
 		if (!check_atom(e, tc, op, count) ||
 		    !tile_shape_operand(e, tc, op))
 			return false;
-		if (ptx_inst_has(&tc->inst, ".trans") &&
+		if (ptx_has(&tc->inst, PQ_TRANS) &&
 		    !check_trans(e, tc, op))
 			return false;
 	}

@@ -25,13 +25,6 @@ enum { OP_D, OP_A, OP_B, OP_C };
 
 static const char *const op_names[] = {"D", "A", "B", "C"};
 
-static const char *const forms[] = {
-	".aligned.m16n8k8.row.col.f32.f16.f16.f32",
-	".aligned.m16n8k16.row.col.f32.f16.f16.f32",
-	".aligned.m16n8k8.row.col.f32.bf16.bf16.f32",
-	".aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-};
-
 static void
 map_a(const void *arg, int l, int r, int64_t *x)
 {
@@ -59,12 +52,14 @@ map_d(const void *arg, int l, int r, int64_t *x)
 static bool
 check_form(TileEnv *e, TileCall *tc, int *k)
 {
-	const char *q = tc->inst.spelling + strlen(tc->inst.mnemonic);
-	for (size_t i = 0; i < countof(forms); i++)
-		if (strcmp(q, forms[i]) == 0) {
-			*k = strstr(q, "k16") ? 16 : 8;
-			break;
-		}
+	/* the pattern's forms: m16n8k8/k16 with f32 accumulators and f16
+	 * or bf16 inputs, read from the selection (the table spells each
+	 * as one literal row, so no other row has this shape and types) */
+	const PtxInst *in = &tc->inst;
+	if (in->shape_m == 16 && in->shape_n == 8 &&
+	    (in->shape_k == 8 || in->shape_k == 16) &&
+	    (ptx_has(in, PQ_MMA_F32_F16) || ptx_has(in, PQ_MMA_F32_BF16)))
+		*k = in->shape_k;
 	if (!*k)
 		return diag_error(e->c, PT_E_MMA_FORM, tc->span,
 				  "the mma.sync tile pattern supports "
@@ -242,12 +237,9 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 		for (int64_t m = 0; m < M; m++)
 			for (int64_t n = 0; n < N; n++)
 				for (int64_t k = 0; k < K; k++) {
-					Expr *p = ir_new_expr(c, EX_PTX, ET_VOID,
-							      DT_NONE, sp);
-					ExprVec *args = &p->u.ptx.args;
+					ExprVec argv = {0}, *args = &argv;
 					int64_t rdi = rep_index(rd, nbatch, bi,
 								m, n);
-					p->u.ptx.spelling = tc->inst.spelling;
 					push_regs(c, args, tc, d, rdi, sp);
 					push_regs(c, args, tc, a,
 						  rep_index(ra, nbatch, bi, m,
@@ -267,7 +259,10 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 					else
 						push_regs(c, args, tc, cc, rdi,
 							  sp);
-					ir_select_ptx(c, p, &tc->inst, true);
+					/* mma.sync is issued unpredicated */
+					Expr *p = ir_ptx_issue(c, &tc->inst,
+							       tc->inst.spelling,
+							       argv, NULL, sp);
 					Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 					s->u.value = p;
 					vec_push(&c->arena, out, s);

@@ -21,18 +21,18 @@
 enum { CP_DST, CP_SRC };
 
 typedef struct CpShape {
-	const char *qual;
+	PtxQual qual;
 	int rows, words;
 	int nrep;          /* lane replicas of each row */
 } CpShape;
 
 static const CpShape shapes[] = {
-	{".128x256b", 128, 8, 1},
-	{".128x128b", 128, 4, 1},
-	{".4x256b", 4, 8, 1},
-	{".64x128b.warpx2::02_13", 64, 4, 2},
-	{".64x128b.warpx2::01_23", 64, 4, 2},
-	{".32x128b.warpx4", 32, 4, 4},
+	{PQ_S128X256B, 128, 8, 1},
+	{PQ_S128X128B, 128, 4, 1},
+	{PQ_S4X256B, 4, 8, 1},
+	{PQ_S64X128B_02_13, 64, 4, 2},
+	{PQ_S64X128B_01_23, 64, 4, 2},
+	{PQ_S32X128B_WARPX4, 32, 4, 4},
 };
 
 /* Lane of row r, replica k, relative to the origin lane. */
@@ -280,7 +280,7 @@ tile_check_tcgen05_cp(TileEnv *e, TileCall *tc)
 				  tc->nops);
 	CpCall *cp = NEW(&c->arena, CpCall);
 	for (size_t i = 0; i < countof(shapes); i++)
-		if (ptx_inst_has(&tc->inst, shapes[i].qual))
+		if (ptx_has(&tc->inst, shapes[i].qual))
 			cp->shape = &shapes[i];
 	PT_ASSERT(cp->shape);
 	if (!ptx_check_target(c, &tc->inst, tc->span) ||

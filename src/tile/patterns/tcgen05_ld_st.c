@@ -33,7 +33,7 @@
 #include "tile/tile.h"
 
 typedef struct Shape {
-	const char *qual;
+	PtxQual qual;
 	int rows;     /* TMEM lanes of one (half-)access */
 	int cols;     /* b32 columns per .x1 of one (half-)access */
 	int regs;     /* registers per lane per .x1 */
@@ -86,11 +86,11 @@ map_16x32bx2(const void *arg, int l, int r, int64_t *x)
 }
 
 static const Shape shapes[] = {
-	{".16x32bx2", 16, 1, 1, true, map_16x32bx2},
-	{".32x32b", 32, 1, 1, false, map_32x32b},
-	{".16x64b", 16, 2, 1, false, map_16x64b},
-	{".16x128b", 16, 4, 2, false, map_16x128b},
-	{".16x256b", 16, 8, 4, false, map_16x256b},
+	{PQ_S16X32BX2, 16, 1, 1, true, map_16x32bx2},
+	{PQ_S32X32B, 32, 1, 1, false, map_32x32b},
+	{PQ_S16X64B, 16, 2, 1, false, map_16x64b},
+	{PQ_S16X128B, 16, 4, 2, false, map_16x128b},
+	{PQ_S16X256B, 16, 8, 4, false, map_16x256b},
 };
 
 /* What one call needs besides the TileCall. */
@@ -521,12 +521,12 @@ parse_form(TileEnv *e, TileCall *tc, LdSt *s)
 	s->is_ld = tc->inst.family == PTXF_TCGEN05_LD;
 	s->sh = NULL;
 	for (size_t i = 0; i < countof(shapes) && !s->sh; i++)
-		if (ptx_inst_has(&tc->inst, shapes[i].qual))
+		if (ptx_has(&tc->inst, shapes[i].qual))
 			s->sh = &shapes[i];
 	PT_ASSERT(s->sh); /* every table row names one shape */
 	s->n = tc->inst.num;
-	s->pack = ptx_inst_has(&tc->inst, ".pack::16b") ||
-		  ptx_inst_has(&tc->inst, ".unpack::16b");
+	s->pack = ptx_has(&tc->inst, PQ_PACK_16B) ||
+		  ptx_has(&tc->inst, PQ_UNPACK_16B);
 	int want = s->sh->split ? 3 : 2;
 	if (tc->nops != want)
 		return diag_error(c, PT_E_TILE_OPERAND_COUNT, tc->span,

@@ -41,17 +41,17 @@ enum { OP_D, OP_A, OP_B, OP_SFA, OP_SFB, NOPS };
 static const char *const op_names[] = {"D", "A", "B", "SFA", "SFB"};
 
 static const struct {
-	const char *qual;
+	PtxQual qual;
 	UmmaKind kind;
 	int bits;          /* A/B storage bits */
 } kinds[] = {
-	{".kind::f16", UMMA_F16, 16},
-	{".kind::tf32", UMMA_TF32, 32},
-	{".kind::f8f6f4", UMMA_F8F6F4, 8},
-	{".kind::i8", UMMA_I8, 8},
-	{".kind::mxf8f6f4", UMMA_MXF8F6F4, 8},
-	{".kind::mxf4", UMMA_MXF4, 4},
-	{".kind::mxf4nvf4", UMMA_MXF4NVF4, 4},
+	{PQ_KIND_F16, UMMA_F16, 16},
+	{PQ_KIND_TF32, UMMA_TF32, 32},
+	{PQ_KIND_F8F6F4, UMMA_F8F6F4, 8},
+	{PQ_KIND_I8, UMMA_I8, 8},
+	{PQ_KIND_MXF8F6F4, UMMA_MXF8F6F4, 8},
+	{PQ_KIND_MXF4, UMMA_MXF4, 4},
+	{PQ_KIND_MXF4NVF4, UMMA_MXF4NVF4, 4},
 };
 
 typedef struct MmaCall {
@@ -92,8 +92,8 @@ scale_vec(const PtxInst *in, UmmaKind k)
 {
 	if (k == UMMA_MXF8F6F4)
 		return 1;
-	if (k == UMMA_MXF4NVF4 && (ptx_inst_has(in, ".scale_vec::4X") ||
-				   ptx_inst_has(in, ".block16")))
+	if (k == UMMA_MXF4NVF4 && (ptx_has(in, PQ_SCALE_VEC_4X) ||
+				   ptx_has(in, PQ_BLOCK16)))
 		return 4;
 	return 2;
 }
@@ -110,15 +110,15 @@ check_form(TileEnv *e, TileCall *tc, MmaCall *mc)
 				  execscope_name(tc->scope));
 	mc->kind = -1;
 	for (size_t i = 0; i < countof(kinds); i++)
-		if (ptx_inst_has(&tc->inst, kinds[i].qual))
+		if (ptx_has(&tc->inst, kinds[i].qual))
 			mc->kind = (int)i;
 	if (mc->kind < 0)
 		return diag_error(c, PT_E_MMA_UNSUPPORTED, tc->span,
 				  "%s: the tile pattern knows no such kind",
 				  tc->inst.spelling);
-	mc->ws = ptx_inst_has(&tc->inst, ".ws");
-	mc->bs = ptx_inst_has(&tc->inst, ".block_scale");
-	mc->g = ptx_inst_has(&tc->inst, ".cta_group::2") ? 2 : 1;
+	mc->ws = ptx_has(&tc->inst, PQ_WS);
+	mc->bs = ptx_has(&tc->inst, PQ_BLOCK_SCALE);
+	mc->g = ptx_has(&tc->inst, PQ_CTA_GROUP_2) ? 2 : 1;
 	mc->sv = mc->bs ? scale_vec(&tc->inst, kinds[mc->kind].kind) : 0;
 	int want = mc->bs ? 5 : 3;
 	if (tc->nops != want)
@@ -192,7 +192,7 @@ check_instr_shape(TileEnv *e, TileCall *tc, MmaCall *mc)
 				  "PTX Table 39)", (long long)v[0],
 				  (long long)v[1], (long long)v[2],
 				  mc->ws ? ".ws " : "", mc->g,
-				  kinds[mc->kind].qual + 1, rule, want_k);
+				  ptx_qual_text(kinds[mc->kind].qual) + 1, rule, want_k);
 	mc->m = (int)v[0];
 	mc->n = (int)v[1];
 	mc->k = (int)v[2];
@@ -233,7 +233,7 @@ format_of(TileEnv *e, TileCall *tc, MmaCall *mc, int i, int *code)
 		return diag_error(c, PT_E_MMA_FORMAT, op->span,
 				  "operand %s: format %s is not an input "
 				  "format of %s%s", op_names[i], name,
-				  kinds[mc->kind].qual + 1,
+				  ptx_qual_text(kinds[mc->kind].qual) + 1,
 				  k == UMMA_TF32 && !x
 					  ? " (pass a_format/b_format=\"tf32\" "
 					    "for float32 storage)"
@@ -243,14 +243,14 @@ format_of(TileEnv *e, TileCall *tc, MmaCall *mc, int i, int *code)
 				  "operand %s (%s) has %d-bit storage; %s "
 				  "reads %d-bit elements", op_names[i],
 				  op->root->name, op->bits,
-				  kinds[mc->kind].qual + 1,
+				  ptx_qual_text(kinds[mc->kind].qual) + 1,
 				  kinds[mc->kind].bits);
 	bool mn = i == OP_A ? mc->a_mn : mc->b_mn;
 	bool narrow = (k == UMMA_F8F6F4 || k == UMMA_MXF8F6F4) && *code >= 3;
 	if (mn && (narrow || k == UMMA_MXF4 || k == UMMA_MXF4NVF4))
 		return diag_error(c, PT_E_MMA_MAJOR, op->span,
 				  "operand %s: %s %s must be K-major",
-				  op_names[i], kinds[mc->kind].qual + 1, name);
+				  op_names[i], ptx_qual_text(kinds[mc->kind].qual) + 1, name);
 	return true;
 }
 
@@ -284,7 +284,7 @@ d_format(TileEnv *e, TileCall *tc, MmaCall *mc, Idesc *d)
 	return diag_error(e->c, PT_E_MMA_D_DTYPE, dd->span,
 			  "operand D (%s) is %s; %s accumulates in %s",
 			  dd->root->name, dtype_name(t),
-			  kinds[mc->kind].qual + 1,
+			  ptx_qual_text(kinds[mc->kind].qual) + 1,
 			  d->kind == UMMA_I8 ? "int32"
 			  : d->kind == UMMA_F16 || d->kind == UMMA_F8F6F4
 				  ? "float32 (or float16 with float16 inputs)"
@@ -847,12 +847,11 @@ static Stmt *
 issue(Ctx *c, const TileCall *tc, Expr *const *args, int nargs)
 {
 	Span sp = tc->span;
-	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = tc->inst.spelling;
-	p->u.ptx.pred = tc->pred;
+	ExprVec a = {0};
 	for (int i = 0; i < nargs; i++)
-		vec_push(&c->arena, &p->u.ptx.args, args[i]);
-	ir_select_ptx(c, p, &tc->inst, true);
+		vec_push(&c->arena, &a, args[i]);
+	Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, a, tc->pred,
+			       sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	return s;

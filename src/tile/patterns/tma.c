@@ -657,8 +657,8 @@ static bool
 check_runtime(TileEnv *e, TileCall *tc, TmaCall *k)
 {
 	Ctx *c = e->c;
-	bool mc = ptx_inst_has(&tc->inst, ".multicast::cluster");
-	bool hint = ptx_inst_has(&tc->inst, ".L2::cache_hint");
+	bool mc = ptx_has(&tc->inst, PQ_MULTICAST_CLUSTER);
+	bool hint = ptx_has(&tc->inst, PQ_L2_CACHE_HINT);
 	const Expr *mbar = tc->param[TP_MBAR];
 	if (k->dir == TMA_LOAD && !mbar)
 		return diag_error(c, PT_E_TMA_MBAR_MISSING, tc->span,
@@ -752,19 +752,19 @@ check_coords(TileEnv *e, TileCall *tc, TmaCall *k)
 static bool
 check_reduce_format(TileEnv *e, TileCall *tc, const TmaFields *f)
 {
-	static const char *const int_only[] = {".and", ".or", ".xor", ".inc",
-					       ".dec"};
+	static const PtxQual int_only[] = {PQ_AND, PQ_OR, PQ_XOR, PQ_INC,
+					   PQ_DEC};
 	if (!is_float_format(f->format))
 		return true;
 	for (size_t i = 0; i < sizeof int_only / sizeof *int_only; i++)
-		if (ptx_inst_has(&tc->inst, int_only[i]))
+		if (ptx_has(&tc->inst, int_only[i]))
 			return diag_error(e->c, PT_E_TMA_FORMAT, tc->span,
 					  "%s reduction of %s data: the bitwise "
 					  "and inc/dec reductions take integer "
-					  "formats", int_only[i] + 1,
+					  "formats", ptx_qual_text(int_only[i]) + 1,
 					  dtype_name(f->format));
-	bool minmax = ptx_inst_has(&tc->inst, ".min") ||
-		      ptx_inst_has(&tc->inst, ".max");
+	bool minmax = ptx_has(&tc->inst, PQ_MIN) ||
+		      ptx_has(&tc->inst, PQ_MAX);
 	if (minmax && f->format != DT_FLOAT16 && f->format != DT_BFLOAT16)
 		return diag_error(e->c, PT_E_TMA_FORMAT, tc->span,
 				  "min/max reduction of %s data: floating-point "
@@ -1026,10 +1026,7 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 	const TileOperand *sm = &tc->ops[k->smem];
 	int64_t nrep = tile_repeat_count(tc);
 	for (int64_t r = 0; r < nrep; r++) {
-		Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-		ExprVec *a = &p->u.ptx.args;
-		p->u.ptx.spelling = tc->inst.spelling;
-		p->u.ptx.pred = tc->pred;
+		ExprVec argv = {0}, *a = &argv;
 		if (k->dir == TMA_LOAD)
 			vec_push(&c->arena, a, sm->ptr_x[r]);
 		vec_push(&c->arena, a, map_expr(c, tc, k, sp));
@@ -1043,7 +1040,8 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 		}
 		if (tc->cache_policy)
 			vec_push(&c->arena, a, tc->cache_policy);
-		ir_select_ptx(c, p, &tc->inst, true);
+		Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
+				       tc->pred, sp);
 		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 		s->u.value = p;
 		vec_push(&c->arena, out, s);
@@ -1105,8 +1103,8 @@ bool
 tile_check_tma(TileEnv *e, TileCall *tc)
 {
 	Ctx *c = e->c;
-	if (ptx_inst_has(&tc->inst, ".im2col") ||
-	    ptx_inst_has(&tc->inst, ".im2col_no_offs"))
+	if (ptx_has(&tc->inst, PQ_IM2COL) ||
+	    ptx_has(&tc->inst, PQ_IM2COL_NO_OFFS))
 		return diag_error(c, PT_E_TILE_NO_FAMILY, tc->span,
 				  "%s: im2col transfers have no tile contract; "
 				  "call them as raw T.ptx", tc->inst.spelling);
@@ -1119,8 +1117,8 @@ tile_check_tma(TileEnv *e, TileCall *tc)
 	TmaCall *k = NEW(&c->arena, TmaCall);
 	TmaFields f = {0};
 	k->dir = direction(&tc->inst);
-	k->gather4 = ptx_inst_has(&tc->inst, ".tile::gather4") ||
-		     ptx_inst_has(&tc->inst, ".tile::scatter4");
+	k->gather4 = ptx_has(&tc->inst, PQ_TILE_GATHER4) ||
+		     ptx_has(&tc->inst, PQ_TILE_SCATTER4);
 	k->rank = k->gather4 ? 2 : tc->inst.num;
 	k->smem = k->dir == TMA_LOAD ? 0 : 1;
 	TileOperand *sm = &tc->ops[k->smem], *gl = &tc->ops[1 - k->smem];

@@ -28,7 +28,6 @@
  * the first always accumulate.  Nothing else is inserted: the kernel
  * writes wgmma.fence / commit_group / wait_group itself.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "tile/tile.h"
@@ -95,11 +94,13 @@ in_type(const char *s, size_t n)
 	return -1;
 }
 
-/* The last qualifiers of the spelling: .dtype.atype.btype, and the
- * shape .m64nNkK.  The form table accepted the spelling, so they exist. */
+/* The last qualifiers of the spelling: .dtype.atype.btype; the shape
+ * .m64nNkK comes from the selection.  The form table accepted the
+ * spelling, so they exist. */
 static void
-parse_spelling(const char *s, WgCall *w)
+parse_spelling(const PtxInst *in, WgCall *w)
 {
+	const char *s = in->spelling;
 	const char *q[3] = {NULL, NULL, NULL};
 	size_t len[3] = {0, 0, 0};
 	const char *end = s + strlen(s);
@@ -116,9 +117,8 @@ parse_spelling(const char *s, WgCall *w)
 						: ACC_S32;
 	w->ta = in_type(q[1], len[1]);
 	w->tb = in_type(q[2], len[2]);
-	const char *sh = strstr(s, ".m64n");
-	if (!sh || sscanf(sh, ".m64n%dk%d", &w->n, &w->k) != 2)
-		w->n = w->k = 0;
+	w->n = in->shape_m == 64 ? in->shape_n : 0;
+	w->k = in->shape_m == 64 ? in->shape_k : 0;
 }
 
 static bool
@@ -141,7 +141,7 @@ check_form(TileEnv *e, TileCall *tc, WgCall *w)
 					  "operand %s of %s must be a tensor, "
 					  "found a scalar", op_names[i],
 					  tc->inst.spelling);
-	parse_spelling(tc->inst.spelling, w);
+	parse_spelling(&tc->inst, w);
 	PT_ASSERT(w->ta >= 0 && w->tb >= 0 && w->n > 0);
 	w->nd = w->acc == ACC_F16 ? w->n / 4 : w->n / 2;
 	if (!tile_warp_collective(e, tc))
@@ -404,11 +404,7 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 	for (int64_t m = 0; m < w->mr; m++)
 		for (int64_t n = 0; n < w->nr; n++)
 			for (int64_t k = 0; k < w->kr; k++) {
-				Expr *p = ir_new_expr(c, EX_PTX, ET_VOID,
-						      DT_NONE, sp);
-				ExprVec *args = &p->u.ptx.args;
-				p->u.ptx.spelling = tc->inst.spelling;
-				p->u.ptx.pred = tc->pred;
+				ExprVec argv = {0}, *args = &argv;
 				push_regs(c, args, tc, &tc->ops[OP_D],
 					  m * w->nr + n, sp);
 				if (w->a_reg)
@@ -438,6 +434,12 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 					vec_push(&c->arena, args,
 						 ir_int(c, w->b_mn, DT_INT32,
 							sp));
+				/* one spelling has a row per A source
+				 * (smem descriptor or registers): select by
+				 * the arguments, not only the spelling */
+				Expr *p = ir_ptx_issue(c, NULL,
+						       tc->inst.spelling, argv,
+						       tc->pred, sp);
 				Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 				s->u.value = p;
 				vec_push(&c->arena, out, s);
