@@ -417,6 +417,19 @@ def plan(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
     return m, n, k, w, b_kmajor, odt, bkind, ACTIVATIONS[activation]
 
 
+_chosen = {}  # (device, problem) -> the configuration choose() gave
+_sms = {}
+
+
+def _sm_count(dev):
+    n = _sms.get(str(dev))
+    if n is None:
+        import torch
+        n = torch.cuda.get_device_properties(dev).multi_processor_count
+        _sms[str(dev)] = n
+    return n
+
+
 def matmul(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
            alpha=1.0, residual=None, beta=1.0, config=None, tune=True):
     """out = act(alpha a @ b + bias) + beta residual on torch tensors (see
@@ -433,11 +446,20 @@ def matmul(a, b, *, bias=None, activation=None, out_dtype=None, out=None,
     bias32 = (bias.to(device=a.device, dtype=torch.float32).contiguous()
               if bias is not None else None)
     resid = 1 if residual is not None else 0
-    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    sms = _sm_count(a.device)
     if config is None:
-        config = choose(m, n, k, w, a, sms=sms, dt=dt, out=odt,
-                        b_kmajor=b_kmajor, bias=bkind, act=act, resid=resid,
-                        bias32=bias32, residual=residual, tune=tune)
+        # a problem seen before in this process takes its configuration
+        # from memory: choose() lists the candidates and reads the tuner
+        # on every call, host time that showed as 10% at 4096^3
+        memo = (str(a.device), m, n, k, dt, odt, b_kmajor, bkind, act, resid)
+        config = _chosen.get(memo)
+        if config is None:
+            config = choose(m, n, k, w, a, sms=sms, dt=dt, out=odt,
+                            b_kmajor=b_kmajor, bias=bkind, act=act,
+                            resid=resid, bias32=bias32, residual=residual,
+                            tune=tune)
+            if tune:
+                _chosen[memo] = config
     script, c = config
     GEMM.launch(script, c, a, w, out, bias=bias32, resid=residual,
                 alpha=alpha, beta=beta if residual is not None else 0.0,
