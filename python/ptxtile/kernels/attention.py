@@ -368,7 +368,13 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
     The kernel is scripts/attention_fwd.py; ptxtile.autotune picks one
     of four variants per shape class (docs/patterns.md section 8).  A
     torch.library custom op (torch.ops.ptxtile.attention) with a fake
-    implementation, so torch.compile(fullgraph=True) traces it."""
+    implementation, so torch.compile(fullgraph=True) traces it.
+
+    Measured on one H200, 2026-12-01 22:09 UTC (bench/README.md, one
+    run, ratio to torch SDPA's cuDNN backend, the fastest there): this
+    function 0.87-0.96 on the dense configurations (581 TFLOP/s at
+    8x16x4096x128), 1.46 on variable-length batches (torch called per
+    sequence)."""
     import torch
     if out is not None:
         o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q,

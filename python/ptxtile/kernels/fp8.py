@@ -327,7 +327,12 @@ def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=torch.bfloat16 if torch else
     the tuned kernel is launched directly (after a shape's first call:
     one dict lookup and the kernel's fast launch path); under
     torch.compile the call is the custom op ptxtile::fp8_matmul, one
-    opaque node (its fake implementation gives D's shape and dtype)."""
+    opaque node (its fake implementation gives D's shape and dtype).
+
+    Measured on one H200, 2026-12-01 22:09 UTC (bench/README.md, one
+    run): at 4096x7168x16384 this function ran 1421 (tensor-wise), 1242
+    (row-wise) and 845 (block-wise) TFLOP/s against torch._scaled_mm's
+    1251, 1193 and 1176."""
     if torch is None:
         raise RuntimeError("fp8_matmul: torch was not importable when "
                            "ptxtile.kernels.fp8 was imported")
