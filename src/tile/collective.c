@@ -30,6 +30,13 @@ tile_warp_collective(TileEnv *e, TileCall *tc)
 				  "not scope=\"thread\"", tc->inst.spelling);
 	const GroupAxis *lane = &tc->group[tc->ngroup - 1];
 	PT_ASSERT(lane->kind == GK_LANE);
+	if (e->lane_inexact)
+		return diag_error(c, PT_E_COLL_PARTIAL_WARP, tc->span,
+				  "%s needs all 32 lanes of the warp, but it "
+				  "is under a condition on the lane or thread "
+				  "id that may leave some lanes out (write it "
+				  "as a comparison of T.cuda.lane_id() with a "
+				  "constant)", tc->inst.spelling);
 	if (lane->lo != 0 || lane->ext != 32)
 		return diag_error(c, PT_E_COLL_PARTIAL_WARP, tc->span,
 				  "%s needs all 32 lanes of the warp, but "

@@ -259,20 +259,98 @@ guard_cmp(TileEnv *e, const Expr *cond, bool neg)
 	}
 }
 
-static void
+/* Whether x reads the lane id or threadIdx.x (through never-reassigned
+ * variables): a condition on it can split a warp.  Past a depth bound
+ * the answer is yes, which only makes the caller more careful. */
+static bool
+mentions_lane(const TileEnv *e, const Expr *x, int depth)
+{
+	x = through_var(e, x);
+	if (!x)
+		return false;
+	if (depth > 64)
+		return true;
+	int hw = hw_of(x);
+	if (hw == HW_LANE || hw == HW_TID)
+		return true;
+	const ExprVec *args = NULL;
+	switch (x->kind) {
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		return mentions_lane(e, x->u.op.a, depth + 1) ||
+		       mentions_lane(e, x->u.op.b, depth + 1) ||
+		       mentions_lane(e, x->u.op.c, depth + 1);
+	case EX_BUILTIN: args = &x->u.call.args; break;
+	case EX_LOAD: args = &x->u.access.indices; break;
+	default: return false;
+	}
+	for (size_t i = 0; i < args->n; i++)
+		if (mentions_lane(e, args->v[i], depth + 1))
+			return true;
+	return false;
+}
+
+/* Whether the lane range after guard_cmp is exactly the set of lanes
+ * (of each warp) the comparison keeps: lane or threadIdx.x against a
+ * constant, in a form narrow and narrow_tid express. */
+static bool
+cmp_exact(const TileEnv *e, const Expr *cond, bool neg)
+{
+	BinOp op = (BinOp)cond->u.op.op;
+	const Expr *a = through_var(e, cond->u.op.a);
+	const Expr *b = through_var(e, cond->u.op.b);
+	if (hw_of(b) != HW_NONE) {
+		const Expr *t = a;
+		a = b;
+		b = t;
+	}
+	int64_t k;
+	int hw = hw_of(a);
+	if (hw == HW_NONE || !ir_const_int(b, &k) || mentions_lane(e, b, 0))
+		return !mentions_lane(e, cond, 0);
+	if (hw == HW_WARP)
+		return true; /* the warp id is the same on all lanes */
+	if (neg)
+		op = tile_negate_cmp(op);
+	if (hw == HW_TID && e->nthreads <= 0)
+		return false; /* guard_cmp narrows nothing then */
+	if (op == BIN_NE) /* exact only when no active id equals k */
+		return hw == HW_LANE ? k < e->lane_lo || k > e->lane_hi
+				     : k < 0 || k >= e->nthreads;
+	if (hw == HW_LANE)
+		return true;
+	int64_t lo = 0, hi = e->nthreads - 1;
+	narrow(&lo, &hi, op, k);
+	if (lo > hi || (lo == 0 && hi == e->nthreads - 1))
+		return true; /* no thread, or every thread */
+	return e->block[1] == 1 && e->block[2] == 1 &&
+	       ((lo % 32 == 0 && (hi + 1) % 32 == 0) || lo / 32 == hi / 32);
+}
+
+/* Narrows the ranges for cond (negated when neg); returns false when
+ * cond constrains lanes in a way the ranges cannot hold (an `or`, `!=`,
+ * arithmetic on the lane id, a thread range across part of a warp), so
+ * that a warp collective under it is not taken as having all lanes. */
+static bool
 guard_expr(TileEnv *e, const Expr *cond, bool neg)
 {
 	if (cond->kind != EX_BINARY)
-		return;
+		return !mentions_lane(e, cond, 0);
 	BinOp op = (BinOp)cond->u.op.op;
 	if (op == BIN_LAND && !neg) {
-		guard_expr(e, cond->u.op.a, false);
-		guard_expr(e, cond->u.op.b, false);
-	} else if (op >= BIN_LT && op <= BIN_NE) {
-		if (neg && op == BIN_EQ)
-			return; /* x != k is not a range */
-		guard_cmp(e, cond, neg);
+		bool a = guard_expr(e, cond->u.op.a, false);
+		return guard_expr(e, cond->u.op.b, false) && a;
 	}
+	if (op < BIN_LT || op > BIN_NE)
+		return !mentions_lane(e, cond, 0);
+	bool exact = cmp_exact(e, cond, neg);
+	if (neg && op == BIN_EQ)
+		return exact; /* x != k is not a range */
+	guard_cmp(e, cond, neg);
+	return exact;
 }
 
 void
@@ -282,7 +360,8 @@ tile_guard_push(TileEnv *e, const Expr *cond, bool neg, GuardSave *save)
 	save->lane_hi = e->lane_hi;
 	save->warp_lo = e->warp_lo;
 	save->warp_hi = e->warp_hi;
-	guard_expr(e, cond, neg);
+	save->inexact = !guard_expr(e, cond, neg);
+	e->lane_inexact += save->inexact;
 	/* A guard no thread of the launch satisfies (`if warp == 5` with
 	 * four warps, the else of `if lane < 32`) leaves an empty range: the
 	 * region never runs, so it is checked as if unguarded rather than
@@ -293,8 +372,8 @@ tile_guard_push(TileEnv *e, const Expr *cond, bool neg, GuardSave *save)
 		e->warp_lo = save->warp_lo;
 		e->warp_hi = save->warp_hi;
 	}
-	if (memcmp(save, &(GuardSave){e->lane_lo, e->lane_hi, e->warp_lo,
-				      e->warp_hi}, sizeof(*save)) != 0)
+	if (save->lane_lo != e->lane_lo || save->lane_hi != e->lane_hi ||
+	    save->warp_lo != e->warp_lo || save->warp_hi != e->warp_hi)
 		tile_env_refresh_ids(e);
 }
 
@@ -309,6 +388,7 @@ tile_guard_pop(TileEnv *e, const GuardSave *save)
 	e->lane_hi = save->lane_hi;
 	e->warp_lo = save->warp_lo;
 	e->warp_hi = save->warp_hi;
+	e->lane_inexact -= save->inexact;
 	if (changed)
 		tile_env_refresh_ids(e);
 }

@@ -209,6 +209,8 @@ struct TileEnv {
 	/* active hardware ranges narrowed by enclosing guards */
 	int64_t lane_lo, lane_hi, warp_lo, warp_hi;
 	int lane_sym, warp_sym; /* symbols under the current guards */
+	int lane_inexact;       /* enclosing guards on lanes that the
+				 * ranges do not express (env.c) */
 	int cta_sym[3];         /* cluster CTA x/y/z, -1 when undeclared */
 	/* the CTA group of the kernel's first tcgen05.cp/mma tile call (0:
 	 * none yet) and where: PTX wants one group per kernel */
@@ -224,6 +226,7 @@ void tile_env_refresh_ids(TileEnv *e);
 /* Narrows (then restores) hardware ranges for an `if` condition. */
 typedef struct GuardSave {
 	int64_t lane_lo, lane_hi, warp_lo, warp_hi;
+	bool inexact; /* counted in TileEnv.lane_inexact */
 } GuardSave;
 void tile_guard_push(TileEnv *e, const Expr *cond, bool negate,
 		     GuardSave *save);

@@ -1,0 +1,10 @@
+from tvm_tirx.script import tirx as T
+from tvm_tirx.backend.cuda.axis import laneid, warpid
+
+@T.function
+def k():
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=64))
+    S = T.alloc_shared((4, 8, 8), "uint32", align=16)
+    R = T.alloc_local((4, 8, 4), "uint32", layout=T.TileLayout(T.S[(4, 8, 4):(1, 4@laneid, 1@laneid)]))
+    if T.cuda.lane_id() != 0:
+        T.cuda.tile.apply(T.ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"], R, S[:, :, 0:4], scope="warp")
