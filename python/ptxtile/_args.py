@@ -142,7 +142,7 @@ def _from_cai(obj, i, p):
     if name is None:
         raise _bad(i, p, "__cuda_array_interface__ typestr %r has no "
                    "ptxtile dtype; the kernel needs %s" % (typestr, p.dtype),
-                   5010)
+                   _lib.code("RT_ARG_DTYPE"))
     shape = tuple(int(d) for d in cai["shape"])
     itemsize = int(typestr[2:])
     strides = cai.get("strides")
@@ -222,7 +222,7 @@ def host_view(obj, i, p):
         if name is None:
             raise _bad(i, p, "tensor of %s, which ptxtile has no dtype "
                        "for; the kernel needs %s" % (obj.dtype, p.dtype),
-                       5010)
+                       _lib.code("RT_ARG_DTYPE"))
         es = obj.element_size()
         return TensorView(obj.data_ptr(), name, tuple(obj.shape),
                           tuple(s * es for s in obj.stride()), None)
@@ -314,7 +314,7 @@ def pack_tensormap(buf, i, p, value, keep):
                    "got %s" % type(value).__name__, _lib.code("RT_ARG_KIND"))
     if data.nbytes != 128:
         raise _bad(i, p, "a tensor map is 128 bytes, got %d" % data.nbytes,
-                   5009)
+                   _lib.code("RT_ARG_KIND"))
     box = ctypes.create_string_buffer(128 + 64)
     addr = (ctypes.addressof(box) + 63) & ~63
     ctypes.memmove(addr, bytes(data), 128)

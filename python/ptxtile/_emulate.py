@@ -150,7 +150,7 @@ def _check_like_gpu(kernel, args):
             if not isinstance(args[i], np.ndarray):
                 raise _args._bad(i, p, "expected a numpy array for the "
                                  "emulator, got %s" % type(args[i]).__name__,
-                                 5009)
+                                 _lib.code("RT_ARG_KIND"))
     kernel.check(*args)
 
 
