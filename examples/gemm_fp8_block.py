@@ -104,14 +104,14 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         T.ptx["setmaxnreg.dec.sync.aligned.u32"](40)
         if tid == 0:
             state: T.uint64 = T.uint64(0)
-            pit: T.int32 = 0  # k-tiles issued so far: ring slot and pass
+            pit: T.uint32 = T.uint32(0)  # k-tiles issued so far: ring slot and pass (unsigned: see gemm_swapab.py)
             for ptile in range(cid, PAIRS, NCL):
                 pbm = ptile // NT * 2 + rank
                 pbn = ptile % NT
                 for kp in range(KTP):
                     sp = pit % ST
                     if pit >= ST:
-                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST - 1) % 2)
+                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST + 1) % 2)
                     # A 16 KiB + B 2 x 8 KiB (this CTA's and the peer's
                     # multicast halves) + 512 bytes of A scales
                     T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(16384 + BN * 128 + 512))
@@ -148,12 +148,12 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             PD2 = D2.view(BN // 2)
             pf0: T.float32 = T.float32(0.0)  # the previous K block's row scales
             pf1: T.float32 = T.float32(0.0)
-            ps: T.int32 = 0  # and its stage
+            ps: T.uint32 = T.uint32(0)  # and its stage
         # the promoted sums, register r at the same position as PD[r]
         MA = T.alloc_local((BN // 2,), "float32", layout="default")
         w = warp % 4
         g = lane // 4
-        cit: T.int32 = 0  # k-tiles consumed so far
+        cit: T.uint32 = T.uint32(0)  # k-tiles consumed so far
         p0: T.uint32 = T.uint32(0)
         p1: T.uint32 = T.uint32(0)
         p2: T.uint32 = T.uint32(0)

@@ -118,6 +118,16 @@ def test_split_k_more_splits_than_k_tiles():
     assert not cnt.any()
 
 
+def test_ring_of_three_stages_wraps_with_split():
+    # STAGES = 3 (not a power of two: the ring index is unsigned
+    # arithmetic) over 11 k-tiles (K = 680), the ring wrapping three
+    # times in the first split; SPLIT = 2 starts the second split's ring
+    # at stage 0 again
+    got, x, w, cnt = run_swapab(6, 64, 680, BT=8, WG=1, STAGES=3, SPLIT=2)
+    assert np.array_equal(got, x @ w.T)
+    assert not cnt.any()
+
+
 def gelu_tanh(v):
     u = 0.7978845608028654 * (v + 0.044715 * v ** 3)
     return 0.5 * v * (1 + np.tanh(u))

@@ -77,14 +77,14 @@ def gemm_fp8(A: T.Tensor((M, K), AT, align=16),
         T.ptx["setmaxnreg.dec.sync.aligned.u32"](40)
         if tid == 0:
             state: T.uint64 = T.uint64(0)
-            pit: T.int32 = 0  # k-tiles issued so far: ring slot and pass
+            pit: T.uint32 = T.uint32(0)  # k-tiles issued so far: ring slot and pass (unsigned: see gemm_swapab.py)
             for ptile in range(cid, PAIRS, NCL):
                 pbm = ptile // NT * 2 + rank
                 pbn = ptile % NT
                 for kp in range(KT):
                     sp = pit % ST
                     if pit >= ST:
-                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST - 1) % 2)
+                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST + 1) % 2)
                     T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(16384 + BN * 128))
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
@@ -111,7 +111,7 @@ def gemm_fp8(A: T.Tensor((M, K), AT, align=16),
         w = warp % 4
         g = lane // 4
         t = lane % 4
-        cit: T.int32 = 0  # k-tiles consumed so far
+        cit: T.uint32 = T.uint32(0)  # k-tiles consumed so far
         sab = scale_a[0] * scale_b[0]
         p0: T.uint32 = T.uint32(0)
         p1: T.uint32 = T.uint32(0)
