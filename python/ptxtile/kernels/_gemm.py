@@ -102,13 +102,9 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # weight bytes in flight per CTA (the token rows of a
                 # stage come from L2): 48 or 96 KiB, or as many stages as
                 # shared memory holds
-                # and the depths 4 and 8, the fastest at 64 and 128 rows
-                # in the 23:33 UTC H200 probe (bench/README.md)
-                depths = {max(2, min(16, w_bytes // (bw * 128)))
-                          for w_bytes in ((48 * 1024, 96 * 1024, 1 << 30)
-                                          if wg <= 2 else
-                                          (96 * 1024, 1 << 30))}
-                for st in sorted(depths | {4, 8}):
+                for w_bytes in ((48 * 1024, 96 * 1024, 1 << 30) if wg <= 2
+                                else (96 * 1024, 1 << 30)):
+                    st = max(2, min(16, w_bytes // (bw * 128)))
                     while st > 2 and st * (bw + bt) * 128 > SMEM_MAX - 8192:
                         st -= 1
                     c = swapab_consts(bt, wg, st, s, w_kmajor=b_kmajor,
