@@ -277,14 +277,15 @@ def suite_shapes():
 
 def test_every_suite_configuration_compiles_and_fits():
     # what the GPU run will compile: every candidate of every suite shape
-    # is a valid script (ptxtile compile; ptxas when present), at most 48
-    # per shape (the tuning budget), within sm_90's shared memory
+    # is a valid script (ptxtile compile; ptxas when present), at most 56
+    # per shape (the tuning budget: 49 at 64 decode rows, about 0.25 s of
+    # timing on the H200), within sm_90's shared memory
     from ptxtile.kernels import _gemm
     ptxas = ptxtile.find_ptxas() if hasattr(ptxtile, "find_ptxas") else None
     seen = {}
     for m, n, k, kw in suite_shapes():
         cands = _gemm.configs(m, n, k, sms=132, **kw)
-        assert 1 <= len(cands) <= 48, (m, n, k, kw)
+        assert 1 <= len(cands) <= 56, (m, n, k, kw)
         for script, c in cands:
             smem = (_gemm.swapab_smem(c) if script == "gemm_swapab.py"
                     else _gemm.sm90_smem(c))

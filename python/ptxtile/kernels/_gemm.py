@@ -102,9 +102,16 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # weight bytes in flight per CTA (the token rows of a
                 # stage come from L2): 48 or 96 KiB, or as many stages as
                 # shared memory holds
-                for w_bytes in ((48 * 1024, 96 * 1024, 1 << 30) if wg <= 2
-                                else (96 * 1024, 1 << 30)):
-                    st = max(2, min(16, w_bytes // (bw * 128)))
+                # - and 8 stages, the fastest at BT 64 and 128 with one
+                # warpgroup in the H200 probe of 23:30 UTC (64 x 4096 x
+                # 4096: S8 14.0 us, S6 18.3, S12 18.8; bench/README.md)
+                depths = {max(2, min(16, w_bytes // (bw * 128)))
+                          for w_bytes in ((48 * 1024, 96 * 1024, 1 << 30)
+                                          if wg <= 2 else
+                                          (96 * 1024, 1 << 30))}
+                if wg == 1 and bt >= 64:
+                    depths.add(8)
+                for st in sorted(depths):
                     while st > 2 and st * (bw + bt) * 128 > SMEM_MAX - 8192:
                         st -= 1
                     c = swapab_consts(bt, wg, st, s, w_kmajor=b_kmajor,
