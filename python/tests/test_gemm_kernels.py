@@ -44,20 +44,42 @@ def round_bf16(a):
     return f.astype(np.uint32).view(np.float32).astype(np.float64)
 
 
+def fp8_quarters(a, kind):
+    """Float8 bit patterns of multiples of 1/4 in [-1, 1] (exact in both
+    formats: e4m3 bias 7, 3 mantissa bits; e5m2 bias 15, 2 bits)."""
+    e4 = {0.0: 0x00, 0.25: 0x28, 0.5: 0x30, 0.75: 0x34, 1.0: 0x38}
+    e5 = {0.0: 0x00, 0.25: 0x34, 0.5: 0x38, 0.75: 0x3A, 1.0: 0x3C}
+    t = e4 if kind == "e4m3" else e5
+    a = np.asarray(a, dtype=np.float64)
+    mag = np.vectorize(lambda v: t[abs(float(v))])(a).astype(np.uint8)
+    return mag | np.where(a < 0, 0x80, 0).astype(np.uint8)
+
+
+FP8 = {"float8_e4m3fn": ("e4m3", lambda a: fp8_quarters(a, "e4m3")),
+       "float8_e5m2": ("e5m2", lambda a: fp8_quarters(a, "e5m2"))}
+
+
 def quarters(rng, shape):
     return rng.integers(-4, 5, shape).astype(np.float32) / 4
 
 
 def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
-               resid=None, out="float32", launches=1, **consts):
+               resid=None, out="float32", launches=1, fp8=None, sx=None,
+               sw=None, **consts):
     """Runs gemm_swapab.py (W_KMAJOR = 0: W stored (K, N)) on random
     quarter-valued inputs; returns (C, X, W, CNT) with X (m, k) and W
     (n, k) as float64."""
     consts.update(OUT=out, BIAS=int(bias is not None),
                   RESID=int(resid is not None), W_KMAJOR=int(w_kmajor))
+    if fp8:  # (X type, W type): float8 operands, k32 wgmma
+        consts.update(XT=fp8[0], WT=fp8[1], EB=1, WGMMA=(
+            "wgmma.mma_async.sync.aligned.m64n%dk32.f32.%s.%s"
+            % (consts["BT"], FP8[fp8[1]][0], FP8[fp8[0]][0])))  # A is W
     kern = compiled("gemm_swapab.py", **consts)
     rng = np.random.default_rng(m * 131 + n * 7 + k)
     x, w = quarters(rng, (m, k)), quarters(rng, (n, k))
+    enc = (lambda a, t: FP8[t][1](a)) if fp8 else (lambda a, t: to_bf16(a))
+    xt, wt_ = fp8 if fp8 else (None, None)
     npdt = {"float32": np.float32, "bfloat16": np.uint16,
             "float16": np.float16}[out]
     c = np.zeros((m, n), dtype=npdt)
@@ -66,11 +88,13 @@ def run_swapab(m, n, k, *, w_kmajor=True, alpha=1.0, beta=0.0, bias=None,
     cnt = np.zeros((m, n), dtype=np.uint32)
     b = np.zeros(n, np.float32) if bias is None else bias
     r = np.zeros((m, n), dtype=npdt) if resid is None else resid
-    wt = to_bf16(w) if w_kmajor else to_bf16(w.T.copy())
+    wt = enc(w, wt_) if w_kmajor else to_bf16(w.T.copy())
+    one = np.ones(1, np.float32)
     for _ in range(launches):
         c[...] = np.nan if out != "bfloat16" else 0x7FC0
-        kern.emulate(to_bf16(x), wt, c, b, r, ws, cnt, alpha, beta,
-                     check_races=True)
+        kern.emulate(enc(x, xt), wt, c, b, r, ws, cnt,
+                     one if sx is None else sx, one if sw is None else sw,
+                     alpha, beta, check_races=True)
     got = from_bf16(c) if out == "bfloat16" else c.astype(np.float64)
     return got, x.astype(np.float64), w.astype(np.float64), cnt
 
@@ -126,6 +150,35 @@ def test_ring_of_three_stages_wraps_with_split():
     got, x, w, cnt = run_swapab(6, 64, 680, BT=8, WG=1, STAGES=3, SPLIT=2)
     assert np.array_equal(got, x @ w.T)
     assert not cnt.any()
+
+
+def test_fp8_row_scaled_split_ring_of_three():
+    # float8 e4m3 X and W (k32 wgmma, 128 k per 128-byte row): K = 320
+    # over three k-tiles (the last half zero-filled), SPLIT = 2, STAGES =
+    # 3; row-wise scales SX[m] SW[n] (powers of two: the scaled float32
+    # sums stay exact)
+    m, n, k = 6, 70, 320
+    rng = np.random.default_rng(5)
+    sx = np.ldexp(1.0, rng.integers(-3, 4, m)).astype(np.float32)
+    sw = np.ldexp(1.0, rng.integers(-3, 4, n)).astype(np.float32)
+    got, x, w, cnt = run_swapab(m, n, k, BT=8, WG=1, STAGES=3, SPLIT=2,
+                                SCALE=2, fp8=("float8_e4m3fn",
+                                              "float8_e4m3fn"),
+                                sx=sx, sw=sw)
+    assert np.array_equal(got, (x @ w.T) * sx[:, None] * sw[None, :])
+    assert not cnt.any()
+
+
+def test_fp8_tensor_scaled_e5m2_weights_bf16_out():
+    # e4m3 X, e5m2 W, tensor-wise SX[0] SW[0] = 0.5 * 4 with alpha 0.25,
+    # two warpgroups, bf16 C
+    m, n, k = 9, 136, 256
+    got, x, w, _ = run_swapab(m, n, k, BT=16, WG=2, STAGES=2, SCALE=1,
+                              fp8=("float8_e4m3fn", "float8_e5m2"),
+                              sx=np.array([0.5], np.float32),
+                              sw=np.array([4.0], np.float32), alpha=0.25,
+                              out="bfloat16")
+    assert np.array_equal(got, round_bf16(0.5 * (x @ w.T)))
 
 
 def gelu_tanh(v):

@@ -26,16 +26,32 @@ def script_path(script):
     return os.path.join(SCRIPTS, script)
 
 
+_FP8 = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+
+
 def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
-                  resid=0, out="bfloat16", minb=1):
+                  resid=0, out="bfloat16", minb=1, xt="bfloat16",
+                  wt="bfloat16", scale=0):
+    """gemm_swapab.py's constants; xt / wt float8 (both, W stored (N, K))
+    with scale 1 (tensor-wise) or 2 (row-wise) for ptxtile.kernels.fp8."""
     if bt % 8 or not 8 <= bt <= 128:
         raise ValueError("BT %d: a multiple of 8 in 8..128" % bt)
-    return {"BT": bt, "WG": wg, "STAGES": stages, "SPLIT": split,
-            "MINB": minb,
-            "W_KMAJOR": w_kmajor, "BIAS": bias, "ACT": act,
-            "RESID": resid, "OUT": out,
-            "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16"
-            % bt}
+    c = {"BT": bt, "WG": wg, "STAGES": stages, "SPLIT": split,
+         "MINB": minb,
+         "W_KMAJOR": w_kmajor, "BIAS": bias, "ACT": act,
+         "RESID": resid, "OUT": out,
+         "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16"
+         % bt}
+    if xt == wt == "bfloat16" and scale == 0:
+        return c
+    if xt not in _FP8 or wt not in _FP8 or not w_kmajor or \
+            scale not in (1, 2):
+        raise ValueError("swap-AB takes bfloat16, or float8 X and W stored "
+                         "(N, K) with scale 1 or 2")
+    c.update(XT=xt, WT=wt, EB=1, SCALE=scale,
+             WGMMA="wgmma.mma_async.sync.aligned.m64n%dk32.f32.%s.%s"
+             % (bt, _FP8[wt], _FP8[xt]))  # wgmma A is W, B is X
+    return c
 
 
 def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
@@ -65,7 +81,7 @@ def cdiv(a, b):
 
 
 def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
-            b_kmajor=1, bias=0, act=0, resid=0):
+            b_kmajor=1, bias=0, act=0, resid=0, fp8=None):
     """The configurations worth timing for one problem, as (script,
     constants) pairs, best guess first.  Few rows (m <= 128): swap-AB with
     the smallest token tile covering m and the K splits that put about
@@ -74,6 +90,11 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
     out_list = []
     epi = {"bias": bias, "act": act, "resid": resid}
     swap_ok = dt == "bfloat16" and bias in (0, 1)
+    if fp8 is not None:
+        # (X type, W type, scale mode): float8 swap-AB candidates only,
+        # for ptxtile.kernels.fp8 (W stored (N, K), no epilogue terms)
+        epi = {"xt": fp8[0], "wt": fp8[1], "scale": fp8[2]}
+        swap_ok = m <= 128 and b_kmajor == 1
     # gemm_sm90 stores C through a tensor map: its rows need N % 8 == 0
     sm90_ok = out != "float32" and n % 8 == 0
     # swap-AB for few rows, and as a candidate up to 1024 rows where the
@@ -89,7 +110,7 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
         for wg in wgs:
             bw = 64 * wg
             tiles = cdiv(n, bw) * cdiv(m, bt)
-            kt = cdiv(k, 64)
+            kt = cdiv(k, 64 if fp8 is None else 128)  # k-tiles of 128 bytes
             splits = sorted({s for s in (1, 2, 3, 4, 6, 8, 12, 16)
                              if s <= kt and tiles * s <= 4 * sms and
                              (tiles * s >= sms // 4 or s == 1)})
@@ -129,7 +150,8 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                         out_list.append(("gemm_swapab.py", swapab_consts(
                             bt, wg, st, s, w_kmajor=b_kmajor, out=out,
                             minb=2, **epi)))
-    if sm90_ok and (m >= 64 or not out_list) and bias in (0, 1, 2):
+    if fp8 is None and sm90_ok and (m >= 64 or not out_list) and \
+            bias in (0, 1, 2):
         for bn, st in ((256, 4), (128, 6), (128, 4), (64, 8)):
             blocks = cdiv(n, bn) * cdiv(m, 256)
             if bn == 256 and m <= 512 and blocks < sms // 4:
@@ -152,10 +174,11 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
 def config_name(script, c):
     """A short readable name of a configuration (tables, the cache)."""
     if script == "gemm_swapab.py":
-        return "swapab BT%d WG%d S%d split%d%s%s" % (
+        return "swapab BT%d WG%d S%d split%d%s%s%s" % (
             c["BT"], c["WG"], c["STAGES"], c["SPLIT"],
             " 2/SM" if c.get("MINB", 1) == 2 else "",
-            "" if c["W_KMAJOR"] else " W(K,N)")
+            "" if c["W_KMAJOR"] else " W(K,N)",
+            " fp8" if c.get("EB", 2) == 1 else "")
     return "sm90 256x%d S%d%s%s" % (c["BN"], c["STAGES"],
                                     "" if c["B_KMAJOR"] else " B(K,N)",
                                     "" if c["DT"] == "bfloat16" else " f16")
@@ -245,7 +268,7 @@ class Gemm(object):
         return w
 
     def launch(self, script, c, a, w, out, *, bias=None, resid=None,
-               alpha=1.0, beta=0.0, sms=132):
+               alpha=1.0, beta=0.0, sms=132, sx=None, sw=None):
         """One launch: out = epilogue(a @ w^T) (w (N, K) when the config's
         major is 1, else (K, N))."""
         import torch
@@ -257,7 +280,9 @@ class Gemm(object):
         if script == "gemm_swapab.py":
             stream = torch.cuda.current_stream(dev).cuda_stream
             ws, cnt = self.workspace(dev, stream, c["SPLIT"], m, n)
-            k(a, w, out, b, r, ws, cnt, float(alpha), float(beta))
+            one = _dummy(dev, 1)
+            k(a, w, out, b, r, ws, cnt, one if sx is None else sx,
+              one if sw is None else sw, float(alpha), float(beta))
         else:
             k(a, w, out, b, r, float(alpha), float(beta), int(sms))
 

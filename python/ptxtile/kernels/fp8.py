@@ -25,9 +25,14 @@ width BN and ring depth ST are tuned per (M, N, K) by ptxtile.autotune
 (tuner()): the first call of a shape times each CONFIGS candidate and
 synchronizes, so make it outside CUDA graph capture; the winner is
 stored in ptxtile's cache, and PTXTILE_AUTOTUNE_CONFIG=0 takes the
-script's own (BN, ST) untimed.  Errors are ValueError /
+script's own (BN, ST) untimed.  At M <= SWAP_M (128), tensor-wise and
+row-wise, the tuned kernel is also timed against the float8 swap-AB
+configurations of kernels/_gemm.py (gemm_swapab.py: weight rows on
+wgmma's M side, split-K) and the faster one is kept (in _gemm's tuner
+file).  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
+import os
 import threading
 
 try:  # fp8_matmul takes torch tensors; the script helpers need no torch
@@ -270,17 +275,83 @@ def _out_name(out_dtype):
     return "float32" if out_dtype == torch.float32 else "bfloat16"
 
 
+# swap-AB for few rows: at M <= SWAP_M the 128-row tiles of the fp8
+# scripts leave most SMs idle (64 x 7168 x 16384: 38 CTAs of 256 x 192
+# rows; 0.49x torch in the 22:09 UTC run), where gemm_swapab.py with
+# float8 operands puts the weight rows on wgmma's M side and splits K
+# (ptxtile.kernels._gemm's candidates, timed against the tuned fp8
+# kernel on the same tensors)
+SWAP_M = 128
+
+
+def _swap_launcher(c, a, b, out, sa, sb):
+    from . import _gemm
+
+    def run(*_args):
+        _gemm.GEMM.launch("gemm_swapab.py", c, a, b, out, sx=sa, sw=sb)
+    return run
+
+
+def _with_swapab(kern, mode, m, n, k, ta, tb, out_dtype, args):
+    """kern (the tuned fp8 kernel) or the fastest float8 swap-AB
+    configuration, whichever the timing on these tensors prefers; the
+    choice is kept in _gemm's tuner file.  Returns kern, or the swap-AB
+    configuration (a dict of gemm_swapab.py constants)."""
+    from . import _gemm
+    a, b, out, sa, sb, _ = args
+    cands = _gemm.configs(m, n, k, out=_out_name(out_dtype),
+                          fp8=(ta, tb, 1 if mode == "tensor" else 2))
+    if not cands or os.environ.get("PTXTILE_AUTOTUNE_CONFIG") is not None:
+        return kern
+    pkey = _gemm.problem_key(a.device, m, n, k, fp8=mode, ta=ta, tb=tb,
+                             out=_out_name(out_dtype))
+    t = _gemm.tuner()
+    hit = t.get(pkey)
+    if hit is None:
+        ws = _gemm.rotation(b)
+        it = [0]
+
+        def own():
+            it[0] += 1
+            kern(a, ws[it[0] % len(ws)], out, sa, sb, args[5])
+        best = (_gemm.time_graph(own, iters=max(10, 2 * len(ws)))[0],
+                "fp8", {})
+        _gemm.GEMM.prepare(cands)
+        for script, c in cands:
+            def go(c=c):
+                it[0] += 1
+                _gemm.GEMM.launch(script, c, a, ws[it[0] % len(ws)], out,
+                                  sx=sa, sw=sb)
+            try:
+                ms = _gemm.time_graph(go, iters=max(10, 2 * len(ws)))[0]
+            except Exception:  # noqa: BLE001 - a config that cannot
+                continue       # launch here loses; the others still run
+            if ms < best[0]:
+                best = (ms, script, c)
+        del ws
+        t.put(pkey, best[1], best[2], best[0])
+        hit = (best[1], best[2])
+    return kern if hit[0] == "fp8" else hit[1]
+
+
 def _chosen(mode, m, n, k, ta, tb, out_dtype, device, args):
     """The tuned Kernel of (mode, types, C type, M, N, K, device),
     remembered per process: after the first call of a shape, a launch is
     one dict lookup and the kernel's fast path (no tuner dispatch, no
-    key reading, no environment lookups)."""
+    key reading, no environment lookups).  At M <= SWAP_M it may be the
+    float8 swap-AB kernel instead (_with_swapab), launched through
+    _gemm with this call's tensors."""
     key = (mode, m, n, k, ta, tb, out_dtype, device)
     kern = _best.get(key)
     if kern is None:
         kern = tuner(mode, ta, tb, _out_name(out_dtype)).best(*args)
+        if mode != "block" and m <= SWAP_M:
+            kern = _with_swapab(kern, mode, m, n, k, ta, tb, out_dtype,
+                                args)
         with _lock:
             _best[key] = kern
+    if isinstance(kern, dict):
+        return _swap_launcher(kern, *args[:5])
     return kern
 
 

@@ -48,6 +48,13 @@
 # caller, kernels.matmul, checks the shapes).
 # WGMMA must name the m64nBTk16 form for BT (a mismatch is a wgmma shape
 # error at compile time).
+# Float8 X and W (XT, WT float8_e4m3fn / float8_e5m2, EB = 1, W_KMAJOR =
+# 1: wgmma reads float8 operands K-major only): the byte geometry is
+# the same - a k-tile is one 128-byte swizzled row, now of 128 elements,
+# and a tile call is 4 x m64nBTk32 (WGMMA must name the k32 form with
+# the types) - and the scales of torch._scaled_mm apply to the float32
+# sums before alpha: SCALE = 1 multiplies by SX[0] SW[0] (tensor-wise),
+# SCALE = 2 by SX[m] SW[n] (row-wise); TMA then needs K % 16 == 0.
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
@@ -62,14 +69,21 @@ RESID = 0               # 1: add beta R[m, n]
 OUT = "bfloat16"        # C's dtype: bfloat16, float16 or float32
 W_KMAJOR = 1            # 1: W (N, K); 0: W (K, N)
 MINB = 1                # .minnctapersm: registers for MINB CTAs per SM
+XT = "bfloat16"         # X's element type: bfloat16, float8_e4m3fn, float8_e5m2
+WT = "bfloat16"         # W's
+EB = 2                  # bytes per element of X and W: 2, or 1 for float8
+SCALE = 0               # 0 none, 1 SX[0] SW[0] (tensor-wise), 2 SX[m] SW[n] (row-wise)
 
 BW = 64 * WG
 STAGE_BYTES = (BW + BT) * 128
-# element strides of the A view (k16 slice, weight row, k) of one stage:
-# K-major rows are weight rows, MN-major rows are k
+KB = 128 // EB          # k elements per 128-byte row: one k-tile
+KW = 32 // EB           # k of one wgmma (k16, float8 k32): 32 bytes
+SWE = 5 - EB            # the swizzle's 16-byte unit in elements, log2
+# element strides of the A view (wgmma k slice, weight row, k) of one
+# stage: K-major rows are weight rows, MN-major rows are k
 KM = W_KMAJOR
-A_SLICE = 16 * KM + 1024 * (1 - KM)
-A_ROW = 64 * KM + (1 - KM)
+A_SLICE = KW * KM + 1024 * (1 - KM)
+A_ROW = KB * KM + (1 - KM)
 A_K = KM + 64 * (1 - KM)
 
 M = T.dynamic("M")
@@ -77,6 +91,8 @@ N = T.dynamic("N")
 K = T.dynamic("K")
 WR = T.dynamic("WR")
 WC = T.dynamic("WC")
+SXN = T.dynamic("SXN")
+SWN = T.dynamic("SWN")
 
 
 @T.function
@@ -99,13 +115,15 @@ def silu(x: T.float32) -> T.float32:
 
 
 @T.function
-def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
-                W: T.Tensor((WR, WC), "bfloat16", align=16),
+def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
+                W: T.Tensor((WR, WC), WT, align=16),
                 C: T.Tensor((M, N), OUT),
                 bias: T.Tensor((N,), "float32"),
                 R: T.Tensor((M, N), OUT),
                 WS: T.Tensor((SPLIT, M, N), "float32"),
                 CNT: T.Tensor((M, N), "uint32"),
+                SX: T.Tensor((SXN,), "float32"),
+                SW: T.Tensor((SWN,), "float32"),
                 alpha: T.float32, beta: T.float32):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=(T.ceildiv(N, BW), SPLIT, T.ceildiv(M, BT)), block=128 * WG + 128),
                    kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=MINB))
@@ -115,12 +133,12 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
     tid = T.cuda.thread_idx("x")
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
-    KT = T.ceildiv(K, 64)
+    KT = T.ceildiv(K, KB)
     KS = T.ceildiv(KT, SPLIT)
     k0 = T.min(sk * KS, KT)
     k1 = T.min(k0 + KS, KT)
-    SA = T.alloc_shared((STAGES, BW, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, BW, 64):(BW * 64, 64, 1)])), align=1024)
-    SB = T.alloc_shared((STAGES, BT, 64), "bfloat16", scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, BT, 64):(BT * 64, 64, 1)])), align=1024)
+    SA = T.alloc_shared((STAGES, BW, KB), WT, scope="shared.dyn", layout=T.ComposeLayout(SWE, 3, 3, T.TileLayout(T.S[(STAGES, BW, KB):(BW * KB, KB, 1)])), align=1024)
+    SB = T.alloc_shared((STAGES, BT, KB), XT, scope="shared.dyn", layout=T.ComposeLayout(SWE, 3, 3, T.TileLayout(T.S[(STAGES, BT, KB):(BT * KB, KB, 1)])), align=1024)
     full = T.alloc_shared((STAGES,), "uint64", align=8)
     empty = T.alloc_shared((STAGES,), "uint64", align=8)
     last = T.alloc_shared((1,), "uint32", align=4)
@@ -147,17 +165,17 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
                 if W_KMAJOR == 1:
                     T.cuda.tile.apply(
                         T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                        SA.sub[sp, :, :], W, box=(BW, 64), coords=(nb * BW, kp * 64), swizzle=3,
+                        SA.sub[sp, :, :], W, box=(BW, KB), coords=(nb * BW, kp * KB), swizzle=3,
                         l2_promotion=3, mbar=full.ptr_to([sp]))
                 else:
                     for g in T.unroll(WG):
                         T.cuda.tile.apply(
                             T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                            SA.sub[sp, 64 * g:64 * g + 64, :], W, box=(64, 64), coords=(kp * 64, nb * BW + 64 * g), swizzle=3,
+                            SA.sub[sp, 64 * g:64 * g + 64, :], W, box=(64, KB), coords=(kp * KB, nb * BW + 64 * g), swizzle=3,
                             l2_promotion=3, mbar=full.ptr_to([sp]))
                 T.cuda.tile.apply(
                     T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
-                    SB.sub[sp, :, :], X, box=(BT, 64), coords=(mt * BT, kp * 64), swizzle=3,
+                    SB.sub[sp, :, :], X, box=(BT, KB), coords=(mt * BT, kp * KB), swizzle=3,
                     l2_promotion=3, mbar=full.ptr_to([sp]))
     elif warp < 4 * WG:
         wg = warp // 4 % WG  # warp < 4 WG here; the % proves it in range
@@ -165,8 +183,8 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
         # K_rep, BT, 16): K-major, k16 slice j starts 16 elements into
         # each swizzled 128-byte row; MN-major (W_KMAJOR = 0), it is 16
         # rows of k further (1024 elements), weight rows adjacent
-        VA = SA.view(STAGES, WG, 1, 4, 64, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, WG, 1, 4, 64, 16):(BW * 64, 4096, 4096, A_SLICE, A_ROW, A_K)])))
-        VB = SB.view(STAGES, 1, 4, BT, 16, layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 1, 4, BT, 16):(BT * 64, BT * 64, 16, 64, 1)])))
+        VA = SA.view(STAGES, WG, 1, 4, 64, KW, layout=T.ComposeLayout(SWE, 3, 3, T.TileLayout(T.S[(STAGES, WG, 1, 4, 64, KW):(BW * KB, 64 * KB, 64 * KB, A_SLICE, A_ROW, A_K)])))
+        VB = SB.view(STAGES, 1, 4, BT, KW, layout=T.ComposeLayout(SWE, 3, 3, T.TileLayout(T.S[(STAGES, 1, 4, BT, KW):(BT * KB, BT * KB, KW, KB, 1)])))
         # accumulators: warp w, register r of lane l at weight row
         # 16w + l/4 + 8((r/2)%2), token 8(r/4) + 2(l%4) + r%2
         D = T.alloc_local((4, 1, 1, 16, BT), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BT // 8, 4, 2):(1@wid_in_wg, BT // 2, BT // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
@@ -226,9 +244,16 @@ def gemm_swapab(X: T.Tensor((M, K), "bfloat16", align=16),
                                 v = v + WS[j, m, n]
                     PD[r] = v
         if done == T.uint32(0):
+            al: T.float32 = alpha
+            if SCALE == 1:
+                al = al * SX[0] * SW[0]
             for r in T.unroll(BT // 2):
                 n = n0 + 8 * (r // 2 % 2)
-                y: T.float32 = alpha * PD[r]
+                y: T.float32 = al * PD[r]
+                if SCALE == 2:
+                    m = m0 + 8 * (r // 4) + r % 2
+                    if m < M and n < N:
+                        y = y * SX[m] * SW[n]
                 if BIAS == 1:
                     if n < N:
                         y = y + bias[n]
