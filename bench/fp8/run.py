@@ -14,7 +14,9 @@ are float32 normals quantized here the way each mode defines its scales
 both implementations get the same quantized tensors, and the reference
 is the float32 product (TF32 off) of the dequantized inputs.  Ours runs in every
 (BN, ST) configuration of ptxtile.kernels.fp8.CONFIGS (what fp8_matmul
-tunes per shape); each is checked, the fastest is reported.  Reported:
+tunes per shape), and at M <= fp8.SWAP_M tensor- and row-wise also in
+the float8 swap-AB configuration that fp8_matmul's second tuner picks
+(kernels/_gemm.py); each is checked, the fastest is reported.  Reported:
 relative Frobenius error of each against it, and the median over
 ROUNDS interleaved rounds (every implementation of the shape timed in
 turn in each round, CUDA events around `iters` back-to-back calls) as
@@ -192,6 +194,46 @@ def ours(mode, qa, qb, sa, sb, sms, bn, st, db=None):
     return fn, c, how
 
 
+def ours_swap(mode, qa, qb, sa, sb):
+    """The float8 swap-AB configuration fp8_matmul would time against its
+    own kernel at M <= fp8.SWAP_M (tensor-wise, row-wise): the fastest of
+    _gemm.configs(fp8=...) by _gemm's CUDA-graph timing, then launched
+    prepacked like the others.  Returns (name, fn, c) or None."""
+    from ptxtile.kernels import _gemm
+    m, k = qa.shape
+    n = qb.shape[0]
+    if mode == "block" or m > fp8.SWAP_M:
+        return None
+    sx, sw = fp8.scale_args(mode, sa, sb, m, n, k)
+    cands = _gemm.configs(m, n, k, fp8=("float8_e4m3fn", "float8_e4m3fn",
+                                        1 if mode == "tensor" else 2))
+    _gemm.GEMM.prepare(cands)
+    out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    ws = _gemm.rotation(qb)
+    it = [0]
+    best = None
+    for script, c in cands:
+        def go(c=c):
+            it[0] += 1
+            _gemm.GEMM.launch(script, c, qa, ws[it[0] % len(ws)], out,
+                              sx=sx, sw=sw)
+        t = _gemm.time_graph(go, iters=max(10, 2 * len(ws)))[0]
+        if best is None or t < best[0]:
+            best = (t, c)
+    del ws
+    c = best[1]
+    kern = _gemm.GEMM.kernel("gemm_swapab.py", c)
+    wsp, cnt = _gemm.GEMM.workspace(qa.device,
+                                    torch.cuda.current_stream().cuda_stream,
+                                    c["SPLIT"], m, n)
+    args = (qa, qb, out, _gemm._dummy(qa.device, n), out, wsp, cnt, sx, sw,
+            1.0, 0.0)
+    fn, _ = prepacked(kern, args)
+    torch.cuda.synchronize()
+    name = _gemm.config_name("gemm_swapab.py", c).replace(" fp8", "")
+    return name, fn, out
+
+
 def quantize(mode, xa, xb):
     m, k = xa.shape
     n = xb.shape[0]
@@ -232,7 +274,9 @@ def main():
     print()
     skipped = []
     print("Shape suite (ours: the fastest of fp8.CONFIGS and fp8.UNTUNED, "
-          "BN/ST[/DB]):")
+          "BN/ST[/DB], and at M <= %d tensor- and row-wise the float8 "
+          "swap-AB configuration fp8_matmul's tuner picks, 'swapab ...'):"
+          % fp8.SWAP_M)
     print("| M | N | K | mode | torch TFLOP/s | ours TFLOP/s | ours BN/ST "
           "| ours/torch | torch err | ours err |")
     print("|---:|---:|---:|---|---:|---:|---|---:|---:|---:|")
@@ -264,6 +308,13 @@ def main():
                 if not errs[name] <= WRONG:
                     bad.append("%dx%dx%d %s BN/ST %s (err %s)" % (m, n, k, mode, name, errs[name]))
                     impls.pop(name, None)
+            sw_ = ours_swap(mode, qa, qb, sa, sb)
+            if sw_ is not None:
+                name, fn, c = sw_
+                impls[name], errs[name] = fn, rel_err(c, ref)
+                if not errs[name] <= WRONG:
+                    bad.append("%dx%dx%d %s %s (err %s)" % (m, n, k, mode, name, errs[name]))
+                    impls.pop(name)
             ms = measure(impls, opt.rounds)
             tt = flop / ms["torch"] / 1e9 if "torch" in ms else None
             mine = [(ms[x], x) for x in ms if x != "torch"]
