@@ -297,8 +297,7 @@ def test_fp8_matmul_float32_out():
     assert torch.equal(out, d)
 
 
-@pytest.mark.parametrize("ta,tb", [(E4, E4), (E4, E5)])
-@pytest.mark.parametrize("mode", ["tensor", "row"])
+@pytest.mark.parametrize("mode,ta,tb", [("tensor", E4, E4), ("row", E4, E5)])
 def test_fp8_swapab_every_candidate(mode, ta, tb):
     # every float8 swap-AB configuration fp8_matmul may time (M <=
     # fp8.SWAP_M), launched directly at a ragged shape (N past the last
@@ -317,6 +316,7 @@ def test_fp8_swapab_every_candidate(mode, ta, tb):
     cands = _gemm.configs(m, n, k, fp8=(names[ta], names[tb],
                                         1 if mode == "tensor" else 2))
     assert cands
+    _gemm.GEMM.prepare(cands)  # ptxas in parallel threads
     for script, c in cands:
         cc, c_out = out_with_sentinel(m, n)
         _gemm.GEMM.launch(script, c, a, b, c_out, sx=sa, sw=sb)
@@ -325,8 +325,7 @@ def test_fp8_swapab_every_candidate(mode, ta, tb):
         assert torch.isnan(cc[m]).all(), _gemm.config_name(script, c)
 
 
-@pytest.mark.parametrize("m", [1, 64, 100])
-@pytest.mark.parametrize("mode", ["tensor", "row"])
+@pytest.mark.parametrize("mode,m", [("tensor", 64), ("row", 100)])
 def test_fp8_matmul_few_rows(mode, m):
     # at M <= SWAP_M fp8_matmul times the tuned fp8 kernel against the
     # float8 swap-AB candidates and keeps the faster: either is right
