@@ -386,7 +386,8 @@ def test_strided_views_read_through_tensor_maps():
     out = np.full((16, 64), np.nan, dtype=np.float32)
     zeros = (np.zeros(64, np.float32), np.zeros((16, 64), np.float32),
              np.zeros((1, 16, 64), np.float32),
-             np.zeros((16, 64), np.uint32))
+             np.zeros((16, 64), np.uint32), np.ones(1, np.float32),
+             np.ones(1, np.float32))
     # the launch checks on the views as given (the emulator itself runs
     # on dense copies; the GPU test multiplies the views)
     kern.check(xb[:, :60], wb[:, :60], out, *zeros, 1.0, 0.0)
