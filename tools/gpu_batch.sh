@@ -52,9 +52,12 @@ fi
 if [ "$part" = bench ] || [ "$part" = all ]; then
 	step gemm 170 python3 bench/gemm/suite.py
 	grep -E '^\||^#|PASS|FAIL' "$LOGS/gemm.log" | tail -30
-	step attention 120 python3 bench/attention/run.py --rounds 3
+	# the autotuner's timings of each variant go to the log (stderr):
+	# what kernels.attention picked, and why
+	PTXTILE_AUTOTUNE_PRINT=1 step attention 120 \
+		python3 bench/attention/run.py --rounds 3
 	sed -n '/^| config/,$p' "$LOGS/attention.log"
-	step fp8 120 python3 bench/fp8/run.py --rounds 3 --budget 60
+	step fp8 150 python3 bench/fp8/run.py --rounds 3 --budget 80
 	grep -E '^\|' "$LOGS/fp8.log" | head -70
 	tail -3 "$LOGS/fp8.log"
 	step launch 60 python3 bench/python_launch.py
