@@ -54,7 +54,7 @@ if [ "$part" = bench ] || [ "$part" = all ]; then
 	grep -E '^\||^#|PASS|FAIL' "$LOGS/gemm.log" | tail -30
 	# the autotuner's timings of each variant go to the log (stderr):
 	# what kernels.attention picked, and why
-	PTXTILE_AUTOTUNE_PRINT=1 step attention 120 \
+	step attention 120 env PTXTILE_AUTOTUNE_PRINT=1 \
 		python3 bench/attention/run.py --rounds 3
 	sed -n '/^| config/,$p' "$LOGS/attention.log"
 	step fp8 150 python3 bench/fp8/run.py --rounds 3 --budget 80
