@@ -231,6 +231,17 @@ PT_API int ptrt_plan_launch(const char *meta_json, size_t meta_len,
 			    const char *name, const ptrt_arg *args,
 			    size_t nargs, ptrt_plan *out, char *msg,
 			    size_t msg_size);
+/* Pointer arguments on other devices (docs/multigpu.md): before a launch
+ * each tensor pointer is classified once per allocation range (the
+ * range is remembered).  The launch device's own memory, host and
+ * managed memory launch as given; another device's allocation gets peer
+ * access enabled (cuCtxEnablePeerAccess) when cuDeviceCanAccessPeer
+ * allows it, else PT_E_RT_PEER_UNREACHABLE; memory mapped with cuMemMap
+ * (torch symmetric memory) or from a memory pool needs access flags for
+ * the launch device, else PT_E_RT_PEER_NO_ACCESS.  ptrt_free forgets the
+ * range it frees; ptrt_forget_pointers forgets all (after remapping
+ * memory behind the runtime's back). */
+PT_API void ptrt_forget_pointers(ptrt_ctx *rt);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,
