@@ -242,6 +242,11 @@ PT_API int ptrt_plan_launch(const char *meta_json, size_t meta_len,
  * range it frees; ptrt_forget_pointers forgets all (after remapping
  * memory behind the runtime's back). */
 PT_API void ptrt_forget_pointers(ptrt_ctx *rt);
+/* The same check for a pointer a kernel reads from memory (a table of
+ * peer addresses) rather than takes as an argument: PT_OK when rt's
+ * device reaches p (peer access enabled if needed), else the status a
+ * launch would give, the message calling it "name". */
+PT_API int ptrt_reach_pointer(ptrt_ctx *rt, ptrt_devptr p, const char *name);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,

@@ -170,14 +170,14 @@ device_word(char *buf, size_t n, int ordinal)
 /* Enables access from the launch context to a's device (its context);
  * "already enabled" is success. */
 static int
-enable_peer(ptrt_ctx *rt, const RtParam *q, uint64_t p, const PtrAttrs *a)
+enable_peer(ptrt_ctx *rt, const char *who, uint64_t p, const PtrAttrs *a)
 {
 	CUdevice peer;
 	int can = 0, rc;
 	char what[240];
-	snprintf(what, sizeof(what), "argument %d (\"%.60s\"): pointer 0x%llx "
-		 "of CUDA device %d, launching on device %d", q->arg + 1,
-		 q->name, (unsigned long long)p, a->ordinal, rt->ordinal);
+	snprintf(what, sizeof(what), "%s: pointer 0x%llx of CUDA device %d, "
+		 "launching on device %d", who, (unsigned long long)p,
+		 a->ordinal, rt->ordinal);
 	if ((rc = CU(rt, what, device_get, &peer, a->ordinal)) != PT_OK ||
 	    (rc = CU(rt, what, device_can_access_peer, &can, rt->dev,
 		     peer)) != PT_OK)
@@ -197,8 +197,9 @@ enable_peer(ptrt_ctx *rt, const RtParam *q, uint64_t p, const PtrAttrs *a)
 			   PT_E_RT_PEER_ENABLE, what);
 }
 
+/* who: "argument 1 (\"x\")", what messages call the pointer. */
 static int
-check_pointer(ptrt_ctx *rt, const RtParam *q, uint64_t p)
+check_pointer(ptrt_ctx *rt, const char *who, uint64_t p)
 {
 	PtrAttrs a;
 	if (!read_basic(rt, p, &a))
@@ -208,9 +209,8 @@ check_pointer(ptrt_ctx *rt, const RtParam *q, uint64_t p)
 		return PT_OK;
 	if (c == PTR_ASK_ACCESS) {
 		char what[160];
-		snprintf(what, sizeof(what), "argument %d (\"%.60s\"): reading "
-			 "the access flags of pointer 0x%llx", q->arg + 1,
-			 q->name, (unsigned long long)p);
+		snprintf(what, sizeof(what), "%s: reading the access flags of "
+			 "pointer 0x%llx", who, (unsigned long long)p);
 		int rc = rt_cu_check(rt, read_access(rt, p, &a),
 				     CUSYM_pointer_get_attributes, 0, what);
 		if (rc != PT_OK)
@@ -218,18 +218,17 @@ check_pointer(ptrt_ctx *rt, const RtParam *q, uint64_t p)
 		c = ptr_class_access(&a, rt->ordinal);
 	}
 	if (c == PTR_PEER) {
-		int rc = enable_peer(rt, q, p, &a);
+		int rc = enable_peer(rt, who, p, &a);
 		if (rc != PT_OK)
 			return rc;
 	} else if (c == PTR_NO_ACCESS) {
 		char dev[40];
 		return rt_fail(&rt->st, PT_E_RT_PEER_NO_ACCESS,
-			       "argument %d (\"%s\"): pointer 0x%llx is "
-			       "%s memory of %s without access for the launch "
-			       "device %d (its access flags for device %d are "
-			       "none; cuMemSetAccess or cuMemPoolSetAccess "
-			       "grants it)",
-			       q->arg + 1, q->name, (unsigned long long)p,
+			       "%s: pointer 0x%llx is %s memory of %s without "
+			       "access for the launch device %d (its access "
+			       "flags for device %d are none; cuMemSetAccess or "
+			       "cuMemPoolSetAccess grants it)",
+			       who, (unsigned long long)p,
 			       a.pool ? "memory-pool" : "mapped (cuMemMap)",
 			       device_word(dev, sizeof(dev), a.ordinal),
 			       rt->ordinal, rt->ordinal);
@@ -248,9 +247,29 @@ peer_check_args(ptrt_ctx *rt, const RtKernelMeta *k, const ptrt_arg *args)
 		uint64_t p = args[q->arg].tensor.ptr;
 		if (cached(rt, p))
 			continue;
-		int rc = check_pointer(rt, q, p);
+		char who[100];
+		snprintf(who, sizeof(who), "argument %d (\"%.60s\")", q->arg + 1,
+			 q->name);
+		int rc = check_pointer(rt, who, p);
 		if (rc != PT_OK)
 			return rc;
 	}
 	return PT_OK;
+}
+
+int
+ptrt_reach_pointer(ptrt_ctx *rt, ptrt_devptr p, const char *name)
+{
+	if (!rt)
+		return PT_E_RT_BAD_CALL;
+	rt->st.code = PT_OK;
+	if (!rt->cuctx)
+		return rt_fail(&rt->st, PT_E_RT_BAD_CALL,
+			       "the runtime context was not opened");
+	int rc = CU(rt, NULL, ctx_set_current, rt->cuctx);
+	if (rc != PT_OK || cached(rt, p))
+		return rc;
+	char who[100];
+	snprintf(who, sizeof(who), "\"%.80s\"", name ? name : "pointer");
+	return check_pointer(rt, who, p);
 }

@@ -1092,3 +1092,34 @@ TEST(rt_peer_local_cache)
 	}
 	ptrt_close(rt);
 }
+
+/* ptrt_reach_pointer: the check for an address a kernel reads from a
+ * table, with the caller's name for it; accepted ranges shared with
+ * launches. */
+TEST(rt_peer_reach_pointer)
+{
+	ptrt_ctx *rt;
+	ptrt_kernel *k = open_tk(0, &rt);
+	CHECK(k != NULL);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	add_alloc(0x7d0000000000ull, 2, 1, NULL, 3, 0);
+	add_alloc(0x7c0000000000ull, 2, 1, NULL, 0, 0);
+	add_alloc(0x7e0000000000ull, 2, 1, (CUcontext)&fake_peer_ctx_obj, 0,
+		  0);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7d0000000040ull, "peers[1]"), PT_OK);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7c0000000040ull, "peers[2]"),
+		  PT_E_RT_PEER_NO_ACCESS);
+	CHECK(strstr(ptrt_errmsg(rt), "\"peers[2]\": pointer 0x7c0000000040 is "
+		     "mapped (cuMemMap) memory of CUDA device 1") != NULL);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7e0000000000ull, NULL), PT_OK);
+	CHECK_INT(fk.enables, 1);
+	int q = fk.attr_queries;
+	CHECK_INT(launch_x(k, 0x7d0000000100ull), PT_OK);
+	CHECK_INT(fk.attr_queries, q);
+	CHECK_INT(ptrt_status(rt), PT_OK);
+	CHECK_INT(ptrt_reach_pointer(NULL, 1, "x"), PT_E_RT_BAD_CALL);
+	ptrt_close(rt);
+}
