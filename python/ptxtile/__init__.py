@@ -19,7 +19,8 @@ torch only when the caller passes torch tensors.
 """
 from ._version import __version__
 from ._errors import (ArgumentCountError, CompileError, Diagnostic, Error,
-                      LaunchError)
+                      LaunchError, PeerAccessError)
+from ._args import DevicePointer
 from ._compile import Kernel, compile, find_ptxas
 from ._autotune import Autotuner, Config, autotune
 from ._emulate import EmulatorError
@@ -29,6 +30,7 @@ from . import axis, layout, tirx
 
 __all__ = ["compile", "Kernel", "autotune", "Autotuner", "Config", "Error",
            "CompileError", "LaunchError", "ArgumentCountError", "Diagnostic",
+           "PeerAccessError", "DevicePointer",
            "default_target", "target_for_capability", "cache_dir",
            "clear_cache", "find_ptxas", "EmulatorError", "tirx", "axis", "layout",
            "__version__"]

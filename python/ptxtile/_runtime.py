@@ -11,7 +11,7 @@ import sys
 import threading
 
 from . import _lib
-from ._errors import LaunchError
+from ._errors import LaunchError, launch_error
 
 _lock = threading.Lock()
 _contexts = {}  # device ordinal -> Runtime, or the LaunchError it gave
@@ -37,8 +37,18 @@ class Runtime(object):
     def error(self, what=None):
         rt = _lib.runtime()
         msg = rt.ptrt_errmsg(self.handle).decode(errors="replace")
-        return LaunchError(("%s: %s" % (what, msg)) if what else msg,
-                           rt.ptrt_status(self.handle))
+        return launch_error(("%s: %s" % (what, msg)) if what else msg,
+                            rt.ptrt_status(self.handle))
+
+    def reach(self, ptr, name):
+        """Checks that this device reaches device address ptr (enabling
+        peer access when it is another device's plain allocation), as a
+        launch checks its pointer arguments; for addresses a kernel reads
+        from a table.  PeerAccessError (naming `name`) when it cannot."""
+        rt = _lib.runtime()
+        with self.lock:
+            if rt.ptrt_reach_pointer(self.handle, ptr, name.encode()):
+                raise self.error()
 
 
 def get(device):
