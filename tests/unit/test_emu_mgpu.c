@@ -5,6 +5,7 @@
  * (PT_E_EMU_ORDER) form by form, and the two multi-device examples run on
  * 2 and 4 devices against results computed here on the host.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,9 +336,12 @@ static float
 ar_value(unsigned r, unsigned i, unsigned epoch)
 {
 	uint32_t h = (i * 2654435761u) ^ (r * 40503u + epoch * 977u);
+	h ^= h >> 15;
+	h *= 2246822519u;
 	h ^= h >> 13;
-	float m = (float)((int)(h % 20011u) - 10005);
-	return m / (float)(1u << (h >> 24) % 20u);
+	/* a 23-bit mantissa times 2^-20 .. 2^11 */
+	float m = (float)((int)(h & 0x7fffffu) - 0x400000);
+	return ldexpf(m, (int)(h >> 27) - 20);
 }
 
 enum { AR_PAD_WORDS = 2 * 32 * 8 };
@@ -476,6 +480,136 @@ TEST(emu_mgpu_allreduce_relaxed_is_reported)
 		CHECK(strstr(msg, "(ld.global.f32)") != NULL);
 		CHECK(strstr(msg, "holds from before the launch") != NULL);
 		CHECK(strstr(msg, "(ld.relaxed.sys.global.u32) was relaxed") != NULL);
+	}
+	arena_free(&c.a);
+}
+
+/* All-gather + GEMM on `world` devices: A shard s (Ms x K) on device s,
+ * B_d (N x K) on device d; every device's C (world*Ms x N) is checked
+ * against the host's product.  Values are multiples of 1/8 in [-2, 2),
+ * so every product and float32 partial sum is exact and C is the bf16
+ * rounding (nearest even) of the exact sum. */
+static float
+ag_value(unsigned s, unsigned i, unsigned k, unsigned salt)
+{
+	uint32_t h = (s * 73856093u) ^ (i * 19349663u) ^ (k * 83492791u) ^
+		     salt;
+	h ^= h >> 13;
+	h *= 2654435761u;
+	return (float)((int)(h >> 27) - 16) / 8.0f;
+}
+
+static int
+allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
+		   unsigned K, unsigned N, unsigned sms, char *msg, size_t cap)
+{
+	ptem_group *g = ptem_group_new(world);
+	Arena a;
+	arena_init(&a, NULL);
+	const RtKernelMeta *k = kernel_meta(c, "allgather_gemm");
+	unsigned M = world * Ms;
+	uint64_t ash[8] = {0}, b[8], cc[8], pad[8], pads[8] = {0}, maps[8],
+		 padtab[8];
+	uint16_t *hb = NEWN(&a, uint16_t, (size_t)N * K);
+	for (unsigned d = 0; d < world; d++) {
+		ptem *e = ptem_group_device(g, d);
+		CHECK_INT(ptem_load(e, c->ptx, strlen(c->ptx)), PT_OK);
+		for (unsigned i = 0; i < Ms; i++)
+			for (unsigned kk = 0; kk < K; kk++)
+				hb[i * K + kk] = f32_to_bf16(ag_value(d, i, kk, 1));
+		ash[d] = put(e, hb, (size_t)Ms * K * 2);
+		for (unsigned j = 0; j < N; j++)
+			for (unsigned kk = 0; kk < K; kk++)
+				hb[j * K + kk] = f32_to_bf16(ag_value(d, j, kk, 2));
+		b[d] = put(e, hb, (size_t)N * K * 2);
+		cc[d] = put(e, NULL, (size_t)M * N * 2);
+		pad[d] = put(e, NULL, 24 * 4);
+		pads[d] = pad[d];
+	}
+	/* every device's table of the shards' maps (over peer memory) */
+	uint8_t tab[8][128];
+	memset(tab, 0, sizeof(tab));
+	for (unsigned s = 0; s < world; s++) {
+		ptem_tma_desc td = {.format = 9 /* BFLOAT16 */, .rank = 2,
+				    .addr = ash[s], .dims = {K, Ms},
+				    .strides = {(uint64_t)K * 2},
+				    .box = {64, 128}, .elem_strides = {1, 1},
+				    .swizzle = 3 /* 128B */};
+		CHECK_INT(ptem_tensormap_encode(&td, tab[s]), PT_OK);
+	}
+	for (unsigned d = 0; d < world; d++) {
+		maps[d] = put(ptem_group_device(g, d), tab, sizeof(tab));
+		padtab[d] = put(ptem_group_device(g, d), pads, sizeof(pads));
+	}
+	ptem_device_launch ls[8];
+	int st = PT_OK;
+	for (unsigned d = 0; d < world && !st; d++) {
+		ptrt_arg args[] = {
+			ptrt_arg_tensor(maps[d], PTRT_UINT8, 2, (int64_t[]){8, 128}, NULL),
+			ptrt_arg_tensor(b[d], PTRT_BFLOAT16, 2, (int64_t[]){N, K}, NULL),
+			ptrt_arg_tensor(cc[d], PTRT_BFLOAT16, 2, (int64_t[]){M, N}, NULL),
+			ptrt_arg_tensor(padtab[d], PTRT_UINT64, 1, (int64_t[]){8}, NULL),
+			ptrt_arg_i32((int32_t)d), ptrt_arg_i32((int32_t)world),
+			ptrt_arg_i32((int32_t)Ms), ptrt_arg_i32((int32_t)sms),
+			ptrt_arg_u32(1)};
+		st = plan_device(t, &a, k, args, countof(args),
+				 PTEM_CHECK_ORDER, &ls[d]);
+	}
+	if (!st)
+		st = ptem_group_run(g, ls, world);
+	snprintf(msg, cap, "%s", ptem_group_errmsg(g));
+	for (unsigned d = 0; d < world && !st; d++) {
+		const uint16_t *o = ptem_host(ptem_group_device(g, d), cc[d],
+					      (size_t)M * N * 2);
+		unsigned bad = 0;
+		for (unsigned row = 0; row < M; row++)
+			for (unsigned j = 0; j < N; j++) {
+				double sum = 0;
+				unsigned s = row / Ms, i = row % Ms;
+				for (unsigned kk = 0; kk < K; kk++)
+					sum += (double)ag_value(s, i, kk, 1) *
+					       ag_value(d, j, kk, 2);
+				bad += o[(size_t)row * N + j] !=
+				       f32_to_bf16((float)sum);
+			}
+		if (bad)
+			test_fail(t, __FILE__, __LINE__,
+				  "world %u device %u: %u of %u elements of C "
+				  "differ", world, d, bad, M * N);
+	}
+	arena_free(&a);
+	ptem_group_free(g);
+	return st;
+}
+
+TEST(emu_mgpu_allgather_gemm)
+{
+	Compiled c;
+	if (compile_variant(t, &c, "examples/allgather_gemm.py", NULL, NULL,
+			    "sm_90a") == PT_OK) {
+		char msg[1300];
+		/* 2 devices: 2 k-tiles, ragged N; 4 devices with 2 CTAs each
+		 * (the last-CTA done round) and a shard of 72 rows */
+		if (allgather_gemm_run(t, &c, 2, 64, 128, 40, 1, msg, sizeof(msg)))
+			test_fail(t, __FILE__, __LINE__, "%s", msg);
+		if (allgather_gemm_run(t, &c, 4, 72, 64, 24, 2, msg, sizeof(msg)))
+			test_fail(t, __FILE__, __LINE__, "%s", msg);
+	}
+	arena_free(&c.a);
+}
+
+TEST(emu_mgpu_allgather_gemm_relaxed_is_reported)
+{
+	/* the producer's flag acquire replaced by a relaxed load: its TMA
+	 * read of a peer's shard is not ordered after the peer's release */
+	Compiled c;
+	if (compile_variant(t, &c, "examples/allgather_gemm.py",
+			    "ld.acquire.sys", "ld.relaxed.sys", "sm_90a") == PT_OK) {
+		char msg[1300];
+		CHECK_INT(allgather_gemm_run(t, &c, 2, 64, 64, 16, 1, msg,
+					     sizeof(msg)), PT_E_EMU_ORDER);
+		CHECK(strstr(msg, "(cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes): cross-device race") != NULL);
+		CHECK(strstr(msg, "holds from before the launch") != NULL);
 	}
 	arena_free(&c.a);
 }
