@@ -247,6 +247,15 @@ PT_API void ptrt_forget_pointers(ptrt_ctx *rt);
  * device reaches p (peer access enabled if needed), else the status a
  * launch would give, the message calling it "name". */
 PT_API int ptrt_reach_pointer(ptrt_ctx *rt, ptrt_devptr p, const char *name);
+/* Encodes a tiled CUtensorMap (128 bytes at map128, 64-byte aligned) of
+ * tensor (a ptrt_arg_tensor: dims and byte strides outermost first, any
+ * device's address) with box (outermost first), element strides 1, no
+ * interleave, swizzle (0 none, 1 32B, 2 64B, 3 128B), 128-byte L2
+ * promotion and zero fill, after the TMA limit checks of a launch; for
+ * maps a kernel reads from memory (a table of peer shards). */
+PT_API int ptrt_tensor_map_encode(ptrt_ctx *rt, const ptrt_arg *tensor,
+				  const uint32_t *box, int swizzle,
+				  void *map128);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,

@@ -1123,3 +1123,49 @@ TEST(rt_peer_reach_pointer)
 	CHECK_INT(ptrt_reach_pointer(NULL, 1, "x"), PT_E_RT_BAD_CALL);
 	ptrt_close(rt);
 }
+
+/* ptrt_tensor_map_encode: the all-gather GEMM's map of a peer's A shard
+ * (bf16 (256, 128) rows of 256 bytes, box (128, 64), 128-byte swizzle)
+ * reaches the driver innermost first, as cuTensorMapEncodeTiled takes
+ * it; limits are checked first; bad calls are refused. */
+TEST(rt_tensor_map_encode_public)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	int64_t shape[2] = {256, 128};
+	ptrt_arg ten = ptrt_arg_tensor(0x7e0000010000ull, PTRT_BFLOAT16, 2,
+				     shape, NULL);
+	uint32_t box[2] = {128, 64};
+	_Alignas(64) unsigned char map[128];
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map), PT_OK);
+	CHECK_INT(fk.enc_dtype, 9); /* CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 */
+	CHECK_INT(fk.enc_rank, 2);
+	CHECK(fk.enc_addr == 0x7e0000010000ull);
+	CHECK_INT(fk.enc_dims[0], 128);
+	CHECK_INT(fk.enc_dims[1], 256);
+	CHECK_INT(fk.enc_strides[0], 256);
+	CHECK_INT(fk.enc_box[0], 64);
+	CHECK_INT(fk.enc_box[1], 128);
+	CHECK_INT(fk.enc_estr[1], 1);
+	CHECK_INT(fk.enc_sw, 3);
+	CHECK_INT(fk.enc_l2, 2);
+	CHECK_INT(fk.enc_oob, 0);
+	/* 64 KiB of data on driver 12.8: the bit-85 workaround applies */
+	CHECK(map[10] == (unsigned char)~(1u << 5) && map[0] == 0xff);
+	int before = fk.encodes;
+	box[1] = 512; /* a box dim over 256 */
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map),
+		  PT_E_RT_TMA_LIMIT);
+	box[1] = 64;
+	ten.dtype = PTRT_FLOAT4_E2M1FN;
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map),
+		  PT_E_RT_TMA_LIMIT);
+	ten.dtype = PTRT_BFLOAT16;
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map + 1),
+		  PT_E_RT_BAD_CALL);
+	CHECK_INT(ptrt_tensor_map_encode(NULL, &ten, box, 3, map),
+		  PT_E_RT_BAD_CALL);
+	CHECK_INT(fk.encodes, before);
+	ptrt_close(rt);
+}
