@@ -96,6 +96,8 @@ _RUNTIME_PROTOS = {
     "ptrt_sync": (c_int, [c_void_p]),
     "ptrt_reach_pointer": (c_int, [c_void_p, ctypes.c_uint64, c_char_p]),
     "ptrt_forget_pointers": (None, [c_void_p]),
+    "ptrt_tensor_map_encode": (c_int, [c_void_p, c_void_p,
+                                       P(ctypes.c_uint32), c_int, c_void_p]),
 }
 
 

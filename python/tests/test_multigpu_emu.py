@@ -185,3 +185,23 @@ def test_shipped_scripts_are_the_examples(name):
     with open(script_path(name)) as f, \
             open(os.path.join(ROOT, "examples", name + ".py")) as g:
         assert f.read() == g.read()
+
+
+def test_collectives_import_without_torch():
+    # importing the package's collectives needs neither torch nor a GPU;
+    # their scripts ship as package data
+    import subprocess
+    import sys
+    code = ("import sys, ptxtile.kernels as K\n"
+            "assert callable(K.all_reduce) and callable(K.all_gather_matmul)\n"
+            "assert 'torch' not in sys.modules\n"
+            "assert {'allreduce_oneshot', 'allgather_gemm'} <= set(K.scripts())\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name", ["allreduce_oneshot", "allgather_gemm"])
+def test_shipped_scripts_compile_for_their_targets(name):
+    k = ptxtile.compile(script_path(name), target="sm_90a")
+    assert k.kernel_names
