@@ -443,7 +443,7 @@ allreduce_run(TestCtx *t, const Compiled *c, const char *kernel, bool bf16,
 	return st;
 }
 
-TEST(emu_mgpu_allreduce_oneshot)
+TEST(emu_script_allreduce_oneshot_mgpu)
 {
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allreduce_oneshot.py", NULL, NULL,
@@ -582,7 +582,7 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 	return st;
 }
 
-TEST(emu_mgpu_allgather_gemm)
+TEST(emu_script_allgather_gemm_mgpu)
 {
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allgather_gemm.py", NULL, NULL,
