@@ -4,7 +4,7 @@
 # checked here with awk from the dumped inputs (multiples of 1/8, so the
 # float32 sums are exact and any order gives them), every device holding
 # the same result; a relaxed-acquire variant reported by --check-order
-# (E9561); and the usage errors of the new options.
+# (E9561), naming the script lines with --lineinfo; and the usage errors of the new options.
 BUILD=${BUILD:-build}
 PTXTILE="$BUILD/ptxtile"
 tmp=$(mktemp -d)
@@ -48,6 +48,20 @@ elif grep -q "error\[E9561\]: device [01]: CTA .*(ld.global.f32): cross-device r
 	echo "PASS mgpu/relaxed_reported"
 else
 	echo "FAIL mgpu/relaxed_reported: $(head -n 3 "$tmp/relaxed.err")"
+fi
+
+# with --lineinfo both reads name their script lines (found here by grep)
+dl=$(grep -n 'T.ptx\["ld.global.f32"\]' "$tmp/relaxed.py" | head -n 1 | cut -d: -f1)
+fl=$(grep -n 'T.ptx\["ld.relaxed.sys' "$tmp/relaxed.py" | head -n 1 | cut -d: -f1)
+"$PTXTILE" run --emulate "$tmp/relaxed.py" --lineinfo --kernel allreduce_f32 \
+	--devices 2 --check-order --size n=64 --arg peers=peers:inp \
+	--arg pads=peers:2048 --arg rank=@rank --arg world=@world --arg epoch=1 \
+	>/dev/null 2>"$tmp/li.err"
+if grep -q "(ld.global.f32) at $tmp/relaxed.py:$dl: cross-device race" "$tmp/li.err" &&
+   grep -q "(ld.relaxed.sys.global.u32) at $tmp/relaxed.py:$fl was relaxed" "$tmp/li.err"; then
+	echo "PASS mgpu/relaxed_script_lines"
+else
+	echo "FAIL mgpu/relaxed_script_lines: $(head -n 3 "$tmp/li.err")"
 fi
 
 # usage errors: exit 2
