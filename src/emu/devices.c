@@ -96,8 +96,11 @@ ptem_group_free(ptem_group *g)
 {
 	if (!g)
 		return;
-	for (unsigned d = 0; d < g->n; d++)
+	for (unsigned d = 0; d < g->n; d++) {
+		if (g->dev[d])
+			g->dev[d]->group = NULL;
 		ptem_free(g->dev[d]);
+	}
 	free(g);
 }
 

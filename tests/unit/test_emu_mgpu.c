@@ -47,6 +47,9 @@ TEST(emu_mgpu_address_windows)
 	ptem_device_launch ls[2] = {{0}};
 	CHECK_INT(ptem_group_run(g, ls, 2), PT_E_EMU_ARGS);
 	CHECK(strstr(ptem_group_errmsg(g), "2 launches for a group of 3") != NULL);
+	/* a device belongs to its group: freeing it alone does nothing */
+	ptem_free(ptem_group_device(g, 1));
+	CHECK(ptem_host(ptem_group_device(g, 1), b, 64) != NULL);
 	ptem_group_free(g);
 	/* a lone ptem keeps the first window */
 	ptem *e = ptem_new();
