@@ -135,7 +135,7 @@ typedef struct ptem_device_launch {
 } ptem_device_launch;
 
 PT_API ptem_group *ptem_group_new(unsigned ndevices);
-/* Frees the group and its devices (never ptem_free one of them). */
+/* Frees the group and its devices (ptem_free of a device is a no-op). */
 PT_API void ptem_group_free(ptem_group *g);
 PT_API unsigned ptem_group_size(const ptem_group *g);
 /* Device d (NULL when out of range). */

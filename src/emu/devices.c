@@ -96,8 +96,11 @@ ptem_group_free(ptem_group *g)
 {
 	if (!g)
 		return;
-	for (unsigned d = 0; d < g->n; d++)
+	for (unsigned d = 0; d < g->n; d++) {
+		if (g->dev[d])
+			g->dev[d]->group = NULL;
 		ptem_free(g->dev[d]);
+	}
 	free(g);
 }
 
@@ -297,8 +300,11 @@ emu_order_global(Run *r, const Thread *t, const Insn *in, uint64_t addr,
 	for (uint64_t i = 0; i < n; i++) {
 		const OShadow *b = &sh[i];
 		unsigned w = b->dev ? b->dev - 1u : owner;
-		if (w == d || (!b->dev && !s.read))
-			continue; /* own write; overwriting launch contents */
+		/* launch contents are checked for weak reads only: a strong
+		 * .sys access of them is a flag or counter zeroed before the
+		 * first call, and writing over them is not checked */
+		if (w == d || (!b->dev && (!s.read || s.sys)))
+			continue;
 		if (b->dev && b->strong && s.sys)
 			continue; /* two strong .sys accesses: no data race */
 		if (o->vc[d][w] < (b->dev ? b->clock : 1))

@@ -618,7 +618,8 @@ ptem_new(void)
 void
 ptem_free(ptem *e)
 {
-	if (!e)
+	/* a group's device is freed with its group (ptem_group_free) */
+	if (!e || e->group)
 		return;
 	arena_free(&e->run_arena);
 	arena_free(&e->arena);

@@ -47,6 +47,9 @@ TEST(emu_mgpu_address_windows)
 	ptem_device_launch ls[2] = {{0}};
 	CHECK_INT(ptem_group_run(g, ls, 2), PT_E_EMU_ARGS);
 	CHECK(strstr(ptem_group_errmsg(g), "2 launches for a group of 3") != NULL);
+	/* a device belongs to its group: freeing it alone does nothing */
+	ptem_free(ptem_group_device(g, 1));
+	CHECK(ptem_host(ptem_group_device(g, 1), b, 64) != NULL);
 	ptem_group_free(g);
 	/* a lone ptem keeps the first window */
 	ptem *e = ptem_new();
@@ -80,8 +83,8 @@ static const char pc_ptx[] =
 /* Runs the producer/consumer pair; returns the group status, *out the
  * consumer's value. */
 static int
-run_pc(TestCtx *t, const char *rel, const char *acq, const char *after,
-       unsigned flags, uint32_t *out, char *msg, size_t cap)
+run_pc_roles(TestCtx *t, const char *rel, const char *acq, const char *after,
+	     unsigned flags, bool swap, uint32_t *out, char *msg, size_t cap)
 {
 	char ptx[4096];
 	snprintf(ptx, sizeof(ptx), pc_ptx, rel, acq, after);
@@ -90,11 +93,12 @@ run_pc(TestCtx *t, const char *rel, const char *acq, const char *after,
 	for (unsigned d = 0; d < 2; d++)
 		CHECK_INT(ptem_load(ptem_group_device(g, d), ptx, strlen(ptx)),
 			  PT_OK);
-	ptem *e0 = ptem_group_device(g, 0), *e1 = ptem_group_device(g, 1);
+	/* swap: device 1 produces, device 0 (scheduled first) consumes */
+	ptem *e0 = ptem_group_device(g, swap), *e1 = ptem_group_device(g, !swap);
 	CHECK_INT(ptem_alloc(e0, 4, &data), PT_OK);
 	CHECK_INT(ptem_alloc(e0, 4, &flag), PT_OK);
 	CHECK_INT(ptem_alloc(e1, 4, &o), PT_OK);
-	uint32_t role[2] = {0, 1};
+	uint32_t role[2] = {swap, !swap};
 	ptem_arg a0[] = {{&data, 8}, {&flag, 8}, {&o, 8}, {&role[0], 4}};
 	ptem_arg a1[] = {{&data, 8}, {&flag, 8}, {&o, 8}, {&role[1], 4}};
 	ptem_launch l = {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0, flags, 0};
@@ -104,6 +108,13 @@ run_pc(TestCtx *t, const char *rel, const char *acq, const char *after,
 	memcpy(out, ptem_host(e1, o, 4), 4);
 	ptem_group_free(g);
 	return st;
+}
+
+static int
+run_pc(TestCtx *t, const char *rel, const char *acq, const char *after,
+       unsigned flags, uint32_t *out, char *msg, size_t cap)
+{
+	return run_pc_roles(t, rel, acq, after, flags, false, out, msg, cap);
 }
 
 TEST(emu_mgpu_ordering_forms)
@@ -179,6 +190,18 @@ TEST(emu_mgpu_ordering_forms)
 	CHECK(strstr(msg, "PTX line 25 (ld.global.u32): cross-device race") != NULL);
 	CHECK(strstr(msg, "device 0 wrote at PTX line 17 (st.global.u32)") != NULL);
 	CHECK(strstr(msg, "release at PTX line 21 (ld.relaxed.sys.global.u32) was relaxed") != NULL);
+	/* the consumer spins on the peer's flag before it is written: a
+	 * strong .sys read of the launch contents is no race, and once it
+	 * sees the release the data read is ordered; a weak read is */
+	CHECK_INT(run_pc_roles(t, cases[0].rel, cases[0].acq, "",
+			       PTEM_CHECK_ORDER, true, &v, msg, sizeof(msg)),
+		  PT_OK);
+	CHECK_INT(v, 42);
+	CHECK_INT(run_pc_roles(t, cases[0].rel, "ld.global.u32 %r4, [%rd2];", "",
+			       PTEM_CHECK_ORDER, true, &v, msg, sizeof(msg)),
+		  PT_E_EMU_ORDER);
+	CHECK(strstr(msg, "device 0: CTA (0,0,0) thread (0,0,0), PTX line 21 (ld.global.u32): cross-device race: device 0 reads byte") == msg);
+	CHECK(strstr(msg, "which device 1 holds from before the launch") != NULL);
 	/* the check is opt-in: the same run without it completes */
 	CHECK_INT(run_pc(t, cases[1].rel, cases[1].acq, "", 0, &v, msg,
 			 sizeof(msg)), PT_OK);
@@ -443,7 +466,7 @@ allreduce_run(TestCtx *t, const Compiled *c, const char *kernel, bool bf16,
 	return st;
 }
 
-TEST(emu_mgpu_allreduce_oneshot)
+TEST(emu_script_allreduce_oneshot_mgpu)
 {
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allreduce_oneshot.py", NULL, NULL,
@@ -582,7 +605,7 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 	return st;
 }
 
-TEST(emu_mgpu_allgather_gemm)
+TEST(emu_script_allgather_gemm_mgpu)
 {
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allgather_gemm.py", NULL, NULL,
