@@ -354,6 +354,29 @@ class EmulatedDevices(object):
                            out.nbytes)
         return out
 
+    def encode_tensor_map(self, desc):
+        """The 128 bytes of a tensor map in the emulator's encoding from
+        cuTensorMapEncodeTiled's arguments: desc is a dict of format,
+        rank, addr, dims, strides, box, elem_strides (innermost first),
+        interleave, swizzle, oob_fill (kernels/_mgpu.shard_map_desc)."""
+        td = _TmaDesc(format=desc["format"], rank=desc["rank"],
+                      addr=desc["addr"], interleave=desc["interleave"],
+                      swizzle=desc["swizzle"], oob_fill=desc["oob_fill"])
+        for i, v in enumerate(desc["dims"]):
+            td.dims[i] = v
+        for i, v in enumerate(desc["strides"]):
+            td.strides[i] = v
+        for i, v in enumerate(desc["box"]):
+            td.box[i] = v
+        for i, v in enumerate(desc["elem_strides"]):
+            td.elem_strides[i] = v
+        out = ctypes.create_string_buffer(128)
+        st = self._lib.ptem_tensormap_encode(ctypes.byref(td), out)
+        if st:
+            raise EmulatorError("encoding a tensor map: error[%s]"
+                                % _lib.code_name(st), st)
+        return out.raw
+
     def _host(self, ptr, nbytes):
         addr = ptr.ptr if isinstance(ptr, _args.DevicePointer) else int(ptr)
         h = self._lib.ptem_host(self._dev(0), addr, nbytes)

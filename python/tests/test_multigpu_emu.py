@@ -205,3 +205,40 @@ def test_collectives_import_without_torch():
 def test_shipped_scripts_compile_for_their_targets(name):
     k = ptxtile.compile(script_path(name), target="sm_90a")
     assert k.kernel_names
+
+
+def test_allgather_gemm_on_emulated_devices():
+    # the package's layout for all_gather_matmul: each device's A shard
+    # at the start of its symmetric buffer, the pad after data_bytes,
+    # the table of shard maps from _mgpu.shard_map_desc (the arguments
+    # kernels/collectives.py hands the driver), on 2 devices
+    world, ms, kk, n = 2, 64, 128, 40
+    k = ptxtile.compile(script_path("allgather_gemm"), target="sm_90a")
+    rng = np.random.default_rng(5)
+    a = [bf16_bits(rng.standard_normal((ms, kk)).astype(np.float32) / 4)
+         for _ in range(world)]
+    b = [bf16_bits(rng.standard_normal((n, kk)).astype(np.float32) / 4)
+         for _ in range(world)]
+    with ptxtile.EmulatedDevices(world) as devs:
+        g = Group(devs, ms * kk * 2)
+        for d in range(world):
+            devs.write(g.bufs[d], a[d])
+        raw = bytearray(8 * 128)
+        for s in range(world):
+            raw[128 * s:128 * s + 128] = devs.encode_tensor_map(
+                _mgpu.shard_map_desc(g.bufs[s].ptr, ms, kk))
+        maps = [devs.put(d, np.frombuffer(bytes(raw), np.uint8).reshape(
+            8, 128)) for d in range(world)]
+        bs = [devs.put(d, b[d], dtype="bfloat16") for d in range(world)]
+        cs = [devs.zeros(d, (world * ms, n), "bfloat16")
+              for d in range(world)]
+        devs.run([(k, (maps[d], bs[d], cs[d], g.pads[d], d, world, ms, 1,
+                       1)) for d in range(world)])
+        a_full = np.concatenate([bf16_value(x) for x in a]).astype(
+            np.float64)
+        for d in range(world):
+            want = a_full @ bf16_value(b[d]).astype(np.float64).T
+            got = bf16_value(devs.get(cs[d])).astype(np.float64)
+            # one bfloat16 rounding of a float32 sum
+            assert np.all(np.abs(got - want) <=
+                          np.abs(want) / 128 + 1e-6), d

@@ -246,9 +246,11 @@ def _all_gather_matmul(a_shard, b, group, sms):
     if maps is None:
         raw = bytearray(8 * 128)
         for r, p in enumerate(st.ptrs):
-            d = _mgpu.shard_map_desc(p, ms, k)
+            d = _mgpu.shard_map_desc(p, ms, k)  # innermost first
             raw[128 * r:128 * r + 128] = st.rt.encode_tensor_map(
-                p, "bfloat16", (ms, k), (k * 2, 2), (128, 64), d["swizzle"])
+                p, "bfloat16", tuple(reversed(d["dims"])),
+                (d["strides"][0], 2), tuple(reversed(d["box"])),
+                d["swizzle"])
         maps = st.maps[(ms, k)] = torch.frombuffer(
             raw, dtype=torch.uint8).view(8, 128).to(a_shard.device)
     c = torch.empty((m, n), dtype=torch.bfloat16, device=a_shard.device)
