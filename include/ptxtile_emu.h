@@ -41,6 +41,10 @@ enum {
 	 * cluster barrier, an mbarrier phase completing, a warp collective;
 	 * docs/emulator.md says how coarse this is). */
 	PTEM_CHECK_RACES = 1u << 1,
+	/* Group runs: report a global access that races with another
+	 * device's write - no release/acquire (or fence) synchronisation
+	 * between them at .sys scope (docs/emulator.md, "Several devices"). */
+	PTEM_CHECK_ORDER = 1u << 2,
 };
 
 typedef struct ptem_launch {
@@ -96,6 +100,51 @@ PT_API int ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
 PT_API const char *ptem_errmsg(const ptem *e);
 /* Instructions executed by the last run, over all threads. */
 PT_API uint64_t ptem_steps(const ptem *e);
+
+/* ---- several devices ----
+ * A group of 1..PTEM_MAX_DEVICES emulated devices, each a ptem with its
+ * own module and global memory.  Device d allocates from its own address
+ * window, WIN(d) = 0x100000000 + d * PTEM_DEVICE_WINDOW, and every device
+ * reaches every other's allocations through those addresses (a peer
+ * pointer is just an address in another window, as with CUDA's unified
+ * addressing); ptem_host of any group member sees them all.
+ *
+ *     ptem_group *g = ptem_group_new(2);
+ *     for (d = 0; d < 2; d++) ptem_load(ptem_group_device(g, d), ptx, len);
+ *     ... ptem_alloc(ptem_group_device(g, d), ...) ...
+ *     ptem_device_launch ls[2] = {{"k", l0, args0, n0}, {"k", l1, args1, n1}};
+ *     if (ptem_group_run(g, ls, 2)) puts(ptem_group_errmsg(g));
+ *
+ * ptem_group_run runs one launch per device, interleaved (a scheduling
+ * round of one device, then of the next), so a device spinning on a flag
+ * another device sets makes progress.  When every unfinished device has
+ * run PTEM_LIVELOCK_WINDOW instructions in a row that cannot end a spin
+ * (loads, ALU, branches, fences) the run fails with
+ * PT_E_EMU_LIVELOCK, naming the spinning instruction. */
+#define PTEM_MAX_DEVICES 8
+#define PTEM_DEVICE_WINDOW (1ull << 40)
+#define PTEM_LIVELOCK_WINDOW (1ull << 22)
+
+typedef struct ptem_group ptem_group;
+
+typedef struct ptem_device_launch {
+	const char *kernel;
+	ptem_launch launch;
+	const ptem_arg *args;
+	size_t nargs;
+} ptem_device_launch;
+
+PT_API ptem_group *ptem_group_new(unsigned ndevices);
+/* Frees the group and its devices (ptem_free of a device is a no-op). */
+PT_API void ptem_group_free(ptem_group *g);
+PT_API unsigned ptem_group_size(const ptem_group *g);
+/* Device d (NULL when out of range). */
+PT_API ptem *ptem_group_device(ptem_group *g, unsigned d);
+/* Launch ls[d] on device d, for every device (n == the group's size). */
+PT_API int ptem_group_run(ptem_group *g, const ptem_device_launch *ls,
+			  size_t n);
+/* "device D: " and that device's message, for the last failed run. */
+PT_API const char *ptem_group_errmsg(const ptem_group *g);
 
 #ifdef __cplusplus
 }

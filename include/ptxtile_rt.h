@@ -231,6 +231,31 @@ PT_API int ptrt_plan_launch(const char *meta_json, size_t meta_len,
 			    const char *name, const ptrt_arg *args,
 			    size_t nargs, ptrt_plan *out, char *msg,
 			    size_t msg_size);
+/* Pointer arguments on other devices (docs/multigpu.md): before a launch
+ * each tensor pointer is classified once per allocation range (the
+ * range is remembered).  The launch device's own memory, host and
+ * managed memory launch as given; another device's allocation gets peer
+ * access enabled (cuCtxEnablePeerAccess) when cuDeviceCanAccessPeer
+ * allows it, else PT_E_RT_PEER_UNREACHABLE; memory mapped with cuMemMap
+ * (torch symmetric memory) or from a memory pool needs access flags for
+ * the launch device, else PT_E_RT_PEER_NO_ACCESS.  ptrt_free forgets the
+ * range it frees; ptrt_forget_pointers forgets all (after remapping
+ * memory behind the runtime's back). */
+PT_API void ptrt_forget_pointers(ptrt_ctx *rt);
+/* The same check for a pointer a kernel reads from memory (a table of
+ * peer addresses) rather than takes as an argument: PT_OK when rt's
+ * device reaches p (peer access enabled if needed), else the status a
+ * launch would give, the message calling it "name". */
+PT_API int ptrt_reach_pointer(ptrt_ctx *rt, ptrt_devptr p, const char *name);
+/* Encodes a tiled CUtensorMap (128 bytes at map128, 64-byte aligned) of
+ * tensor (a ptrt_arg_tensor: dims and byte strides outermost first, any
+ * device's address) with box (outermost first), element strides 1, no
+ * interleave, swizzle (0 none, 1 32B, 2 64B, 3 128B), 128-byte L2
+ * promotion and zero fill, after the TMA limit checks of a launch; for
+ * maps a kernel reads from memory (a table of peer shards). */
+PT_API int ptrt_tensor_map_encode(ptrt_ctx *rt, const ptrt_arg *tensor,
+				  const uint32_t *box, int swizzle,
+				  void *map128);
 /* Launches warmup + iters times and measures the iters with events:
  * *ms is the mean time of one launch in milliseconds. */
 PT_API int ptrt_time_launch(ptrt_kernel *k, const ptrt_arg *args,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/gpu_batch.sh [tests|bench|all] - everything that needs the GPU, in
+# tools/gpu_batch.sh [tests|bench|mgpu|micro|all] - everything that needs the GPU, in
 # at most two commands of under ten minutes each (the GPU host is lent for
 # short sessions).  From the repository root on a GPU host:
 #   tests  build; tests/gpu/run.sh (C GPU tests, the Python package's GPU
@@ -12,6 +12,8 @@
 #          suite (bench/gemm/suite.py), attention (bench/attention/run.py),
 #          FP8 (bench/fp8/run.py), Python launch overhead
 #          (bench/python_launch.py)
+#   mgpu   the multi-GPU kernels against NCCL (bench/mgpu/run.py: one
+#          process per GPU; says so and measures nothing with one GPU)
 #   micro  the earlier micro-benchmarks: tile copy, TMA copy, and the
 #          GEMM examples against their CUDA C++ twins (bench/gemm/run.sh)
 # Logs go to ${LOGS:-build/gpu-batch}; each part prints its summary lines.
@@ -62,6 +64,12 @@ if [ "$part" = bench ] || [ "$part" = all ]; then
 	tail -3 "$LOGS/fp8.log"
 	step launch 60 python3 bench/python_launch.py
 	grep -E '^\||target' "$LOGS/launch.log"
+fi
+if [ "$part" = mgpu ] || [ "$part" = all ]; then
+	# NVLink multicast stays off (run.py sets these too)
+	NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+		NVSHMEM_DISABLE_NVLS=1 step mgpu 480 python3 bench/mgpu/run.py
+	grep -E '^\||^#|PASS|FAIL|SKIP' "$LOGS/mgpu.log"
 fi
 if [ "$part" = micro ] || [ "$part" = all ]; then
 	echo "== tile copy"

@@ -7,6 +7,7 @@
  *               [--arg NAME=SPEC]... [--fill SPEC] [--size VAR=N]...
  *               [--dump NAME[=PATH]]... [--dump-all DIR]
  *               [--late] [--check-races] [--max-steps N] [--lineinfo]
+ *               [--devices N [--check-order]]
  *   ptxtile run --emulate FILE.ptx --meta FILE.json ...
  *   ptxtile run --gpu FILE ...
  *
@@ -18,6 +19,12 @@
  * random-f16[:SEED] | random-bf16[:SEED] | file:PATH (raw little-endian
  * bytes of exactly the tensor's size); of a scalar: its value.  --dump
  * writes a tensor's bytes to PATH, or prints its values.
+ * --devices N runs one launch per emulated device (src/emu/devices.c),
+ * every tensor on every device; random SPECs take the seed + the device
+ * index; peers:NAME is a uint64 tensor holding every device's address of
+ * tensor NAME, peers:BYTES every device's address of a fresh zeroed
+ * buffer of BYTES (signal pads); a scalar @rank is the device index,
+ * @world is N.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +48,9 @@ typedef struct RunOpts {
 	const char **args, **sizes, **dumps;
 	const char **defs; /* -D NAME=VALUE, as given */
 	int nargs, nsizes, ndumps, ndefs;
-	bool emulate, gpu, late, races, lineinfo;
+	bool emulate, gpu, late, races, lineinfo, order;
 	uint64_t max_steps;
+	unsigned devices; /* 0: one device, no group */
 } RunOpts;
 
 static const char run_usage[] =
@@ -50,6 +58,7 @@ static const char run_usage[] =
 	"                   [--arg NAME=SPEC]... [--size VAR=N]...\n"
 	"                   [--dump NAME[=PATH]]... [--late] [--check-races]\n"
 	"                   [--max-steps N] [--lineinfo] [-D NAME=VALUE]...\n"
+	"                   [--devices N [--check-order]]\n"
 	"       ptxtile run --emulate FILE.ptx --meta FILE.json ...\n"
 	"       ptxtile run --gpu FILE ...   (the same, on the GPU)\n"
 	"  Runs a kernel in the PTX emulator (docs/emulator.md), or with\n"
@@ -65,7 +74,13 @@ static const char run_usage[] =
 	"  observe it.  --check-races reports shared-memory races.\n"
 	"  --lineinfo compiles a script with .file/.loc, so emulator errors\n"
 	"  name the script line too.  -D NAME=VALUE overrides the module\n"
-	"  constant NAME of a script, as in ptxtile compile.\n";
+	"  constant NAME of a script, as in ptxtile compile.\n"
+	"  --devices N (2-8) runs one launch per emulated device, every\n"
+	"  tensor on every device (random seeds + the device index); SPEC\n"
+	"  peers:NAME is a uint64 tensor of every device's address of NAME\n"
+	"  (peers:BYTES: of a fresh zeroed buffer of BYTES on each device),\n"
+	"  a scalar @rank the device index, @world N; dumps name the device\n"
+	"  (NAME[d], PATH.d).  --check-order reports cross-device races.\n";
 
 /* Reads at most max bytes of path ("-": stdin) into a: a file (or a
  * stream such as /dev/zero) longer than that is never read further, so
@@ -152,6 +167,14 @@ parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 			o->races = true;
 		} else if (!strcmp(a, "--lineinfo")) {
 			o->lineinfo = true;
+		} else if (!strcmp(a, "--check-order")) {
+			o->order = true;
+		} else if ((v = cli_option_value(argc, argv, &i, "--devices"))) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (!*v || *end || n < 2 || n > PTEM_MAX_DEVICES)
+				return usage_err("--devices takes 2..8", v);
+			o->devices = (unsigned)n;
 		} else if ((v = cli_option_value(argc, argv, &i, "--target"))) {
 			o->target = v;
 		} else if ((v = cli_option_value(argc, argv, &i, "--kernel"))) {
@@ -193,9 +216,11 @@ parse_run_args(int argc, char **argv, RunOpts *o, Arena *ar)
 	if (o->meta && o->ndefs)
 		return usage_err("-D overrides constants of a script, not of "
 				 "PTX with --meta", NULL);
-	if (o->gpu && (o->late || o->max_steps || o->races))
-		return usage_err("--late, --check-races and --max-steps are "
-				 "emulator options", NULL);
+	if (o->gpu && (o->late || o->max_steps || o->races || o->devices))
+		return usage_err("--late, --check-races, --max-steps and "
+				 "--devices are emulator options", NULL);
+	if (o->order && !o->devices)
+		return usage_err("--check-order goes with --devices", NULL);
 	if (!o->input)
 		return usage_err("missing input file", NULL);
 	size_t n = strlen(o->input);
@@ -424,15 +449,20 @@ typedef struct Tensor {
 	int esize;
 	int64_t row;
 	int64_t shape[PTRT_MAX_DIMS];
+	const char *spec;   /* its SPEC (NULL: zeros) */
 } Tensor;
 
+/* dev >= 0: device dev of a group (NAME[dev], PATH.dev, NAME.dev.bin) */
 static int
-dump_tensors(const RunOpts *o, const Tensor *ts, size_t nt)
+dump_tensors(const RunOpts *o, const Tensor *ts, size_t nt, int dev)
 {
+	char sfx[16] = "";
+	if (dev >= 0)
+		snprintf(sfx, sizeof(sfx), ".%d", dev);
 	for (size_t i = 0; o->dump_all && i < nt; i++) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s.bin", o->dump_all,
-			 ts[i].q->name);
+		snprintf(path, sizeof(path), "%s/%s%s.bin", o->dump_all,
+			 ts[i].q->name, sfx);
 		if (!write_file_atomic(path, (const char *)ts[i].host,
 				       ts[i].n * (uint64_t)ts[i].esize)) {
 			fprintf(stderr, "ptxtile run: cannot write %s\n", path);
@@ -455,14 +485,21 @@ dump_tensors(const RunOpts *o, const Tensor *ts, size_t nt)
 		}
 		uint64_t bytes = t->n * (uint64_t)t->esize;
 		if (eq && eq[1]) {
-			if (!write_file_atomic(eq + 1, (const char *)t->host,
+			char path[4096];
+			snprintf(path, sizeof(path), "%s%s", eq + 1, sfx);
+			if (!write_file_atomic(path, (const char *)t->host,
 					       bytes)) {
 				fprintf(stderr, "ptxtile run: cannot write %s\n",
-					eq + 1);
+					path);
 				return EXIT_USAGE;
 			}
 		} else {
-			print_tensor(name, t->host, t->n, t->esize, t->q->dtype,
+			char label[160];
+			if (dev >= 0)
+				snprintf(label, sizeof(label), "%s[%d]", name, dev);
+			else
+				snprintf(label, sizeof(label), "%s", name);
+			print_tensor(label, t->host, t->n, t->esize, t->q->dtype,
 				     t->row);
 		}
 	}
@@ -490,7 +527,10 @@ bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 		if (!spec && q->kind == RP_TENSOR)
 			spec = o->fill_all;
 		if (q->kind == RP_SCALAR) {
-			if (scalar_arg(q, spec, &args[q->arg]))
+			/* @rank, @world: set per device (run_group) */
+			bool dev = o->devices && spec && (!strcmp(spec, "@rank") ||
+							  !strcmp(spec, "@world"));
+			if (scalar_arg(q, dev ? "0" : spec, &args[q->arg]))
 				return EXIT_USAGE;
 			continue;
 		}
@@ -526,6 +566,16 @@ bind_args(const RtKernelMeta *k, const RunOpts *o, Arena *a, ptrt_arg *args,
 		t->row = q->ndim > 1 ? t->shape[q->ndim - 1] : 0;
 		uint64_t bytes = t->n * (uint64_t)t->esize;
 		t->host = NEWN(a, uint8_t, bytes);
+		t->spec = spec;
+		if (o->devices && spec && !strncmp(spec, "peers:", 6)) {
+			if (q->dtype != PTRT_UINT64 || t->n < o->devices) {
+				fprintf(stderr, "ptxtile run: %s: peers: needs a "
+						"uint64 tensor of at least %u "
+						"elements\n", q->name, o->devices);
+				return EXIT_USAGE;
+			}
+			continue; /* filled by run_group */
+		}
 		int rc = fill_tensor(t->host, t->n, t->esize, q->dtype, spec,
 				     q->name);
 		if (rc)
@@ -620,6 +670,207 @@ out:
 	return rc;
 }
 
+/* The SPEC of a tensor on device d: random seeds move by d. */
+static const char *
+device_spec(const char *spec, unsigned d, char *buf, size_t cap)
+{
+	const char *kinds[] = {"random-bf16", "random-f16", "random"};
+	for (size_t i = 0; spec && i < countof(kinds); i++) {
+		size_t n = strlen(kinds[i]);
+		if (strncmp(spec, kinds[i], n) || (spec[n] && spec[n] != ':'))
+			continue;
+		unsigned long long seed =
+			spec[n] ? strtoull(spec + n + 1, NULL, 10) : 1;
+		snprintf(buf, cap, "%s:%llu", kinds[i], seed + d);
+		return buf;
+	}
+	return spec;
+}
+
+/* Device d's tensors: filled from their SPECs (peers: from every device's
+ * addresses), allocated on the device. */
+static int
+group_tensors(const RunOpts *o, ptem_group *g, unsigned d, const Tensor *ts,
+	      Tensor *dt, size_t nt, Arena *a)
+{
+	for (size_t i = 0; i < nt; i++) {
+		dt[i] = ts[i];
+		uint64_t bytes = ts[i].n * (uint64_t)ts[i].esize;
+		dt[i].host = NEWN(a, uint8_t, bytes);
+		char buf[64];
+		const char *spec = device_spec(ts[i].spec, d, buf, sizeof(buf));
+		if (!spec || strncmp(spec, "peers:", 6)) {
+			int rc = fill_tensor(dt[i].host, ts[i].n, ts[i].esize,
+					     ts[i].q->dtype, spec,
+					     ts[i].q->name);
+			if (rc)
+				return rc;
+		}
+		if (ptem_alloc(ptem_group_device(g, d), bytes, &dt[i].addr))
+			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int
+fill_peers(const RunOpts *o, ptem_group *g, Tensor *const *dt, size_t nt)
+{
+	for (unsigned d = 0; d < o->devices; d++)
+		for (size_t i = 0; i < nt; i++) {
+			const char *spec = dt[d][i].spec;
+			if (!spec || strncmp(spec, "peers:", 6))
+				continue;
+			char *end;
+			unsigned long long bytes = strtoull(spec + 6, &end, 10);
+			if (spec[6] >= '0' && spec[6] <= '9') {
+				/* peers:BYTES: a fresh zeroed buffer on every
+				 * device (signal pads), made once */
+				if (*end || !bytes || bytes > (1ull << 30)) {
+					fprintf(stderr, "ptxtile run: %s: bad %s\n",
+						dt[d][i].q->name, spec);
+					return EXIT_USAGE;
+				}
+				if (d)
+					continue;
+				for (unsigned r = 0; r < o->devices; r++) {
+					uint64_t b;
+					if (ptem_alloc(ptem_group_device(g, r),
+						       (size_t)bytes, &b))
+						return EXIT_USAGE;
+					for (unsigned e = 0; e < o->devices; e++)
+						memcpy(dt[e][i].host + 8 * r, &b, 8);
+				}
+				continue;
+			}
+			size_t j = 0;
+			while (j < nt && strcmp(dt[d][j].q->name, spec + 6))
+				j++;
+			if (j == nt) {
+				fprintf(stderr, "ptxtile run: %s: no tensor %s\n",
+					dt[d][i].q->name, spec + 6);
+				return EXIT_USAGE;
+			}
+			for (unsigned r = 0; r < o->devices; r++)
+				memcpy(dt[d][i].host + 8 * r, &dt[r][j].addr, 8);
+		}
+	for (unsigned d = 0; d < o->devices; d++)
+		for (size_t i = 0; i < nt; i++) {
+			uint64_t bytes = dt[d][i].n * (uint64_t)dt[d][i].esize;
+			memcpy(ptem_host(ptem_group_device(g, d), dt[d][i].addr,
+					 bytes), dt[d][i].host, bytes);
+		}
+	return 0;
+}
+
+/* Device d's launch, planned by the runtime as for a GPU launch. */
+static int
+plan_group_launch(const RunOpts *o, const char *meta, const RtKernelMeta *k,
+		  Arena *a, const ptrt_arg *args0, const Tensor *dt, size_t nt,
+		  unsigned d, ptem_device_launch *ls)
+{
+	ptrt_arg *args = NEWN(a, ptrt_arg, k->nargs + 1);
+	memcpy(args, args0, k->nargs * sizeof(*args));
+	set_tensor_args(dt, nt, args);
+	for (size_t i = 0; i < k->nparams; i++) {
+		const RtParam *q = &k->params[i];
+		const char *spec = q->kind == RP_SCALAR && q->arg >= 0
+					   ? lookup(o->args, o->nargs, q->name)
+					   : NULL;
+		char v[16];
+		if (!spec || (strcmp(spec, "@rank") && strcmp(spec, "@world")))
+			continue;
+		snprintf(v, sizeof(v), "%u", strcmp(spec, "@rank") ? o->devices : d);
+		scalar_arg(q, v, &args[q->arg]);
+	}
+	ptrt_plan plan = {.nparams = (uint32_t)k->nparams,
+			  .params = NEWN(a, ptrt_plan_param, k->nparams + 1)};
+	char msg[512];
+	if (ptrt_plan_launch(meta, strlen(meta), k->name, args, k->nargs, &plan,
+			     msg, sizeof(msg)) != PT_OK) {
+		fprintf(stderr, "ptxtile run: device %u: %s\n", d, msg);
+		return EXIT_USAGE;
+	}
+	ptem_arg *pa = NEWN(a, ptem_arg, k->nparams + 1);
+	for (size_t i = 0; i < k->nparams; i++) {
+		pa[i].size = plan.params[i].size;
+		pa[i].data = plan.params[i].bytes;
+		if (plan.params[i].is_tma) {
+			uint8_t *map = NEWN(a, uint8_t, 128);
+			emu_tensormap_from_ptrt_plan(&plan.params[i].tma, map);
+			pa[i].data = map;
+		}
+	}
+	memset(ls, 0, sizeof(*ls));
+	for (int j = 0; j < 3; j++) {
+		ls->launch.grid[j] = plan.grid[j];
+		ls->launch.block[j] = plan.block[j];
+		ls->launch.cluster[j] = plan.cluster[j];
+	}
+	ls->launch.dynamic_smem = plan.smem;
+	ls->launch.flags = (o->late ? PTEM_LATE_COMPLETION : 0) |
+			   (o->races ? PTEM_CHECK_RACES : 0) |
+			   (o->order ? PTEM_CHECK_ORDER : 0);
+	ls->launch.max_steps = o->max_steps;
+	ls->kernel = k->name;
+	ls->args = pa;
+	ls->nargs = k->nparams;
+	return 0;
+}
+
+/* --devices N: one launch per emulated device, then every device's
+ * dumps. */
+static int
+run_group(const RunOpts *o, const char *ptx, const char *meta,
+	  const RtKernelMeta *k, Arena *a, ptrt_arg *args, Tensor *ts,
+	  size_t nt)
+{
+	ptem_group *g = ptem_group_new(o->devices);
+	if (!g)
+		return EXIT_USAGE;
+	int rc = EXIT_USAGE;
+	Tensor *dt[PTEM_MAX_DEVICES];
+	ptem_device_launch ls[PTEM_MAX_DEVICES];
+	for (unsigned d = 0; d < o->devices; d++) {
+		ptem *e = ptem_group_device(g, d);
+		int lst = ptem_load(e, ptx, strlen(ptx));
+		if (lst) {
+			rc = emu_error("", lst, ptem_errmsg(e));
+			goto out;
+		}
+		dt[d] = NEWN(a, Tensor, nt + 1);
+		if ((rc = group_tensors(o, g, d, ts, dt[d], nt, a)))
+			goto out;
+	}
+	if ((rc = fill_peers(o, g, dt, nt)))
+		goto out;
+	for (unsigned d = 0; d < o->devices; d++)
+		if ((rc = plan_group_launch(o, meta, k, a, args, dt[d], nt, d,
+					    &ls[d])))
+			goto out;
+	int rst = ptem_group_run(g, ls, o->devices);
+	if (rst) {
+		rc = emu_error("", rst, ptem_group_errmsg(g));
+		goto out;
+	}
+	for (unsigned d = 0; d < o->devices; d++) {
+		fprintf(stderr, "ptxtile run: %s: device %u: %llu instructions "
+				"emulated\n", k->name, d,
+			(unsigned long long)ptem_steps(ptem_group_device(g, d)));
+		for (size_t i = 0; i < nt; i++) {
+			uint64_t bytes = dt[d][i].n * (uint64_t)dt[d][i].esize;
+			memcpy(dt[d][i].host,
+			       ptem_host(ptem_group_device(g, d), dt[d][i].addr,
+					 bytes), bytes);
+		}
+		if ((rc = dump_tensors(o, dt[d], nt, (int)d)))
+			goto out;
+	}
+	rc = 0;
+out:
+	ptem_group_free(g);
+	return rc;
+}
+
 static int
 gpu_error(ptrt_ctx *rt, const char *what)
 {
@@ -693,9 +944,10 @@ run_kernel(const RunOpts *o, const char *ptx, const char *meta)
 	if ((rc = bind_args(k, o, &a, args, ts, &nt)))
 		goto out;
 	rc = o->gpu ? run_gpu(ptx, meta, k, args, ts, nt)
-		    : run_emulated(o, ptx, meta, k, &a, args, ts, nt);
-	if (!rc)
-		rc = dump_tensors(o, ts, nt);
+	     : o->devices ? run_group(o, ptx, meta, k, &a, args, ts, nt)
+			  : run_emulated(o, ptx, meta, k, &a, args, ts, nt);
+	if (!rc && !o->devices)
+		rc = dump_tensors(o, ts, nt, -1);
 out:
 	arena_free(&a);
 	return rc;

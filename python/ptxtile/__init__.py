@@ -19,16 +19,18 @@ torch only when the caller passes torch tensors.
 """
 from ._version import __version__
 from ._errors import (ArgumentCountError, CompileError, Diagnostic, Error,
-                      LaunchError)
+                      LaunchError, PeerAccessError)
+from ._args import DevicePointer
 from ._compile import Kernel, compile, find_ptxas
 from ._autotune import Autotuner, Config, autotune
-from ._emulate import EmulatorError
+from ._emulate import EmulatedDevices, EmulatorError
 from ._target import default_target, target_for_capability
 from ._cache import cache_dir, clear as clear_cache
 from . import axis, layout, tirx
 
 __all__ = ["compile", "Kernel", "autotune", "Autotuner", "Config", "Error",
            "CompileError", "LaunchError", "ArgumentCountError", "Diagnostic",
+           "PeerAccessError", "DevicePointer", "EmulatedDevices",
            "default_target", "target_for_capability", "cache_dir",
            "clear_cache", "find_ptxas", "EmulatorError", "tirx", "axis", "layout",
            "__version__"]

@@ -109,6 +109,72 @@ class TensorView(object):
         self.keep = keep        # what must live until the launch is made
 
 
+class DevicePointer(object):
+    """A tensor argument given as a raw device address: shape (outermost
+    first), dtype (a ptxtile dtype name: "float32", "bfloat16", ...),
+    strides in elements (None: dense row-major) and the CUDA device it
+    is declared on (None: not known).  For memory no tensor object
+    describes - a peer's buffer mapped into this process, an address from
+    another library.  The runtime checks before the launch that the
+    launch device reaches the address (ptxtile.PeerAccessError when not);
+    the launch goes to `device` when it is the first tensor argument and
+    kernel(..., device=) does not say otherwise."""
+
+    __slots__ = ("ptr", "shape", "dtype", "strides", "device")
+
+    def __init__(self, ptr, shape, dtype, device=None, strides=None):
+        self.ptr = operator.index(ptr)
+        if not 0 <= self.ptr < 2 ** 64:
+            raise ValueError("DevicePointer: address %d is not a 64-bit "
+                             "address" % self.ptr)
+        self.shape = tuple(operator.index(d) for d in shape)
+        self.dtype = str(dtype).replace("torch.", "")
+        self.strides = (None if strides is None else
+                        tuple(operator.index(s) for s in strides))
+        if self.strides is not None and len(self.strides) != len(self.shape):
+            raise ValueError("DevicePointer: %d strides for %d dims"
+                             % (len(self.strides), len(self.shape)))
+        self.device = None if device is None else device_ordinal(device)
+
+    def __repr__(self):
+        return "DevicePointer(0x%x, %s, %r, device=%s)" % (
+            self.ptr, self.shape, self.dtype, self.device)
+
+
+def device_ordinal(device):
+    """The CUDA ordinal of 1, "cuda:1" or torch.device("cuda", 1)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        if device < 0:
+            raise ValueError("device %d: a CUDA ordinal is >= 0" % device)
+        return device
+    text = str(device)
+    if text.startswith("cuda:") and text[5:].isdigit():
+        return int(text[5:])
+    index = getattr(device, "index", None)
+    if getattr(device, "type", None) == "cuda" and index is not None:
+        return int(index)
+    raise ValueError("device %r: expected a CUDA ordinal (int), \"cuda:N\" "
+                     "or a torch.device of type cuda with an index"
+                     % (device,))
+
+
+def _from_pointer(obj, i, p):
+    itemsize = _ITEMSIZE.get(obj.dtype)
+    if itemsize is None or dtype_enum(obj.dtype) == 0:
+        raise _bad(i, p, "DevicePointer dtype %r is no ptxtile dtype of "
+                   "whole bytes; the kernel needs %s" % (obj.dtype, p.dtype),
+                   _lib.code("RT_ARG_DTYPE"))
+    strides = (_dense_strides(obj.shape, itemsize) if obj.strides is None
+               else tuple(s * itemsize for s in obj.strides))
+    return TensorView(obj.ptr, obj.dtype, obj.shape, strides, obj.device)
+
+
+_ITEMSIZE = {"bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
+             "float16": 2, "bfloat16": 2, "int32": 4, "uint32": 4,
+             "float32": 4, "tf32": 4, "int64": 8, "uint64": 8, "float64": 8,
+             "float8_e4m3fn": 1, "float8_e5m2": 1}
+
+
 def _dense_strides(shape, itemsize):
     out, s = [], itemsize
     for d in reversed(shape):
@@ -195,6 +261,8 @@ def tensor_view(obj, i, p, stream=None):
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
         return _from_torch(obj, i, p)
+    if isinstance(obj, DevicePointer):
+        return _from_pointer(obj, i, p)
     if hasattr(obj, "__cuda_array_interface__"):
         return _from_cai(obj, i, p)
     if hasattr(obj, "__dlpack__"):
@@ -215,6 +283,8 @@ def host_view(obj, i, p):
     __array_interface__; a CPU torch tensor) at its host address, for the
     checks of Kernel.check and the emulator; None when obj is neither."""
     torch = sys.modules.get("torch")
+    if isinstance(obj, DevicePointer):
+        return None  # a device address, checked as given
     if torch is not None and isinstance(obj, torch.Tensor):
         if obj.is_cuda:
             return None

@@ -351,7 +351,8 @@ class Kernel(object):
 
     def _pack(self, args, stream, buf, host=False):
         """Fills buf with the ptrt_arg array for args; returns the launch
-        device (None when no argument tells), what must stay alive until
+        device (the first tensor's; None when no argument tells), what
+        must stay alive until
         the launch, and whether a torch tensor was among them.  With
         host=True, host arrays (numpy, CPU tensors) are packed at their
         host addresses, for the checks alone."""
@@ -380,11 +381,10 @@ class Kernel(object):
                         keep.append(v.keep)
                         _args.pack_tensor(buf, i, p, v)
                         d = v.device
-                    if d is not None and d != device:
-                        if device is not None:
-                            raise _args._bad(
-                                i, p, "on CUDA device %d, but an earlier "
-                                "tensor is on device %d" % (d, device))
+                    # the first tensor's device is the launch device;
+                    # a tensor elsewhere is a peer pointer, which the
+                    # runtime checks the launch device reaches
+                    if device is None:
                         device = d
                 elif p.kind == "scalar":
                     _args.pack_scalar(buf, i, p, a)
@@ -464,11 +464,16 @@ class Kernel(object):
                                check_races=check_races, max_steps=max_steps)
 
     def __call__(self, *args: Any, **options: Any) -> None:
-        """kernel(*args, stream=None): launches on `stream` (a
+        """kernel(*args, stream=None, device=None): launches on `stream` (a
         torch.cuda.Stream, an object with .cuda_stream or
         __cuda_stream__, or a CUstream handle as int), by default torch's
-        current stream of the tensors' device, in that device's primary
-        context (torch's).  (device="emulator" is the older spelling of
+        current stream of the launch device, in that device's primary
+        context (torch's).  The launch device is `device` (an ordinal,
+        "cuda:N" or a torch.device), by default the first tensor
+        argument's; tensors on other devices and peer mappings (torch
+        symmetric memory) are peer pointers, which the runtime checks
+        the launch device reaches (enabling peer access where needed;
+        PeerAccessError when it cannot: docs/multigpu.md).  (device="emulator" is the older spelling of
         kernel.emulate(*args, ...), kept with a DeprecationWarning.)"""
         if not options:  # the fast path: no keyword to look at
             fast = self._fast
@@ -478,34 +483,44 @@ class Kernel(object):
         return self._call_with(args, **options)
 
     def _call_with(self, args, stream=None, device=None, **emulator):
-        if device == "emulator":
+        if isinstance(device, str) and device == "emulator":
             warnings.warn("kernel(..., device=\"emulator\") is deprecated; "
                           "call kernel.emulate(...)", DeprecationWarning,
                           stacklevel=3)
             if stream is not None:
                 raise TypeError("the emulator takes no stream=")
             return self.emulate(*args, **emulator)
-        if device is not None or emulator:
+        if emulator:
             raise TypeError("unexpected keyword argument(s) %s: a launch "
-                            "takes stream=; late=, check_races=, "
-                            "max_steps= are options of kernel.emulate()"
-                            % ", ".join(sorted(emulator) or ["device"]))
+                            "takes stream= and device=; late=, "
+                            "check_races=, max_steps= are options of "
+                            "kernel.emulate()" % ", ".join(sorted(emulator)))
+        if device is not None:
+            try:
+                on = _args.device_ordinal(device)
+            except ValueError as e:
+                raise TypeError("device=: %s (or \"emulator\", deprecated)"
+                                % e)
+            return self._launch(args, stream, on)
         if stream is None:
             fast = self._fast
             if fast is not None and fast(args):
                 return None
         return self._launch(args, stream)
 
-    def _launch(self, args, stream):
-        """The general launch: every argument converted and packed; then,
-        for torch tensors on torch's stream, the fast path is prepared for
-        the next calls with the same argument signature."""
+    def _launch(self, args, stream, on=None):
+        """The general launch (on device `on`, by default the first
+        tensor's): every argument converted and packed; then, for torch
+        tensors on torch's stream, the fast path is prepared for the next
+        calls with the same argument signature."""
         s = _stream_handle(stream)
         if self._buf is None:
             self._buf = self._new_buffer()
         with self._lock:  # the argument buffer is the kernel's
             buf = self._buf
             device, keep, torch_seen = self._pack(args, s, buf)
+            if on is not None:
+                device = on
             if device is None:
                 device = _runtime.default_device()
             try:
@@ -519,7 +534,7 @@ class Kernel(object):
             with rt.lock:
                 if _launch(k, ctypes.addressof(buf), len(args), s):
                     raise rt.error()
-            if stream is None and torch_seen:
+            if stream is None and torch_seen and on is None:
                 self._fast = _fast_path(self, args, buf, k, rt, device)
 
 
@@ -550,7 +565,8 @@ _SLOT = {"int32": ("i4x", 4), "uint32": ("I4x", 4), "int64": ("q", 8),
 def _fast_path(kernel, args, buf, handle, rt, device):
     """fn(args) -> True after launching args on torch's current stream,
     or False (nothing launched) when args do not have the signature of
-    `args` - the same count, torch CUDA tensors on `device` with the same
+    `args` - the same count, torch CUDA tensors each on the device it was
+    on (the launch goes to `device`) with the same
     dtypes, shapes and strides, Python numbers (in range: struct checks)
     for the scalars.  Then only the stream, the data pointers and the
     scalar values change: one struct.pack_into writes them into the slots
@@ -574,10 +590,10 @@ def _fast_path(kernel, args, buf, handle, rt, device):
         a, off = args[i], i * _args.ARG_SIZE
         if p.kind == "tensor" and isinstance(a, torch.Tensor):
             env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
-            env["st%d" % i] = a.stride()
+            env["st%d" % i], env["dev%d" % i] = a.stride(), a.get_device()
             checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
-                          "%s or a%d.get_device() != device" % (
-                              i, i, i, i, _strides_differ(a, i), i))
+                          "%s or a%d.get_device() != dev%d" % (
+                              i, i, i, i, _strides_differ(a, i), i, i))
             values.append("a%d.data_ptr()" % i)
             fmt += "Q"
             slots.append((off + 8, 8))

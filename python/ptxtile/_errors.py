@@ -58,6 +58,28 @@ class LaunchError(Error):
         return "E%04d" % self.code if self.code else None
 
 
+class PeerAccessError(LaunchError):
+    """A pointer the launch device cannot reach: memory of another
+    device without peer access between the two (.code 5030,
+    RT_PEER_UNREACHABLE), mapped or pool memory whose access flags leave
+    the launch device out (5031, RT_PEER_NO_ACCESS), or a failing
+    cuCtxEnablePeerAccess (5032, RT_PEER_ENABLE).  The message names the
+    argument (or the table entry) and both devices."""
+
+
+PEER_CODES = ("RT_PEER_UNREACHABLE", "RT_PEER_NO_ACCESS", "RT_PEER_ENABLE")
+
+
+def launch_error(message, code, argument=None):
+    """The LaunchError of a runtime status: PeerAccessError for the peer
+    codes (5030-5032), else LaunchError."""
+    from . import _lib
+    cls = LaunchError
+    if code and code in [_lib.code(n) for n in PEER_CODES]:
+        cls = PeerAccessError
+    return cls(message, code, argument)
+
+
 class ArgumentCountError(LaunchError, TypeError):
     """A kernel called with the wrong number of arguments: a TypeError, as
     for any Python callable, and a LaunchError with code 5008

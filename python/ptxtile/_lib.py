@@ -94,6 +94,10 @@ _RUNTIME_PROTOS = {
     "ptrt_check_launch": (c_int, [c_char_p, c_size_t, c_char_p, c_void_p,
                                   c_size_t, c_char_p, c_size_t]),
     "ptrt_sync": (c_int, [c_void_p]),
+    "ptrt_reach_pointer": (c_int, [c_void_p, ctypes.c_uint64, c_char_p]),
+    "ptrt_forget_pointers": (None, [c_void_p]),
+    "ptrt_tensor_map_encode": (c_int, [c_void_p, c_void_p,
+                                       P(ctypes.c_uint32), c_int, c_void_p]),
 }
 
 

@@ -11,7 +11,7 @@ import sys
 import threading
 
 from . import _lib
-from ._errors import LaunchError
+from ._errors import LaunchError, launch_error
 
 _lock = threading.Lock()
 _contexts = {}  # device ordinal -> Runtime, or the LaunchError it gave
@@ -37,8 +37,38 @@ class Runtime(object):
     def error(self, what=None):
         rt = _lib.runtime()
         msg = rt.ptrt_errmsg(self.handle).decode(errors="replace")
-        return LaunchError(("%s: %s" % (what, msg)) if what else msg,
-                           rt.ptrt_status(self.handle))
+        return launch_error(("%s: %s" % (what, msg)) if what else msg,
+                            rt.ptrt_status(self.handle))
+
+    def reach(self, ptr, name):
+        """Checks that this device reaches device address ptr (enabling
+        peer access when it is another device's plain allocation), as a
+        launch checks its pointer arguments; for addresses a kernel reads
+        from a table.  PeerAccessError (naming `name`) when it cannot."""
+        rt = _lib.runtime()
+        with self.lock:
+            if rt.ptrt_reach_pointer(self.handle, ptr, name.encode()):
+                raise self.error()
+
+    def encode_tensor_map(self, ptr, dtype, shape, strides, box, swizzle):
+        """The 128 bytes of a tiled CUtensorMap of the tensor at device
+        address ptr (dtype name, shape and byte strides outermost first;
+        any device this one reaches) with box (outermost first) and
+        swizzle (0 none .. 3 128B): ptrt_tensor_map_encode, after the
+        TMA limit checks of a launch.  LaunchError when refused."""
+        from . import _args  # here: _args imports nothing of this module
+        buf = ctypes.create_string_buffer(_args.ARG_SIZE)
+        _args.pack_tensor(buf, 0, None, _args.TensorView(
+            ptr, dtype, tuple(shape), tuple(strides), None))
+        m = ctypes.create_string_buffer(128 + 64)
+        addr = (ctypes.addressof(m) + 63) & ~63
+        b = (ctypes.c_uint32 * max(1, len(box)))(*box)
+        rt = _lib.runtime()
+        with self.lock:
+            if rt.ptrt_tensor_map_encode(self.handle, ctypes.addressof(buf),
+                                         b, swizzle, addr):
+                raise self.error("encoding a tensor map")
+        return ctypes.string_at(addr, 128)
 
 
 def get(device):

@@ -89,3 +89,39 @@ print(json.dumps(out))
     assert grid[0]["args"][1]["op"] == "min"
     assert (tmp_path / "bench" / "w_0_0_0.ptx").read_text().lstrip() \
         .startswith("//")
+
+
+def test_mgpu_run_without_torch_or_gpus():
+    # bench/mgpu/run.py: --help and a bad command line need no torch;
+    # without torch (or with fewer than 2 GPUs) it says so and exits 0
+    r = run(["bench/mgpu/run.py", "--help"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("usage: run.py")
+    for opt in ("--gpus", "--iters", "--parts", "--max-bytes"):
+        assert opt in r.stdout
+    for bad in (["--iters", "0"], ["--parts", "allreduce,nope"],
+                ["--gpus", "x"]):
+        r = run(["bench/mgpu/run.py"] + bad)
+        assert r.returncode == 2 and "usage:" in r.stderr, bad
+    r = run(["-c", "import runpy, sys; sys.modules['torch'] = None\n"
+             "sys.argv = ['run.py']\n"
+             "runpy.run_path('bench/mgpu/run.py', run_name='__main__')"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("SKIP mgpu: torch is not installed")
+
+
+def test_mgpu_run_sets_no_multicast_before_torch():
+    code = ("import os, sys\n"
+            "sys.path.insert(0, 'bench/mgpu')\n"
+            "import run\n"
+            "assert 'torch' not in sys.modules\n"
+            "for k, v in (('NCCL_NVLS_ENABLE', '0'), "
+            "('TORCH_SYMM_MEM_DISABLE_MULTICAST', '1'), "
+            "('NVSHMEM_DISABLE_NVLS', '1')):\n"
+            "    assert os.environ[k] == v, k\n"
+            "a = run.parse(['--gpus', '4', '--parts', 'gemm'])\n"
+            "assert a.gpus == 4 and a.parts == 'gemm'\n")
+    r = run(["-c", code])
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(ROOT, "bench", "mgpu", "run.py")) as f:
+        assert "cuMulticast" not in f.read()

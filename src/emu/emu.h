@@ -221,6 +221,18 @@ typedef struct Run {
 	bool progress;
 	bool late;
 	bool races;
+	/* the cluster loop (emu_run_slice): the next cluster's linear
+	 * index, and whether a cluster is set up and running */
+	uint64_t next_cluster, nclusters;
+	bool in_cluster;
+	/* devices.c: the device this run is on, the group's ordering state
+	 * (NULL: not checked), and the instructions run since the last one
+	 * that is not a load, ALU op or branch, with the last such one */
+	uint32_t dev;
+	struct Order *order;
+	uint64_t quiet;
+	Thread *quiet_t;
+	const Insn *quiet_in;
 	double *mma_buf[2];     /* tcgen05.mma operand scratch, reused */
 	size_t mma_cap[2];
 	int status;
@@ -243,6 +255,8 @@ struct ptem {
 	size_t nallocs, capallocs;
 	uint64_t next_addr;
 	uint64_t steps;
+	struct ptem_group *group; /* NULL: a lone device */
+	uint32_t dev;             /* its index in the group */
 	char err[1024];
 };
 
@@ -253,7 +267,29 @@ struct ptem {
 #define WIN_LOCAL 0x7e0000000000ull  /* + offset in the thread's local memory */
 #define WIN_PARAM 0x7d0000000000ull  /* + offset in the kernel parameters */
 #define WIN_GLOBAL 0x100000000ull    /* first global allocation */
+/* device d of a group allocates from WIN_GLOBAL + d * DEV_WINDOW, so the
+ * owner of a global address is (addr - WIN_GLOBAL) / DEV_WINDOW */
+#define DEV_WINDOW (1ull << 40)
 #define SMEM_RANK_SHIFT 24        /* shared address = rank << 24 | offset */
+
+/* ---- devices.c ---- */
+/* Host view of [addr, addr + n) in another device of e's group, or NULL. */
+void *emu_peer_host(ptem *e, uint64_t addr, size_t n);
+/* The ordering check of one global access by in (r->order set). */
+void emu_order_global(Run *r, const Thread *t, const Insn *in, uint64_t addr,
+		      uint64_t n, bool write);
+void emu_order_fence(Run *r, const Insn *in);
+/* Instructions that cannot end a spin: loads, ALU, branches, fences. */
+bool emu_quiet_op(unsigned op);
+
+/* ---- run.c: one run in slices (ptem_run and the group scheduler) ---- */
+int emu_run_begin(ptem *e, const char *kernel, const ptem_launch *l,
+		  const ptem_arg *args, size_t nargs, Run **out);
+/* One scheduling round of the current cluster (setting up the next one
+ * first); true once every cluster has run.  Called with r->fail and
+ * r->e->oom set. */
+bool emu_run_slice(Run *r);
+void emu_run_end(ptem *e, Run *r);
 
 /* ---- load.c ---- */
 int emu_load(ptem *e, const char *text, size_t len);

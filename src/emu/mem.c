@@ -143,6 +143,8 @@ emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
 				 "global access [0x%llx, +%llu) outside every "
 				 "allocation", (unsigned long long)addr,
 				 (unsigned long long)n);
+		if (r->order)
+			emu_order_global(r, t, in, addr, n, write);
 		break;
 	case SP_SHARED:
 		if (addr >> 32 || (addr >> SMEM_RANK_SHIFT) != c->rank)

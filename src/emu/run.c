@@ -249,6 +249,8 @@ run_thread(Run *r, Cta *c, Thread *t)
 			return;
 		}
 		uint32_t pc = t->pc++;
+		if (r->order && in->op == OP_FENCE)
+			emu_order_fence(r, in);
 		switch (in->op) {
 		case OP_CVT: exec_cvt(r, c, t, in); break;
 		case OP_LD: case OP_ST: case OP_CVTA: case OP_MAPA:
@@ -276,6 +278,13 @@ run_thread(Run *r, Cta *c, Thread *t)
 			t->pc = pc; /* the wait is re-executed when released */
 		else
 			r->progress = true;
+		if (emu_quiet_op(in->op)) {
+			r->quiet++;
+			r->quiet_t = t;
+			r->quiet_in = in;
+		} else {
+			r->quiet = 0;
+		}
 	}
 }
 
@@ -439,34 +448,30 @@ deadlock(Run *r)
 					"waits elsewhere" : "");
 }
 
-static void
-run_cluster(Run *r)
+/* One round of the cluster: every runnable thread runs, then what blocked
+ * threads wait for is resolved; true once every thread has exited. */
+static bool
+run_round(Run *r)
 {
-	for (;;) {
-		r->progress = false;
-		bool alive = false;
-		for (uint32_t i = 0; i < r->nctas; i++) {
-			Cta *c = &r->ctas[i];
-			for (uint32_t j = 0; j < c->nth; j++) {
-				Thread *t = &c->th[j];
-				if (t->st == TS_RUN)
-					run_thread(r, c, t);
-				alive |= t->st != TS_EXIT;
-			}
+	r->progress = false;
+	bool alive = false;
+	for (uint32_t i = 0; i < r->nctas; i++) {
+		Cta *c = &r->ctas[i];
+		for (uint32_t j = 0; j < c->nth; j++) {
+			Thread *t = &c->th[j];
+			if (t->st == TS_RUN)
+				run_thread(r, c, t);
+			alive |= t->st != TS_EXIT;
 		}
-		bool moved = resolve_cluster_barrier(r);
-		for (uint32_t i = 0; i < r->nctas; i++)
-			moved |= resolve_cta(r, &r->ctas[i]);
-		if (!alive)
-			break;
-		if (r->progress || moved)
-			continue;
-		if (!async_complete_one(r))
-			deadlock(r);
 	}
-	async_complete_all(r);
+	bool moved = resolve_cluster_barrier(r);
 	for (uint32_t i = 0; i < r->nctas; i++)
-		tmem_check_exit(r, &r->ctas[i]);
+		moved |= resolve_cta(r, &r->ctas[i]);
+	if (!alive)
+		return true;
+	if (!r->progress && !moved && !async_complete_one(r))
+		deadlock(r);
+	return false;
 }
 
 /* ---- launch ---- */
@@ -613,7 +618,8 @@ ptem_new(void)
 void
 ptem_free(ptem *e)
 {
-	if (!e)
+	/* a group's device is freed with its group (ptem_group_free) */
+	if (!e || e->group)
 		return;
 	arena_free(&e->run_arena);
 	arena_free(&e->arena);
@@ -642,6 +648,13 @@ ptem_alloc(ptem *e, size_t bytes, uint64_t *addr)
 {
 	if (!e || !addr || bytes == 0 || bytes > (1ull << 36))
 		return PT_E_EMU_ARGS;
+	/* a device of a group stays inside its address window */
+	uint64_t win_end = WIN_GLOBAL + (e->dev + 1ull) * DEV_WINDOW;
+	if (e->group && e->next_addr + bytes > win_end) {
+		snprintf(e->err, sizeof(e->err),
+			 "device %u's address window is full", e->dev);
+		return PT_E_EMU_NOMEM;
+	}
 	e->arena.oom = NULL;
 	uint8_t *mem = arena_alloc(&e->arena, bytes);
 	if (!mem) {
@@ -687,13 +700,16 @@ ptem_host(ptem *e, uint64_t addr, size_t bytes)
 				       ? a->mem + (addr - a->addr)
 				       : NULL;
 	}
-	return NULL;
+	return e->group ? emu_peer_host(e, addr, bytes) : NULL;
 }
 
+/* Checks the launch and binds the parameters; *out is the run to slice
+ * (freed by emu_run_end, also after a failure here). */
 int
-ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
-	 const ptem_arg *args, size_t nargs)
+emu_run_begin(ptem *e, const char *kernel, const ptem_launch *l,
+	      const ptem_arg *args, size_t nargs, Run **out)
 {
+	*out = NULL;
 	if (!e || !l || (nargs && !args))
 		return PT_E_EMU_ARGS;
 	e->err[0] = 0;
@@ -709,15 +725,70 @@ ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
 	Run *r = calloc(1, sizeof(*r));
 	if (!r)
 		return PT_E_EMU_NOMEM;
+	*out = r;
 	r->e = e;
 	r->k = k;
 	r->l = l;
 	r->arena = &e->run_arena;
+	r->dev = e->dev;
 	r->late = (l->flags & PTEM_LATE_COMPLETION) != 0;
 	r->races = (l->flags & PTEM_CHECK_RACES) != 0;
 	r->max_steps = l->max_steps ? l->max_steps : 1ull << 32;
 	e->run_arena.oom = &e->oom;
 	int st = check_launch(e, k, l, r);
+	if (st)
+		return st;
+	r->nclusters = (uint64_t)r->ncluster[0] * r->ncluster[1] *
+		       r->ncluster[2];
+	if (setjmp(e->oom)) {
+		snprintf(e->err, sizeof(e->err), "out of memory");
+		return PT_E_EMU_NOMEM;
+	}
+	return pack_params(e, k, args, nargs, r);
+}
+
+bool
+emu_run_slice(Run *r)
+{
+	if (!r->in_cluster) {
+		if (r->next_cluster == r->nclusters)
+			return true;
+		/* the x index runs fastest, as in the grid */
+		uint64_t i = r->next_cluster;
+		unsigned cl[3] = {
+			(unsigned)(i % r->ncluster[0]),
+			(unsigned)(i / r->ncluster[0] % r->ncluster[1]),
+			(unsigned)(i / ((uint64_t)r->ncluster[0] *
+					r->ncluster[1]))};
+		setup_cluster(r, cl);
+		r->in_cluster = true;
+	}
+	if (run_round(r)) {
+		async_complete_all(r);
+		for (uint32_t i = 0; i < r->nctas; i++)
+			tmem_check_exit(r, &r->ctas[i]);
+		r->in_cluster = false;
+		r->next_cluster++;
+	}
+	return false;
+}
+
+void
+emu_run_end(ptem *e, Run *r)
+{
+	if (!e)
+		return;
+	e->steps = r ? r->steps : 0;
+	e->run_arena.oom = NULL;
+	free(r);
+}
+
+int
+ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
+	 const ptem_arg *args, size_t nargs)
+{
+	Run *r;
+	int st = emu_run_begin(e, kernel, l, args, nargs, &r);
 	if (st)
 		goto out;
 	if (setjmp(e->oom)) {
@@ -725,24 +796,15 @@ ptem_run(ptem *e, const char *kernel, const ptem_launch *l,
 		st = PT_E_EMU_NOMEM;
 		goto out;
 	}
-	if ((st = pack_params(e, k, args, nargs, r)))
-		goto out;
 	if (setjmp(r->fail)) {
 		st = r->status;
 		goto out;
 	}
-	unsigned cl[3];
-	for (cl[2] = 0; cl[2] < r->ncluster[2]; cl[2]++)
-		for (cl[1] = 0; cl[1] < r->ncluster[1]; cl[1]++)
-			for (cl[0] = 0; cl[0] < r->ncluster[0]; cl[0]++) {
-				setup_cluster(r, cl);
-				run_cluster(r);
-			}
+	while (!emu_run_slice(r))
+		;
 	st = PT_OK;
 out:
-	e->steps = r->steps;
-	e->run_arena.oom = NULL;
-	free(r);
+	emu_run_end(e, r);
 	return st;
 }
 

@@ -230,6 +230,8 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 		if (!in)
 			return; /* out-of-bound elements are not written */
 		uint8_t *g = ptem_host(r->e, ga, m->esize);
+		if (g && r->order)
+			emu_order_global(r, p->t, p->in, ga, m->esize, true);
 		/* the issuing CTA's own shared memory (sa has no rank) */
 		uint8_t *s = emu_smem(r, p->t, p->in,
 				      (op->cta[0]->rank << SMEM_RANK_SHIFT) | sa,
@@ -251,6 +253,8 @@ tma_elem(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
 				 "tensor map element at 0x%llx outside every "
 				 "allocation", (unsigned long long)ga);
+		if (r->order)
+			emu_order_global(r, p->t, p->in, ga, m->esize, false);
 		memcpy(val, g, m->esize);
 	} else if (m->oob) {
 		/* NAN_REQUEST_ZERO_FMA: the H200 wrote 0x7ff7 in every 16-bit
@@ -293,6 +297,8 @@ tma_group(Run *r, Pending *p, TmaOp *op, const int64_t gc[5], uint64_t off)
 			emu_fail(r, PT_E_EMU_OOB, p->t, p->in,
 				 "tensor map group at 0x%llx outside every "
 				 "allocation", (unsigned long long)ga);
+		if (r->order)
+			emu_order_global(r, p->t, p->in, ga, gbytes, false);
 		memcpy(val, g, gbytes);
 	}
 	for (int k = 0; k < 16; k++)

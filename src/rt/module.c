@@ -254,6 +254,7 @@ launch_body(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 			     &rt->st);
 	if (rc != PT_OK || (rc = check_device_limits(rt, &p)) != PT_OK ||
 	    (rc = CU(rt, NULL, ctx_set_current, rt->cuctx)) != PT_OK ||
+	    (rc = peer_check_args(rt, k->meta, args)) != PT_OK ||
 	    (rc = encode_maps(rt, k->meta, &p)) != PT_OK ||
 	    (rc = raise_smem_limit(rt, k, p.smem)) != PT_OK)
 		return rc;

@@ -212,6 +212,7 @@ rt_init(ptrt_ctx *rt, int ordinal)
 		return rt_fail(&rt->st, PT_E_RT_NO_DEVICE,
 			       "no CUDA device %d: the driver sees %d", ordinal,
 			       count);
+	rt->ordinal = ordinal;
 	if ((rc = CU(rt, NULL, device_get, &rt->dev, ordinal)) != PT_OK ||
 	    (rc = CU(rt, NULL, device_get_name, rt->dev_name,
 		     (int)sizeof(rt->dev_name) - 1, rt->dev)) != PT_OK ||
@@ -323,7 +324,10 @@ int
 ptrt_free(ptrt_ctx *rt, ptrt_devptr p)
 {
 	int rc = rt_enter(rt);
-	return rc != PT_OK || !p ? rc : CU(rt, NULL, mem_free, p);
+	if (rc != PT_OK || !p)
+		return rc;
+	peer_forget(rt, p);
+	return CU(rt, NULL, mem_free, p);
 }
 
 int

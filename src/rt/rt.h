@@ -114,11 +114,19 @@ int rt_fail(RtStatus *st, int code, const char *fmt, ...)
 typedef struct RtMeta RtMeta;
 typedef struct RtKernelMeta RtKernelMeta;
 
+/* An allocation range whose pointers a launch may take (peer.c). */
+typedef struct PtrRange {
+	uint64_t start, size;
+} PtrRange;
+
+#define RT_PTR_CACHE 32
+
 struct ptrt_ctx {
 	pt_allocator alloc;
 	void *dl;          /* dlopen handle; NULL with an injected driver */
 	CuDriver drv;
 	CUdevice dev;
+	int ordinal;       /* of dev, as pointer attributes number devices */
 	CUcontext cuctx;   /* retained primary context, or NULL */
 	int driver_version;
 	int sm;            /* 90 for compute capability 9.0 */
@@ -130,6 +138,8 @@ struct ptrt_ctx {
 	RtStatus st;
 	Arena launch_arena;   /* per-launch scratch, emptied after each */
 	ptrt_module *modules; /* loaded modules, freed by ptrt_close */
+	PtrRange ptr_ok[RT_PTR_CACHE]; /* ranges peer.c accepted */
+	unsigned nptr_ok, ptr_next;    /* entries used; next to replace */
 };
 
 struct ptrt_kernel {
@@ -346,5 +356,39 @@ typedef struct LaunchPlan {
  * computes tensor map arguments, all without the driver. */
 int launch_plan(Arena *a, const RtKernelMeta *k, const ptrt_arg *args,
 		size_t nargs, LaunchPlan *p, RtStatus *st);
+
+/* ---- peer.c: where pointer arguments live ---- */
+
+typedef enum PtrClass {
+	PTR_UNKNOWN,    /* the driver does not know it: launched as given */
+	PTR_HOST,       /* host, unified or managed memory */
+	PTR_LOCAL,      /* the launch device's own allocation */
+	PTR_ASK_ACCESS, /* device memory elsewhere: read the access flags */
+	PTR_GRANTED,    /* access flags grant the launch device access */
+	PTR_PEER,       /* another device's allocation: needs peer access */
+	PTR_NO_ACCESS,  /* mapped/pool memory without access: refused */
+} PtrClass;
+
+/* What cuPointerGetAttributes says of a pointer. */
+typedef struct PtrAttrs {
+	unsigned memtype;    /* CUmemorytype, 0 when unknown to the driver */
+	int ordinal;         /* device of the memory */
+	bool managed;
+	CUcontext ctx;       /* of the allocation; NULL for cuMemMap memory */
+	uint64_t start, size; /* its address range */
+	unsigned access;     /* access flags of the current device */
+	uint64_t pool;       /* memory pool handle, 0 when none */
+} PtrAttrs;
+
+/* From the first query (memtype, ordinal, managed, ctx). */
+PtrClass ptr_class_basic(const PtrAttrs *a, int launch_ordinal);
+/* For PTR_ASK_ACCESS, from the access flags and the pool handle. */
+PtrClass ptr_class_access(const PtrAttrs *a, int launch_ordinal);
+/* Classifies every tensor pointer of args not already accepted, enables
+ * peer access where needed, refuses what the launch device cannot reach
+ * (the context current). */
+int peer_check_args(ptrt_ctx *rt, const RtKernelMeta *k, const ptrt_arg *args);
+/* Drops the accepted ranges that hold p (it is being freed). */
+void peer_forget(ptrt_ctx *rt, uint64_t p);
 
 #endif

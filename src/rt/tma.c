@@ -340,3 +340,60 @@ tma_encode(ptrt_ctx *rt, const TmaEncode *e, CUtensorMap *map,
 		tma_clear_bit85(map);
 	return rc;
 }
+
+/* The driver format of a tensor of dtype t, false when TMA has none. */
+static bool
+format_of(ptrt_dtype t, TmaFormat *f)
+{
+	switch (t) {
+	case PTRT_BOOL: case PTRT_INT8: case PTRT_UINT8:
+	case PTRT_FLOAT8_E4M3FN: case PTRT_FLOAT8_E5M2: *f = TMA_UINT8; break;
+	case PTRT_INT16: case PTRT_UINT16: *f = TMA_UINT16; break;
+	case PTRT_FLOAT16: *f = TMA_FLOAT16; break;
+	case PTRT_BFLOAT16: *f = TMA_BFLOAT16; break;
+	case PTRT_INT32: *f = TMA_INT32; break;
+	case PTRT_UINT32: *f = TMA_UINT32; break;
+	case PTRT_FLOAT32: *f = TMA_FLOAT32; break;
+	case PTRT_TF32: *f = TMA_TFLOAT32; break;
+	case PTRT_INT64: *f = TMA_INT64; break;
+	case PTRT_UINT64: *f = TMA_UINT64; break;
+	case PTRT_FLOAT64: *f = TMA_FLOAT64; break;
+	default: return false;
+	}
+	return true;
+}
+
+int
+ptrt_tensor_map_encode(ptrt_ctx *rt, const ptrt_arg *tensor,
+		       const uint32_t *box, int swizzle, void *map128)
+{
+	if (!rt)
+		return PT_E_RT_BAD_CALL;
+	rt->st.code = PT_OK;
+	if (!tensor || !box || !map128 || (uintptr_t)map128 % 64 ||
+	    !rt->cuctx)
+		return rt_fail(&rt->st, PT_E_RT_BAD_CALL,
+			       "ptrt_tensor_map_encode: needs an open context, "
+			       "a tensor, a box and a 64-byte aligned map");
+	TmaSlot s;
+	memset(&s, 0, sizeof(s));
+	int n = tensor->kind == PTRT_ARG_TENSOR ? tensor->tensor.ndim : 0;
+	if (n < 1 || n > TMA_MAX_RANK || !format_of(tensor->dtype, &s.format))
+		return rt_fail(&rt->st, PT_E_RT_TMA_LIMIT,
+			       "ptrt_tensor_map_encode: a tensor of rank 1 to "
+			       "5 of a dtype TMA moves is needed");
+	s.rank = n;
+	for (int i = 0; i < n; i++) { /* innermost first, as TmaSlot */
+		s.box[i] = box[n - 1 - i];
+		s.elem_strides[i] = 1;
+	}
+	s.swizzle = swizzle;
+	s.l2_promotion = 2; /* 128 B, as compiler-recorded maps */
+	TmaEncode e;
+	int rc = CU(rt, NULL, ctx_set_current, rt->cuctx);
+	if (rc == PT_OK)
+		rc = tma_compute(&s, "(ptrt_tensor_map_encode)", tensor, &e,
+				 &rt->st);
+	return rc != PT_OK ? rc
+			   : tma_encode(rt, &e, map128, "(ptrt_tensor_map_encode)");
+}

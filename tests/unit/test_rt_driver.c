@@ -46,6 +46,20 @@ static struct Fake {
 	int32_t p_n;
 	uint64_t p_map[16];
 	uintptr_t p_map_addr;
+	/* pointer attributes: allocations the fake knows (others are the
+	 * launch device's unless unknown_ptrs) */
+	struct FakeAlloc {
+		uint64_t start, size;
+		unsigned memtype, access;
+		int ordinal, managed;
+		CUcontext ctx;
+		uint64_t pool;
+	} allocs[8];
+	int nallocs, unknown_ptrs;
+	CUresult attr_result, enable_result;
+	int attr_queries, access_queries, peer_queries, enables, can_peer;
+	CUdevice peer_from, peer_to;
+	CUcontext enabled_ctx;
 } fk;
 
 static CUresult
@@ -64,6 +78,7 @@ f_get_error_name(CUresult e, const char **name)
 {
 	switch (e) {
 	case 2: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return 0;
+	case 711: *name = "CUDA_ERROR_TOO_MANY_PEERS"; return 0;
 	case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
 	case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
 	case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
@@ -269,6 +284,68 @@ f_tensor_map_encode_tiled(CUtensorMap *map, int dtype, uint32_t rank,
 	fk.enc_oob = oob;
 	memset(map, 0xff, sizeof(*map));
 	return 0;
+}
+
+static int fake_peer_ctx_obj;
+/* Writes one attribute the width the driver does: 4 bytes for the enums,
+ * ordinals and flags, 8 for pointers, addresses and sizes. */
+static void
+put_attr(void *data, int id, const struct FakeAlloc *a)
+{
+	unsigned u = 0;
+	uint64_t q = 0;
+	bool wide = false;
+	switch (id) {
+	case 1: q = (uint64_t)(uintptr_t)a->ctx; wide = true; break;
+	case 2: u = a->memtype; break;
+	case 8: u = (unsigned)a->managed; break;
+	case 9: u = (unsigned)a->ordinal; break;
+	case 11: q = a->start; wide = true; break;
+	case 12: q = a->size; wide = true; break;
+	case 16: u = a->access; break;
+	case 17: q = a->pool; wide = true; break;
+	}
+	if (wide)
+		memcpy(data, &q, 8);
+	else
+		memcpy(data, &u, 4);
+}
+static CUresult
+f_pointer_get_attributes(unsigned n, int *ids, void **data, CUdeviceptr p)
+{
+	fk.attr_queries++;
+	if (n && ids[0] == 16)
+		fk.access_queries++;
+	if (fk.attr_result)
+		return fk.attr_result;
+	struct FakeAlloc local = {0x7f0000000000ull, 1ull << 32, 2, 0, 0, 0,
+				  (CUcontext)&fake_ctx_obj, 0};
+	const struct FakeAlloc *a = &local;
+	for (int i = 0; i < fk.nallocs; i++)
+		if (p - fk.allocs[i].start < fk.allocs[i].size)
+			a = &fk.allocs[i];
+	struct FakeAlloc none = {0};
+	if (a == &local && fk.unknown_ptrs)
+		a = &none; /* cuPointerGetAttributes: defaults, success */
+	for (unsigned i = 0; i < n; i++)
+		put_attr(data[i], ids[i], a);
+	return 0;
+}
+static CUresult
+f_device_can_access_peer(int *can, CUdevice dev, CUdevice peer)
+{
+	fk.peer_queries++;
+	fk.peer_from = dev;
+	fk.peer_to = peer;
+	*can = fk.can_peer;
+	return 0;
+}
+static CUresult
+f_ctx_enable_peer_access(CUcontext peer, unsigned flags)
+{
+	fk.enables++;
+	fk.enabled_ctx = peer;
+	return flags ? 1 : fk.enable_result;
 }
 
 static CuDriver
@@ -801,4 +878,294 @@ TEST(rt_driver_assumed_size_multiple)
 	}
 	ptrt_close(rt);
 	pt_ctx_free(c);
+}
+
+/* ---- pointers on other devices (peer.c) ---- */
+
+static void
+add_alloc(uint64_t start, unsigned memtype, int ordinal, CUcontext ctx,
+	  unsigned access, uint64_t pool)
+{
+	struct FakeAlloc a = {start, 1u << 20, memtype, access, ordinal, 0,
+			      ctx, pool};
+	fk.allocs[fk.nallocs++] = a;
+}
+
+/* The classification alone, from attribute values written down from the
+ * CUDA driver API's documentation of each attribute. */
+TEST(rt_peer_classify)
+{
+	CUcontext c = (CUcontext)&fake_ctx_obj;
+	PtrAttrs unknown = {0}, host = {.memtype = 1};
+	PtrAttrs managed = {.memtype = 2, .ordinal = 1, .managed = true,
+			    .ctx = c};
+	PtrAttrs local = {.memtype = 2, .ctx = c};
+	PtrAttrs peer = {.memtype = 2, .ordinal = 1, .ctx = c};
+	PtrAttrs mapped = {.memtype = 2, .ordinal = 1};
+	PtrAttrs mine_mapped = {.memtype = 2};
+	CHECK_INT(ptr_class_basic(&unknown, 0), PTR_UNKNOWN);
+	CHECK_INT(ptr_class_basic(&host, 0), PTR_HOST);
+	CHECK_INT(ptr_class_basic(&managed, 0), PTR_HOST);
+	CHECK_INT(ptr_class_basic(&local, 0), PTR_LOCAL);
+	CHECK_INT(ptr_class_basic(&local, 1), PTR_ASK_ACCESS);
+	CHECK_INT(ptr_class_basic(&peer, 0), PTR_ASK_ACCESS);
+	CHECK_INT(ptr_class_basic(&mine_mapped, 0), PTR_ASK_ACCESS);
+	CHECK_INT(ptr_class_access(&peer, 0), PTR_PEER);
+	peer.access = 3; /* peer access already on: READWRITE */
+	CHECK_INT(ptr_class_access(&peer, 0), PTR_GRANTED);
+	CHECK_INT(ptr_class_access(&mapped, 0), PTR_NO_ACCESS);
+	mapped.access = 1; /* READ */
+	CHECK_INT(ptr_class_access(&mapped, 0), PTR_GRANTED);
+	PtrAttrs pool = {.memtype = 2, .ordinal = 1, .ctx = c, .pool = 0x1234};
+	CHECK_INT(ptr_class_access(&pool, 0), PTR_NO_ACCESS);
+}
+
+static ptrt_kernel *
+open_tk(int ordinal, ptrt_ctx **rt)
+{
+	CuDriver d = fake_driver();
+	fk.device_count = 2;
+	fk.can_peer = 1;
+	ptrt_kernel *k = NULL;
+	if (rt_open_driver_device(&d, NULL, ordinal, rt) != PT_OK)
+		return NULL;
+	ptrt_module *m = load_tk(*rt);
+	if (m)
+		ptrt_kernel_get(m, "tk", &k);
+	return k;
+}
+
+static int
+launch_x(ptrt_kernel *k, uint64_t x)
+{
+	int64_t shape[2] = {96, 200};
+	ptrt_arg args[] = {ptrt_arg_tensor(x, PTRT_FLOAT32, 2, shape, NULL),
+			   ptrt_arg_f32(0.5f)};
+	return ptrt_launch(k, args, 2, NULL);
+}
+
+/* A plain allocation of device 1 launched on device 0: the driver is
+ * asked whether 0 reaches 1, peer access is enabled with the pointer's
+ * context, once; "already enabled" is success; no peer access is
+ * RT_PEER_UNREACHABLE naming the argument and both devices, before the
+ * driver sees a launch; a failing enable is RT_PEER_ENABLE. */
+TEST(rt_peer_enable_access)
+{
+	ptrt_ctx *rt;
+	ptrt_kernel *k = open_tk(0, &rt);
+	CHECK(k != NULL);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	CUcontext pc = (CUcontext)&fake_peer_ctx_obj;
+	add_alloc(0x7e0000000000ull, 2, 1, pc, 0, 0);
+	CHECK_INT(launch_x(k, 0x7e0000001000ull), PT_OK);
+	CHECK_INT(fk.peer_queries, 1);
+	CHECK_INT(fk.peer_from, 0);
+	CHECK_INT(fk.peer_to, 1);
+	CHECK_INT(fk.enables, 1);
+	CHECK(fk.enabled_ctx == pc);
+	CHECK_INT(fk.launches, 1);
+	CHECK(fk.enc_addr == 0x7e0000001000ull);
+	/* the range is remembered: no query, no enable the second time */
+	int q = fk.attr_queries;
+	CHECK_INT(launch_x(k, 0x7e0000002000ull), PT_OK);
+	CHECK_INT(fk.attr_queries, q);
+	CHECK_INT(fk.enables, 1);
+	ptrt_forget_pointers(rt);
+	fk.enable_result = 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+	CHECK_INT(launch_x(k, 0x7e0000001000ull), PT_OK);
+	CHECK_INT(fk.enables, 2);
+	CHECK_INT(fk.launches, 3);
+	ptrt_forget_pointers(rt);
+	fk.enable_result = 711; /* CUDA_ERROR_TOO_MANY_PEERS */
+	CHECK_INT(launch_x(k, 0x7e0000001000ull), PT_E_RT_PEER_ENABLE);
+	CHECK(strstr(ptrt_errmsg(rt), "argument 1 (\"x\"): pointer "
+		     "0x7e0000001000 of CUDA device 1, launching on device 0: "
+		     "cuCtxEnablePeerAccess failed: CUDA_ERROR_TOO_MANY_PEERS "
+		     "(711)") != NULL);
+	CHECK_STR(ptrt_error_call(rt), "cuCtxEnablePeerAccess");
+	fk.enable_result = 0;
+	fk.can_peer = 0;
+	CHECK_INT(launch_x(k, 0x7e0000001000ull), PT_E_RT_PEER_UNREACHABLE);
+	CHECK(strstr(ptrt_errmsg(rt), "argument 1 (\"x\"): pointer "
+		     "0x7e0000001000 of CUDA device 1, launching on device 0: "
+		     "device 0 cannot reach device 1's memory") != NULL);
+	CHECK_INT(fk.launches, 3);
+	/* a refusal is not remembered: asked again */
+	q = fk.attr_queries;
+	CHECK_INT(launch_x(k, 0x7e0000001000ull), PT_E_RT_PEER_UNREACHABLE);
+	CHECK(fk.attr_queries > q);
+	ptrt_close(rt);
+}
+
+/* cuMemMap memory (no context; torch symmetric memory) and memory-pool
+ * memory launch when their access flags grant the launch device access,
+ * without peer access calls; with no access they are RT_PEER_NO_ACCESS. */
+TEST(rt_peer_mapped_access_flags)
+{
+	ptrt_ctx *rt;
+	ptrt_kernel *k = open_tk(0, &rt);
+	CHECK(k != NULL);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	CUcontext pc = (CUcontext)&fake_peer_ctx_obj;
+	add_alloc(0x7d0000000000ull, 2, 1, NULL, 3, 0);      /* granted */
+	add_alloc(0x7c0000000000ull, 2, 1, NULL, 0, 0);      /* no access */
+	add_alloc(0x7b0000000000ull, 2, 1, pc, 0, 0xbeef);   /* pool, none */
+	add_alloc(0x7a0000000000ull, 2, 0, NULL, 1, 0);      /* mine, read */
+	CHECK_INT(launch_x(k, 0x7d0000000000ull), PT_OK);
+	CHECK_INT(launch_x(k, 0x7a0000000000ull), PT_OK);
+	CHECK_INT(fk.access_queries, 2);
+	CHECK_INT(fk.enables, 0);
+	CHECK_INT(fk.peer_queries, 0);
+	CHECK_INT(launch_x(k, 0x7c0000000100ull), PT_E_RT_PEER_NO_ACCESS);
+	CHECK(strstr(ptrt_errmsg(rt), "argument 1 (\"x\"): pointer "
+		     "0x7c0000000100 is mapped (cuMemMap) memory of CUDA "
+		     "device 1 without access for the launch device 0")
+	      != NULL);
+	CHECK_INT(launch_x(k, 0x7b0000000000ull), PT_E_RT_PEER_NO_ACCESS);
+	CHECK(strstr(ptrt_errmsg(rt), "is memory-pool memory of CUDA device 1")
+	      != NULL);
+	CHECK_INT(fk.launches, 2);
+	CHECK_INT(fk.enables, 0);
+	ptrt_close(rt);
+}
+
+/* The single-device launch path: one attribute query per allocation
+ * range, then none; ptrt_free forgets the range it frees; a pointer the
+ * driver does not know (or a failing query) launches as before the check,
+ * asked each time; a launch on device 1 takes device 1's memory as its
+ * own and asks about device 0's. */
+TEST(rt_peer_local_cache)
+{
+	ptrt_ctx *rt;
+	ptrt_kernel *k = open_tk(0, &rt);
+	CHECK(k != NULL);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(launch_x(k, 0x7f0000001000ull + 64 * i), PT_OK);
+	CHECK_INT(fk.attr_queries, 1);
+	CHECK_INT(fk.access_queries, 0);
+	CHECK_INT(ptrt_free(rt, 0x7f0000100000ull), PT_OK);
+	CHECK_INT(launch_x(k, 0x7f0000001000ull), PT_OK);
+	CHECK_INT(fk.attr_queries, 2);
+	/* more ranges than the cache holds: still right, still bounded */
+	for (int i = 0; i < RT_PTR_CACHE + 5; i++) {
+		fk.nallocs = 0;
+		add_alloc(0x700000000000ull + ((uint64_t)i << 24), 2, 0,
+			  (CUcontext)&fake_ctx_obj, 0, 0);
+		CHECK_INT(launch_x(k, 0x700000000000ull + ((uint64_t)i << 24)),
+			  PT_OK);
+	}
+	CHECK(rt->nptr_ok == RT_PTR_CACHE);
+	fk.nallocs = 0;
+	ptrt_forget_pointers(rt);
+	fk.unknown_ptrs = 1;
+	int q = fk.attr_queries;
+	CHECK_INT(launch_x(k, 0x7f0000001000ull), PT_OK);
+	CHECK_INT(launch_x(k, 0x7f0000001000ull), PT_OK);
+	CHECK_INT(fk.attr_queries, q + 2);
+	fk.unknown_ptrs = 0;
+	fk.attr_result = 201; /* CUDA_ERROR_INVALID_CONTEXT */
+	CHECK_INT(launch_x(k, 0x7f0000001000ull), PT_OK);
+	CHECK_INT(fk.enables, 0);
+	ptrt_close(rt);
+
+	k = open_tk(1, &rt);
+	CHECK(k != NULL);
+	if (k) {
+		add_alloc(0x7e0000000000ull, 2, 1, (CUcontext)&fake_ctx_obj, 0,
+			  0);
+		CHECK_INT(launch_x(k, 0x7e0000000000ull), PT_OK);
+		CHECK_INT(fk.peer_queries, 0);
+		CHECK_INT(launch_x(k, 0x7f0000000000ull), PT_OK);
+		CHECK_INT(fk.peer_queries, 1);
+		CHECK_INT(fk.peer_from, 1);
+		CHECK_INT(fk.peer_to, 0);
+	}
+	ptrt_close(rt);
+}
+
+/* ptrt_reach_pointer: the check for an address a kernel reads from a
+ * table, with the caller's name for it; accepted ranges shared with
+ * launches. */
+TEST(rt_peer_reach_pointer)
+{
+	ptrt_ctx *rt;
+	ptrt_kernel *k = open_tk(0, &rt);
+	CHECK(k != NULL);
+	if (!k) {
+		ptrt_close(rt);
+		return;
+	}
+	add_alloc(0x7d0000000000ull, 2, 1, NULL, 3, 0);
+	add_alloc(0x7c0000000000ull, 2, 1, NULL, 0, 0);
+	add_alloc(0x7e0000000000ull, 2, 1, (CUcontext)&fake_peer_ctx_obj, 0,
+		  0);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7d0000000040ull, "peers[1]"), PT_OK);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7c0000000040ull, "peers[2]"),
+		  PT_E_RT_PEER_NO_ACCESS);
+	CHECK(strstr(ptrt_errmsg(rt), "\"peers[2]\": pointer 0x7c0000000040 is "
+		     "mapped (cuMemMap) memory of CUDA device 1") != NULL);
+	CHECK_INT(ptrt_reach_pointer(rt, 0x7e0000000000ull, NULL), PT_OK);
+	CHECK_INT(fk.enables, 1);
+	int q = fk.attr_queries;
+	CHECK_INT(launch_x(k, 0x7d0000000100ull), PT_OK);
+	CHECK_INT(fk.attr_queries, q);
+	CHECK_INT(ptrt_status(rt), PT_OK);
+	CHECK_INT(ptrt_reach_pointer(NULL, 1, "x"), PT_E_RT_BAD_CALL);
+	ptrt_close(rt);
+}
+
+/* ptrt_tensor_map_encode: the all-gather GEMM's map of a peer's A shard
+ * (bf16 (256, 128) rows of 256 bytes, box (128, 64), 128-byte swizzle)
+ * reaches the driver innermost first, as cuTensorMapEncodeTiled takes
+ * it; limits are checked first; bad calls are refused. */
+TEST(rt_tensor_map_encode_public)
+{
+	CuDriver d = fake_driver();
+	ptrt_ctx *rt;
+	CHECK_INT(rt_open_driver(&d, NULL, &rt), PT_OK);
+	int64_t shape[2] = {256, 128};
+	ptrt_arg ten = ptrt_arg_tensor(0x7e0000010000ull, PTRT_BFLOAT16, 2,
+				     shape, NULL);
+	uint32_t box[2] = {128, 64};
+	_Alignas(64) unsigned char map[128];
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map), PT_OK);
+	CHECK_INT(fk.enc_dtype, 9); /* CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 */
+	CHECK_INT(fk.enc_rank, 2);
+	CHECK(fk.enc_addr == 0x7e0000010000ull);
+	CHECK_INT(fk.enc_dims[0], 128);
+	CHECK_INT(fk.enc_dims[1], 256);
+	CHECK_INT(fk.enc_strides[0], 256);
+	CHECK_INT(fk.enc_box[0], 64);
+	CHECK_INT(fk.enc_box[1], 128);
+	CHECK_INT(fk.enc_estr[1], 1);
+	CHECK_INT(fk.enc_sw, 3);
+	CHECK_INT(fk.enc_l2, 2);
+	CHECK_INT(fk.enc_oob, 0);
+	/* 64 KiB of data on driver 12.8: the bit-85 workaround applies */
+	CHECK(map[10] == (unsigned char)~(1u << 5) && map[0] == 0xff);
+	int before = fk.encodes;
+	box[1] = 512; /* a box dim over 256 */
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map),
+		  PT_E_RT_TMA_LIMIT);
+	box[1] = 64;
+	ten.dtype = PTRT_FLOAT4_E2M1FN;
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map),
+		  PT_E_RT_TMA_LIMIT);
+	ten.dtype = PTRT_BFLOAT16;
+	CHECK_INT(ptrt_tensor_map_encode(rt, &ten, box, 3, map + 1),
+		  PT_E_RT_BAD_CALL);
+	CHECK_INT(ptrt_tensor_map_encode(NULL, &ten, box, 3, map),
+		  PT_E_RT_BAD_CALL);
+	CHECK_INT(fk.encodes, before);
+	ptrt_close(rt);
 }

@@ -8,6 +8,8 @@ torch.compile(fullgraph=True) and CUDA graph capture).
     c = K.matmul(a, b)              # a (M, K), b (N, K) bf16: a @ b.T
     d = K.fp8_matmul(a8, b8, sa, sb)  # float8 with scales (fp8.py)
     o = K.attention(q, k, v, causal=True)   # (batch, seq, heads, dim)
+    y = K.all_reduce(x)             # one process per GPU, torch.distributed
+    c = K.all_gather_matmul(a_shard, b)     # all_gather(a_shard) @ b.T
 
 Importing this package imports neither torch nor the compiler; each
 kernel compiles (through the on-disk cache) and tunes on first call.
@@ -22,9 +24,11 @@ loaded and on the first eager call; then one import line below.
 """
 from ._registry import script_path, scripts
 from .attention import attention
+from .collectives import all_gather_matmul, all_reduce
 from .matmul import matmul
 
-__all__ = ["attention", "fp8_matmul", "matmul", "script_path", "scripts"]
+__all__ = ["all_gather_matmul", "all_reduce", "attention", "fp8_matmul",
+           "matmul", "script_path", "scripts"]
 
 
 def __getattr__(name):
