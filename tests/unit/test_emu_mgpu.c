@@ -533,7 +533,8 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 	unsigned M = world * Ms;
 	uint64_t ash[8] = {0}, b[8], cc[8], pad[8], pads[8] = {0}, maps[8],
 		 padtab[8];
-	uint16_t *hb = NEWN(&a, uint16_t, (size_t)N * K);
+	/* host staging for one shard of A or one B */
+	uint16_t *hb = NEWN(&a, uint16_t, (size_t)(Ms > N ? Ms : N) * K);
 	for (unsigned d = 0; d < world; d++) {
 		ptem *e = ptem_group_device(g, d);
 		CHECK_INT(ptem_load(e, c->ptx, strlen(c->ptx)), PT_OK);
