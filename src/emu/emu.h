@@ -50,10 +50,13 @@ typedef enum Op {
 #define COLL_ALWAYS (-1)
 
 typedef enum Rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP } Rnd;
-typedef enum Space {
-	SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_SHARED_CLUSTER, SP_LOCAL,
-	SP_PARAM, SP_CONST
-} Space;
+/* State spaces are src/ptx's (spaces.def); these short names keep the
+ * executors' spelling (.shared::cta reads as SP_SHARED). */
+enum {
+	SP_GENERIC = PSP_GENERIC, SP_GLOBAL = PSP_GLOBAL, SP_SHARED = PSP_SHARED,
+	SP_SHARED_CLUSTER = PSP_SHARED_CLUSTER, SP_LOCAL = PSP_LOCAL,
+	SP_PARAM = PSP_PARAM, SP_CONST = PSP_CONST
+};
 typedef enum Cmp {
 	CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO,
 	CMP_LS, CMP_HI, CMP_HS, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU,

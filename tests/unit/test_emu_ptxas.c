@@ -93,6 +93,26 @@ static const Case cases[] = {
 	{"8.6", "sm_100f", " .shared .align 16 .b8 s[49153];", "ret;",
 	 PT_E_EMU_TARGET, 2,
 	 "PTX .version 8.6 does not support .target sm_100f"},
+	/* issue 21: every instruction is selected through the form table,
+	 * so operand counts and kinds are bounded for every family */
+	{"8.0", "sm_90a", "", "shfl.sync.bfly.b32 %r1, %r2, 1;",
+	 PT_E_EMU_OPERAND_COUNT, 12, "Arguments mismatch for instruction 'shfl'"},
+	{"8.0", "sm_90a", "", "mbarrier.init.shared.b64 [%rd1];",
+	 PT_E_EMU_OPERAND_COUNT, 12,
+	 "Arguments mismatch for instruction 'mbarrier.init'"},
+	{"8.0", "sm_90a", "", "vote.sync.ballot.b32 %r1, %p1;",
+	 PT_E_EMU_OPERAND_COUNT, 12, "Arguments mismatch for instruction 'vote'"},
+	{"8.0", "sm_90a", "", "cvta.global.u64 %rd1;", PT_E_EMU_OPERAND_COUNT,
+	 12, "Arguments mismatch for instruction 'cvta'"},
+	{"8.0", "sm_90a", "", "add.u32 %r1, [%rd1], %r2;", PT_E_EMU_UNSUPPORTED,
+	 12, "Arguments mismatch for instruction 'add'"},
+	{"8.0", "sm_90a", "", "bar.sync 16;", PT_E_EMU_UNSUPPORTED, 12,
+	 "Barrier number '16' out of range, expected to be in range [0..15]"},
+	{"8.0", "sm_90a", "", "setp.lo.s32 %p1, %r1, %r2;", PT_E_EMU_UNSUPPORTED,
+	 12, "Mismatch between instruction type and comparison qualifier"},
+	{"8.0", "sm_90a", "", "st.global.u32 [%rd1], 7;", PT_OK, 0, "accepted"},
+	{"8.0", "sm_90a", "", "setp.lt.u32 %p1, %r1, %r2;", PT_OK, 0,
+	 "accepted"},
 };
 
 /* The module of one case: the body's statement is on PTX line 12, the
