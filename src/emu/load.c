@@ -810,7 +810,6 @@ counts_text(uint32_t counts, char *buf, size_t cap)
 		uint32_t rest = counts >> i >> 1;
 		const char *sep = !n ? "" : rest ? ", " : " or ";
 		n += (size_t)snprintf(buf + n, cap - n, "%s%d", sep, i);
-		(void)rest;
 	}
 }
 
