@@ -748,6 +748,10 @@ src(Run *r, Cta *c, Thread *t, const Insn *in, unsigned i)
 void
 exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 {
+	if (in->op == OP_CVT) { /* SCALAR's cvt.rXi of a float to a float */
+		exec_cvt(r, c, t, in);
+		return;
+	}
 	if (!in->nty || in->nop < 2 || in->o[0].kind == K_IMM)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed instruction");
 	Ty ty = (Ty)in->ty[in->nty - 1];

@@ -157,17 +157,15 @@ sem_of(const Insn *in, bool write)
 {
 	Sem s = {0};
 	bool atom = in->op == OP_ATOM, red = in->op == OP_RED;
-	bool acq_rel = insn_has(in, "acq_rel");
+	bool acq_rel = insn_q(in, PQ_ACQ_REL);
 	s.rmw = atom || red;
 	s.read = !write || atom;
 	s.write = write;
-	s.acquire = s.read && (insn_has(in, "acquire") || acq_rel);
-	s.release = write && (insn_has(in, "release") || acq_rel);
-	/* ld/st.volatile on global memory is relaxed at .sys scope */
-	bool vol = insn_has(in, "volatile");
-	s.strong = s.rmw || s.acquire || s.release || vol ||
-		   insn_has(in, "relaxed");
-	s.sys = s.strong && (vol || insn_has(in, "sys"));
+	s.acquire = s.read && (insn_q(in, PQ_ACQUIRE) || acq_rel);
+	s.release = write && (insn_q(in, PQ_RELEASE) || acq_rel);
+	s.strong = s.rmw || s.acquire || s.release ||
+		   insn_q(in, PQ_RELAXED);
+	s.sys = s.strong && insn_q(in, PQ_SCOPE_SYS);
 	return s;
 }
 
@@ -347,11 +345,12 @@ emu_order_fence(Run *r, const Insn *in)
 	Order *o = r->order;
 	unsigned d = r->dev;
 	/* only .sys fences order devices; proxy fences order proxies */
-	if (!insn_has(in, "sys") || strstr(in->name, "proxy"))
+	if (!insn_q(in, PQ_SCOPE_SYS) || insn_q(in, PQ_PROXY_ALIAS) ||
+	    insn_q(in, PQ_PROXY_ASYNC) || insn_q(in, PQ_PROXY_TENSORMAP))
 		return;
-	if (!insn_has(in, "release"))
+	if (!insn_q(in, PQ_RELEASE))
 		join(o->vc[d], o->pend[d], o->n);
-	if (!insn_has(in, "acquire")) {
+	if (!insn_q(in, PQ_ACQUIRE)) {
 		memcpy(o->frel[d], o->vc[d], sizeof(o->frel[d]));
 		o->has_frel[d] = true;
 		o->vc[d][d]++;

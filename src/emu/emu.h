@@ -19,6 +19,7 @@
 
 #include "ptxtile_emu.h"
 #include "base/base.h"
+#include "ptx/ptx.h"
 
 /* ---- types (.b32, .f16x2, ...) ---- */
 typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
@@ -37,23 +38,25 @@ extern const struct TyInfo {
 /* ---- opcodes: the base name of a mnemonic (longest dotted prefix) ---- */
 typedef enum Op {
 	OP_NONE,
-#define O(name, id, family, lo, hi) OP_##id,
-#define A(name, id, family, lo, hi)
+#define O(name, id) OP_##id,
+#define A(name, id)
 #include "emu/emu_ops.def"
 #undef O
 #undef A
 	OP_COUNT
 } Op;
-typedef enum Family {
-	FAM_ALU, FAM_CVT, FAM_MEM, FAM_CTRL, FAM_SYNC, FAM_ASYNC, FAM_WARP,
-	FAM_TC
-} Family;
+/* emu_families.def: the collective column's two constant answers */
+#define COLL_NEVER (-2)
+#define COLL_ALWAYS (-1)
 
 typedef enum Rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP } Rnd;
-typedef enum Space {
-	SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_SHARED_CLUSTER, SP_LOCAL,
-	SP_PARAM, SP_CONST
-} Space;
+/* State spaces are src/ptx's (spaces.def); these short names keep the
+ * executors' spelling (.shared::cta reads as SP_SHARED). */
+enum {
+	SP_GENERIC = PSP_GENERIC, SP_GLOBAL = PSP_GLOBAL, SP_SHARED = PSP_SHARED,
+	SP_SHARED_CLUSTER = PSP_SHARED_CLUSTER, SP_LOCAL = PSP_LOCAL,
+	SP_PARAM = PSP_PARAM, SP_CONST = PSP_CONST
+};
 typedef enum Cmp {
 	CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO,
 	CMP_LS, CMP_HI, CMP_HS, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU,
@@ -96,6 +99,8 @@ typedef struct Opnd {
 #define MAX_OPND 8
 typedef struct Insn {
 	uint16_t op;
+	uint8_t fam;        /* PtxFamily: picks the executor (emu_families.def) */
+	uint8_t member_mask; /* a collective whose last operand is the mask */
 	uint8_t ty[4], nty; /* type tokens in the order written */
 	uint8_t rnd, cmp, space, vec;
 	uint8_t nop;
@@ -106,7 +111,10 @@ typedef struct Insn {
 	int line;
 	const char *name;   /* the mnemonic as written */
 	Opnd o[MAX_OPND];
-	void *aux;          /* family-specific decoded form */
+	const PtxInst *sel; /* the form selected at load (src/ptx), shared by
+			     * equal instructions; NULL only for bra, call
+			     * and a call block's st.param */
+	const void *aux;    /* family-specific form decoded at load */
 	uint8_t aop;        /* atom/red: the operation (AtomOp) */
 	uint32_t sfile;     /* .loc in effect: .file number (0: none) */
 	int sline;          /*   and the script line */
@@ -294,9 +302,12 @@ void emu_run_end(ptem *e, Run *r);
 /* ---- load.c ---- */
 int emu_load(ptem *e, const char *text, size_t len);
 const Kernel *emu_find_kernel(const Module *m, const char *name);
-bool insn_has(const Insn *in, const char *tok);
-/* The number after "prefix" in a token of the mnemonic, or -1. */
-long insn_num(const Insn *in, const char *prefix);
+/* Whether the selected form's spelling holds qualifier q. */
+static inline bool
+insn_q(const Insn *in, PtxQual q)
+{
+	return in->sel && ptx_has(in->sel, q);
+}
 
 /* ---- printf.c ---- */
 /* call.uni (ret), vprintf, (fmt, args): formats like the device's
@@ -362,6 +373,11 @@ void tmem_check_exit(Run *r, Cta *c);
 /* ---- wgmma.c ---- */
 void exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 		     const Insn *in);
+
+/* ---- load-time decoders of emu_families.def (Insn.aux) ---- */
+void decode_mma_sync(Arena *a, Insn *in);  /* warp.c */
+void decode_wgmma(Arena *a, Insn *in);     /* wgmma.c */
+void decode_tc_mma(Arena *a, Insn *in);    /* tcgen05_mma.c */
 double emu_e4m3_to_double(uint32_t bits);
 
 #endif

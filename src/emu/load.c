@@ -29,14 +29,27 @@ const struct TyInfo emu_ty[TY_COUNT] = {
 static const struct {
 	const char *name;
 	uint16_t op;
-	uint8_t fam;
-	uint8_t min_opnd, max_opnd; /* the operand counts the ISA allows */
 } op_table[] = {
-#define O(name, id, family, lo, hi) {name, OP_##id, family, lo, hi},
-#define A(name, id, family, lo, hi) {name, OP_##id, family, lo, hi},
+#define O(name, id) {name, OP_##id},
+#define A(name, id) {name, OP_##id},
 #include "emu/emu_ops.def"
 #undef O
 #undef A
+};
+
+/* Whether an instruction of a family is a warp collective: always,
+ * never, or when its spelling holds a qualifier (emu_families.def). */
+static const struct {
+	int coll;
+	bool member_mask;
+	bool strict; /* its executors read decode_tokens' fields only */
+	bool known;  /* the emulator runs the family */
+	void (*decode)(Arena *, Insn *);
+} fam_table[PTXF_COUNT] = {
+#define EFAM(fam, run, warp, coll, mask, strict, decode)                   \
+	[PTXF_##fam] = {coll, mask, strict, true, decode},
+#include "emu/emu_families.def"
+#undef EFAM
 };
 
 /* special registers: %name -> K_SPEC id (run.c reads them) */
@@ -91,7 +104,17 @@ typedef struct Reader {
 	VEC(Sym) globals;
 	bool vprintf;
 	bool callp_used; /* the instruction being read names a call .param */
+	/* the forms selected so far, by spelling and operand kinds: each
+	 * distinct instruction is selected once and its PtxInst shared */
+	struct FormMemo *memo;
+	size_t nmemo, capmemo;
 } Reader;
+
+typedef struct FormMemo {
+	const char *key; /* spelling, then one record per operand */
+	size_t len;
+	const PtxInst *inst;
+} FormMemo;
 
 static _Noreturn __attribute__((format(printf, 3, 4))) void
 fail(Reader *rd, int code, const char *fmt, ...)
@@ -688,34 +711,8 @@ operand(Reader *rd, Opnd *o)
 
 /* ---- instructions ---- */
 
-bool
-insn_has(const Insn *in, const char *tok)
-{
-	size_t n = strlen(tok);
-	const char *s = in->name;
-	while ((s = strchr(s, '.'))) {
-		s++;
-		if (!strncmp(s, tok, n) && (s[n] == '.' || s[n] == 0))
-			return true;
-	}
-	return false;
-}
-
-long
-insn_num(const Insn *in, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	const char *s = in->name;
-	while ((s = strchr(s, '.'))) {
-		s++;
-		if (!strncmp(s, prefix, n) && isdigit((unsigned char)s[n]))
-			return strtol(s + n, NULL, 10);
-	}
-	return -1;
-}
-
 static int
-find_op(const char *mn, size_t *len, int *fam, unsigned nopnd[2])
+find_op(const char *mn, size_t *len)
 {
 	int best = -1;
 	size_t blen = 0;
@@ -730,10 +727,209 @@ find_op(const char *mn, size_t *len, int *fam, unsigned nopnd[2])
 	if (best < 0)
 		return -1;
 	*len = blen;
-	*fam = op_table[best].fam;
-	nopnd[0] = op_table[best].min_opnd;
-	nopnd[1] = op_table[best].max_opnd;
 	return op_table[best].op;
+}
+
+/* ---- selection through the PTX form table (src/ptx) ---- */
+
+/* How ptx_select sees a loaded operand; false for one that is no
+ * argument (the sink `_`, printed by the form itself). */
+static bool
+operand_arg(const Opnd *o, bool pair, PtxArg *a)
+{
+	memset(a, 0, sizeof(*a));
+	switch (o->kind) {
+	case K_REG:
+		a->kind = o->pred ? PTXOP_PRED : PTXOP_REG;
+		return true;
+	case K_SPEC:
+		a->kind = PTXOP_REG;
+		return true;
+	case K_IMM:
+		a->kind = PTXOP_IMM;
+		a->has_value = !o->fimm;
+		a->value = o->imm;
+		return true;
+	case K_ADDR:
+		a->kind = o->n ? PTXOP_TENSOR : PTXOP_ADDR;
+		a->vec = o->n;
+		return true;
+	case K_VEC:
+		a->kind = pair ? PTXOP_PAIR : PTXOP_VEC;
+		a->vec = o->n;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint64_t
+memo_hash(const char *k, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
+	return h;
+}
+
+static FormMemo *
+memo_slot(Reader *rd, const char *key, size_t len)
+{
+	if (2 * (rd->nmemo + 1) > rd->capmemo) {
+		size_t cap = rd->capmemo ? 2 * rd->capmemo : 64;
+		FormMemo *t = NEWN(rd->a, FormMemo, cap);
+		memset(t, 0, cap * sizeof(*t));
+		for (size_t i = 0; i < rd->capmemo; i++) {
+			FormMemo *m = &rd->memo[i];
+			if (!m->key)
+				continue;
+			size_t j = memo_hash(m->key, m->len) & (cap - 1);
+			while (t[j].key)
+				j = (j + 1) & (cap - 1);
+			t[j] = *m;
+		}
+		rd->memo = t;
+		rd->capmemo = cap;
+	}
+	size_t j = memo_hash(key, len) & (rd->capmemo - 1);
+	while (rd->memo[j].key && (rd->memo[j].len != len ||
+				   memcmp(rd->memo[j].key, key, len)))
+		j = (j + 1) & (rd->capmemo - 1);
+	return &rd->memo[j];
+}
+
+/* "2", "2 or 3", "1, 2 or 4": the argument counts some form takes. */
+static void
+counts_text(uint32_t counts, char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (int i = 0; i < 32 && n < cap; i++) {
+		if (!(counts >> i & 1))
+			continue;
+		uint32_t rest = counts >> i >> 1;
+		const char *sep = !n ? "" : rest ? ", " : " or ";
+		n += (size_t)snprintf(buf + n, cap - n, "%s%d", sep, i);
+	}
+}
+
+struct part_find {
+	const char *part; /* ".sp" */
+	size_t len;
+	bool found;
+};
+
+static void
+alt_holds_part(void *ud, const char *alt, int len)
+{
+	struct part_find *f = ud;
+	for (const char *p = alt, *end = alt + len; p + f->len <= end; p++)
+		if (*p == '.' && !memcmp(p, f->part, f->len) &&
+		    (p + f->len == end || p[f->len] == '.'))
+			f->found = true;
+}
+
+/* The first dot-part of the qualifiers (after mnemonic mn) that no form
+ * row of mn spells, into part; false when every part is some row's. */
+static bool
+foreign_part(const char *spelling, const char *mn, char *part, size_t cap)
+{
+	const char *q = spelling + strlen(mn);
+	while (*q == '.') {
+		size_t n = 1 + strcspn(q + 1, ".");
+		struct part_find f = {q, n, false};
+		for (int i = 0; i < ptx_form_count() && !f.found; i++)
+			if (!strcmp(ptx_form(i)->mnemonic, mn))
+				ptx_form_each_alt(i, alt_holds_part, &f);
+		if (!f.found) {
+			snprintf(part, cap, "%.*s", (int)n, q);
+			return true;
+		}
+		q += n;
+	}
+	return false;
+}
+
+static _Noreturn void
+fail_selection(Reader *rd, const Insn *in, PtxMiss why, const PtxSel *s,
+	       int nargs)
+{
+	char counts[96];
+	switch (why) {
+	case PTXM_OPERAND_COUNT:
+		counts_text(s->counts, counts, sizeof(counts));
+		fail(rd, PT_E_EMU_OPERAND_COUNT, "%s takes %s operand%s, not %d",
+		     in->name, counts, s->counts == 2 ? "" : "s", nargs);
+	case PTXM_OPERAND_KIND:
+	case PTXM_IMMEDIATE:
+		fail(rd, PT_E_EMU_UNSUPPORTED,
+		     "%s: the operands fit no PTX form of the instruction (%s)",
+		     in->name, why == PTXM_IMMEDIATE ? "an immediate is out of "
+		     "range" : "operand kinds");
+	case PTXM_QUALIFIERS: {
+		char part[64];
+		const char *mn = s->inst.mnemonic;
+		if (mn && foreign_part(in->name, mn, part, sizeof(part)))
+			fail(rd, PT_E_EMU_UNSUPPORTED, "%s: qualifier %s is in no "
+			     "PTX form of %s", in->name, part, mn);
+		fail(rd, PT_E_EMU_UNSUPPORTED, "%s: no PTX form of %s takes "
+		     "these qualifiers together", in->name, mn ? mn : "it");
+	}
+	default:
+		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
+		     in->name);
+	}
+}
+
+/* Selects the instruction's form once: the first row of the PTX form
+ * table that takes the spelling and the operands (ptx_select, the
+ * compiler's selector); equal instructions share one PtxInst.  Its
+ * family picks the executor; its qualifier set and typed fields are
+ * what the executors read. */
+static void
+select_form(Reader *rd, Insn *in, uint32_t pairs)
+{
+	PtxArg args[MAX_OPND];
+	int nargs = 0;
+	char key[1024];
+	size_t len = strlen(in->name);
+	if (len + 1 + MAX_OPND * 48 > sizeof(key))
+		fail(rd, PT_E_EMU_PARSE, "mnemonic too long");
+	memcpy(key, in->name, len + 1);
+	len++;
+	for (unsigned i = 0; i < in->nop; i++) {
+		PtxArg *a = &args[nargs];
+		if (!operand_arg(&in->o[i], pairs >> i & 1, a))
+			continue;
+		nargs++;
+		int n = snprintf(key + len, sizeof(key) - len, "%d,%d,%d,%lld;",
+				 (int)a->kind, a->vec, (int)a->has_value,
+				 a->has_value ? (long long)a->value : 0);
+		len += (size_t)n;
+	}
+	FormMemo *m = memo_slot(rd, key, len);
+	if (!m->key) {
+		PtxSel sel;
+		PtxMiss why = ptx_select(in->name, args, nargs, &sel);
+		if (why != PTXM_OK)
+			fail_selection(rd, in, why, &sel, nargs);
+		sel.inst.spelling = NULL; /* the Insn keeps its name */
+		m->inst = arena_dup(rd->a, &sel.inst, sizeof(sel.inst));
+		m->key = arena_dup(rd->a, key, len);
+		m->len = len;
+		rd->nmemo++;
+	}
+	in->sel = m->inst;
+	in->fam = (uint8_t)m->inst->family;
+	if (!fam_table[in->fam].known)
+		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
+		     in->name);
+	int coll = fam_table[in->fam].coll;
+	in->coll = coll == COLL_ALWAYS ||
+		   (coll >= 0 && ptx_has(in->sel, (PtxQual)coll));
+	in->member_mask = in->coll && fam_table[in->fam].member_mask;
+	if (fam_table[in->fam].decode)
+		fam_table[in->fam].decode(rd->a, in);
 }
 
 static const struct {
@@ -779,9 +975,10 @@ harmless(const char *tok)
 	return false;
 }
 
-/* Classifies the modifier tokens of a generic instruction. */
+/* Classifies the modifier tokens of a generic instruction; the first
+ * one it does not know (nor harmless) goes to *unknown (size 64). */
 static void
-decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
+decode_tokens(Reader *rd, Insn *in, const char *rest, char *unknown)
 {
 	char tok[64];
 	while (*rest) {
@@ -861,11 +1058,8 @@ decode_tokens(Reader *rd, Insn *in, const char *rest, int fam)
 				in->space = spaces[i].sp;
 				done = true;
 			}
-		if (!done && !harmless(tok) &&
-		    (fam == FAM_ALU || fam == FAM_CVT || fam == FAM_MEM))
-			fail(rd, PT_E_EMU_UNSUPPORTED,
-			     "modifier .%s of %s is not modelled", tok,
-			     in->name);
+		if (!done && !harmless(tok) && !unknown[0])
+			memcpy(unknown, tok, n + 1);
 	}
 }
 
@@ -904,17 +1098,6 @@ type_immediates(Reader *rd, Insn *in)
 		}
 		o->fimm = 0;
 	}
-}
-
-static _Noreturn void
-fail_operand_count(Reader *rd, const char *mn, const unsigned n[2],
-		   unsigned got)
-{
-	if (n[0] == n[1])
-		fail(rd, PT_E_EMU_OPERAND_COUNT, "%s takes %u operand%s, not %u",
-		     mn, n[0], n[0] == 1 ? "" : "s", got);
-	fail(rd, PT_E_EMU_OPERAND_COUNT, "%s takes %u to %u operands, not %u",
-	     mn, n[0], n[1], got);
 }
 
 /* A 256-bit ld/st (.v8 of 32-bit, .v4 of 64-bit elements) exists only on
@@ -1003,21 +1186,22 @@ read_instruction(Reader *rd, const char *first)
 	}
 	in.name = mn;
 	size_t len;
-	int fam;
-	unsigned nopnd[2];
-	int op = find_op(mn, &len, &fam, nopnd);
+	int op = find_op(mn, &len);
 	if (op < 0)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     mn);
 	in.op = (uint16_t)op;
-	decode_tokens(rd, &in, mn + len, fam);
 	rd->callp_used = false;
 	if (in.op == OP_CALL) {
+		/* call.uni (ret), vprintf, (args): the loader's own form */
+		char unknown[64] = "";
+		decode_tokens(rd, &in, mn + len, unknown);
+		in.fam = PTXF_CONTROL;
 		read_call(rd, &in);
 		vec_push(rd->a, &rd->code, in);
 		return;
 	}
-	in.coll = fam == FAM_WARP || (fam == FAM_TC && insn_has(&in, "sync"));
+	uint32_t pairs = 0; /* operands written d|p */
 	if (!accept(rd, ';')) {
 		do {
 			if (in.nop == MAX_OPND)
@@ -1034,13 +1218,29 @@ read_instruction(Reader *rd, const char *first)
 				o->vec = (uint32_t)rd->pool.n;
 				vec_push(rd->a, &rd->pool, head);
 				vec_push(rd->a, &rd->pool, second);
+				pairs |= 1u << (in.nop - 1);
 			}
 		} while (accept(rd, ','));
 		expect(rd, ';');
 	}
-	if (in.nop < nopnd[0] || in.nop > nopnd[1])
-		fail_operand_count(rd, mn, nopnd, in.nop);
+	char unknown[64] = "";
+	decode_tokens(rd, &in, mn + len, unknown);
 	check_wide_access(rd, &in);
+	if (in.op == OP_BRA) {
+		/* a label operand: no PTX value, so the loader's form too */
+		if (in.nop != 1)
+			fail(rd, PT_E_EMU_OPERAND_COUNT,
+			     "%s takes 1 operand, not %u", mn, in.nop);
+		in.fam = PTXF_CONTROL;
+	} else if (in.op == OP_ST && rd->callp_used) {
+		/* st.param of a call argument: part of the call sequence */
+		in.fam = PTXF_ST;
+	} else {
+		select_form(rd, &in, pairs);
+	}
+	if (unknown[0] && fam_table[in.fam].strict)
+		fail(rd, PT_E_EMU_UNSUPPORTED, "modifier .%s of %s is not modelled",
+		     unknown, mn);
 
 	if (in.space == SP_PARAM && rd->callp_used)
 		in.space = SP_LOCAL; /* st.param/ld.param of a call argument */

@@ -205,7 +205,7 @@ reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
 /* ---- one thread ---- */
 
 static void
-exec_ctrl(Run *r, Thread *t, const Insn *in)
+exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
 	case OP_BRA:
@@ -217,12 +217,27 @@ exec_ctrl(Run *r, Thread *t, const Insn *in)
 	case OP_TRAP:
 		emu_fail(r, PT_E_EMU_TRAP, t, in,
 			 "trap executed (a failed assert prints its line first)");
+	case OP_CALL:
+		emu_vprintf(r, c, t, in);
+		return;
 	default: /* ret, exit */
 		t->st = TS_EXIT;
 		r->progress = true;
 		return;
 	}
 }
+
+/* The executors by family (emu_families.def): the loader selected each
+ * instruction's family; collectives run through .warp. */
+static const struct {
+	void (*run)(Run *, Cta *, Thread *, const Insn *);
+	void (*warp)(Run *, Cta *, Thread **, uint32_t, const Insn *);
+} fam_exec[PTXF_COUNT] = {
+#define EFAM(fam, run, warp, coll, mask, strict, decode)                   \
+	[PTXF_##fam] = {run, warp},
+#include "emu/emu_families.def"
+#undef EFAM
+};
 
 /* Runs t until it blocks, exits or has run a quantum. */
 static void
@@ -251,29 +266,7 @@ run_thread(Run *r, Cta *c, Thread *t)
 		uint32_t pc = t->pc++;
 		if (r->order && in->op == OP_FENCE)
 			emu_order_fence(r, in);
-		switch (in->op) {
-		case OP_CVT: exec_cvt(r, c, t, in); break;
-		case OP_LD: case OP_ST: case OP_CVTA: case OP_MAPA:
-		case OP_PREFETCH: case OP_ATOM: case OP_RED:
-			exec_mem(r, c, t, in);
-			break;
-		case OP_BRA: case OP_RET: case OP_EXIT: case OP_TRAP:
-			exec_ctrl(r, t, in);
-			break;
-		case OP_CALL:
-			emu_vprintf(r, c, t, in);
-			break;
-		default:
-			if (in->op >= OP_TC_ALLOC) {
-				exec_tc(r, c, t, in);
-			} else if (in->op >= OP_CP_ASYNC) {
-				exec_async(r, c, t, in);
-			} else if (in->op >= OP_BAR) {
-				exec_sync(r, c, t, in);
-			} else {
-				exec_alu(r, c, t, in);
-			}
-		}
+		fam_exec[in->fam].run(r, c, t, in);
 		if (t->st == TS_MBAR)
 			t->pc = pc; /* the wait is re-executed when released */
 		else
@@ -302,8 +295,7 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 			mask |= 1u << l;
 	const Insn *in = &r->k->code[pc];
 	uint32_t need = live;
-	if (in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_REDUX ||
-	    in->op == OP_ELECT || in->op == OP_BAR_WARP) {
+	if (in->member_mask) {
 		Thread *t0 = lanes[__builtin_ctz(mask)];
 		if (!in->nop) /* the member mask is the last operand */
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
@@ -322,12 +314,7 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 	}
 	if ((mask & need) != need)
 		return false;
-	if (in->op >= OP_WG_FENCE)
-		exec_wgmma_warp(r, c, lanes, need, in);
-	else if (in->op >= OP_TC_ALLOC)
-		exec_tc_warp(r, c, lanes, need, in);
-	else
-		exec_warp(r, c, lanes, need, in);
+	fam_exec[in->fam].warp(r, c, lanes, need, in);
 	for (uint32_t l = 0; l < n; l++)
 		if (need & (1u << l)) {
 			lanes[l]->st = TS_RUN;

@@ -207,9 +207,6 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		} else if (in->nop > 2) {
 			count = (uint32_t)arg;
 		}
-		if (insn_has(in, "noComplete"))
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
-				 ".noComplete is not modelled");
 		mbar_arrive(r, owner, addr, count, t, in);
 		/* the state token: the phase arrived in */
 		if (in->o[0].kind == K_REG)
@@ -219,8 +216,9 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 	default: { /* try_wait / test_wait {.parity} */
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		(void)m;
-		uint32_t parity = insn_has(in, "parity") ? (uint32_t)arg & 1
-							 : ((uint32_t)arg & 1);
+		/* .parity: the operand is the parity; else the state token
+		 * of the phase arrived in, whose low bit is its parity */
+		uint32_t parity = (uint32_t)arg & 1;
 		bool done = mbar_phase_done(r, owner, addr, parity);
 		if (!done && in->op == OP_MB_TRY_WAIT) {
 			/* block; the scheduler re-runs this wait once the
@@ -419,7 +417,7 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 	if (in->nop > 3 && in->o[3].kind == K_REG && in->o[3].pred)
 		src_size = (opnd_get(r, c, t, &in->o[3]) != 0) != in->o[3].neg
 				   ? 0 : size;
-	else if (in->nop > 3 && !insn_has(in, "L2::cache_hint"))
+	else if (in->nop > 3 && !insn_q(in, PQ_L2_CACHE_HINT))
 		src_size = opnd_get(r, c, t, &in->o[3]) & 0xffffffffu;
 	if (src_size > size)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
@@ -442,19 +440,16 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 static void
 exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool to_global = insn_has(in, "global") &&
-			 strstr(in->name, ".global.shared") != NULL;
-	if (in->nop < 3 || insn_has(in, "multicast::cluster") ||
-	    insn_has(in, "prefetch"))
+	/* the directions are the selected form's operand spaces */
+	bool to_global = in->sel->ops[0].space == PSP_GLOBAL;
+	if (in->nop < 3 || insn_q(in, PQ_MULTICAST_CLUSTER))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
 	uint64_t size = opnd_get(r, c, t, &in->o[2]);
 	if (size == 0 || size % 16)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "bulk copy size %llu is not a multiple of 16",
 			 (unsigned long long)size);
-	bool src_smem = strstr(in->name, ".shared::cta.") ||
-			strstr(in->name, ".shared::cluster.shared::cta") ||
-			to_global;
+	bool src_smem = in->sel->ops[1].space != PSP_GLOBAL;
 	int dsp = to_global ? SP_GLOBAL : SP_SHARED_CLUSTER;
 	int ssp = src_smem ? SP_SHARED : SP_GLOBAL;
 	Pending *p = async_new(r, t, in, to_global ? 2 : 0);

@@ -54,12 +54,12 @@ static int
 shape_of(Run *r, Thread *t, const Insn *in, int *regs_per_rep)
 {
 	static const struct {
-		const char *name;
+		PtxQual q;
 		int regs;
-	} shapes[] = {{"32x32b", 1}, {"16x64b", 1}, {"16x128b", 2},
-		      {"16x256b", 4}, {"16x32bx2", 1}};
+	} shapes[] = {{PQ_S32X32B, 1}, {PQ_S16X64B, 1}, {PQ_S16X128B, 2},
+		      {PQ_S16X256B, 4}, {PQ_S16X32BX2, 1}};
 	for (int i = 0; i < 5; i++)
-		if (insn_has(in, shapes[i].name)) {
+		if (insn_q(in, shapes[i].q)) {
 			*regs_per_rep = shapes[i].regs;
 			return i;
 		}
@@ -90,8 +90,8 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	bool st = in->op == OP_TC_ST;
 	int per;
 	int shape = shape_of(r, t0, in, &per);
-	long num = insn_num(in, "x");
-	bool pack = insn_has(in, st ? "unpack::16b" : "pack::16b");
+	long num = in->sel->num; /* .xN */
+	bool pack = insn_q(in, st ? PQ_UNPACK_16B : PQ_PACK_16B);
 	int nreg = (int)num * per;
 	if (in->nop < 2) /* the operand picks below index from both ends */
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
@@ -154,7 +154,7 @@ exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	/* .cta_group::2: one warp of each CTA of the pair executes it; each
 	 * allocates the same columns of its own TMEM (the lowest free range
 	 * gives both CTAs the same address when they allocate alike) */
-	if (!insn_has(in, "cta_group::1") && !insn_has(in, "cta_group::2"))
+	if (!insn_q(in, PQ_CTA_GROUP_1) && !insn_q(in, PQ_CTA_GROUP_2))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 			 ".cta_group::1 or ::2 expected");
 	if (in->nop != 2)
@@ -307,27 +307,26 @@ exec_cp(Run *r, Cta *c, Thread *t, const Insn *in)
 	 * TMEM, with the shape's lane map and replicas (the reference's
 	 * "Shared-to-TMEM copies" table) */
 	static const struct {
-		const char *shape, *multi;
+		PtxQual shape;
 		uint32_t rows, words;
 	} shapes[] = {
-		{"128x256b", NULL, 128, 8}, {"128x128b", NULL, 128, 4},
-		{"4x256b", NULL, 4, 8},
-		{"64x128b", "warpx2::02_13", 64, 4},
-		{"64x128b", "warpx2::01_23", 64, 4},
-		{"32x128b", "warpx4", 32, 4},
+		{PQ_S128X256B, 128, 8}, {PQ_S128X128B, 128, 4},
+		{PQ_S4X256B, 4, 8},
+		{PQ_S64X128B_02_13, 64, 4},
+		{PQ_S64X128B_01_23, 64, 4},
+		{PQ_S32X128B_WARPX4, 32, 4},
 	};
 	int k = -1;
 	for (int i = 0; i < 6 && k < 0; i++)
-		if (insn_has(in, shapes[i].shape) &&
-		    (!shapes[i].multi || insn_has(in, shapes[i].multi)))
+		if (insn_q(in, shapes[i].shape))
 			k = i;
-	bool pair = insn_has(in, "cta_group::2");
-	bool dec = insn_has(in, "b8x16");
-	int bits = !dec ? 0 : insn_has(in, "b4x16_p64") ? 4
-		   : insn_has(in, "b6x16_p32") ? 6 : -1;
-	if (k < 0 || (!pair && !insn_has(in, "cta_group::1")) || in->nop != 2 ||
-	    bits < 0 || (!dec && (insn_has(in, "b4x16_p64") ||
-				  insn_has(in, "b6x16_p32"))))
+	bool pair = insn_q(in, PQ_CTA_GROUP_2);
+	bool dec = insn_q(in, PQ_B8X16);
+	int bits = !dec ? 0 : insn_q(in, PQ_B4X16_P64) ? 4
+		   : insn_q(in, PQ_B6X16_P32) ? 6 : -1;
+	if (k < 0 || (!pair && !insn_q(in, PQ_CTA_GROUP_1)) || in->nop != 2 ||
+	    bits < 0 || (!dec && (insn_q(in, PQ_B4X16_P64) ||
+				  insn_q(in, PQ_B6X16_P32))))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "malformed (a shape, .cta_group, and .b8x16 with "
 			 ".b4x16_p64 or .b6x16_p32 expected)");
@@ -392,7 +391,7 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		/* tcgen05.commit.cta_group::1.mbarrier::arrive::one
 		 * .shared::cluster.b64 [mbar]: every earlier tcgen05 op of
 		 * this thread is complete here, so the arrive is immediate */
-		bool multi = insn_has(in, "multicast::cluster");
+		bool multi = insn_q(in, PQ_MULTICAST_CLUSTER);
 		if (in->nop != (multi ? 2u : 1u))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t a = emu_addr(r, c, t, &in->o[0]);

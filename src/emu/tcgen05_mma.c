@@ -204,86 +204,109 @@ scratch(Run *r, int slot, size_t n)
 
 /* ---- parsing ---- */
 
-static const char *const mma_tokens[] = {
-	"tcgen05", "mma", "ws", "cta_group::1", "cta_group::2", "block_scale",
-	"scale_vec::1X", "scale_vec::2X", "scale_vec::4X", "block16", "block32",
-	"kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8", "kind::mxf8f6f4",
-	"kind::mxf4", "kind::mxf4nvf4", NULL,
+/* tcgen05.mma's decoded form (Insn.aux): the qualifiers, read from the
+ * selected form's qualifier set once, at load (decode_tc_mma). */
+typedef struct TcMmaForm {
+	bool pair, ws;
+	int kind;
+	int coll, coll_op;  /* collector buffer (0..3 B, 4 A), operation */
+	uint32_t nsf;       /* scales per row and MMA (0: not scaled) */
+	const char *err;    /* why the executor refuses it (NULL: fine) */
+} TcMmaForm;
+
+static const PtxQual kind_quals[NKIND] = {
+	PQ_KIND_F16, PQ_KIND_TF32, PQ_KIND_F8F6F4, PQ_KIND_I8,
+	PQ_KIND_MXF8F6F4, PQ_KIND_MXF4, PQ_KIND_MXF4NVF4,
 };
 
-/* Every qualifier of the mnemonic is one this file models; the collector
- * qualifier sets m->coll/coll_op. */
+/* The collector qualifier: buffer (0..3 B for .ws, 4 A) and operation. */
 static void
-parse_tokens(Run *r, Thread *t, const Insn *in, Mma *m)
+decode_collector(const PtxInst *in, TcMmaForm *d)
 {
-	static const char *const ops[] = {"discard", "fill", "use", "lastuse"};
-	m->coll = m->ws ? 0 : 4;
-	m->coll_op = COLL_DISCARD;
-	for (const char *s = in->name; *s;) {
-		size_t n = strcspn(s, ".");
-		bool ok = false;
-		for (int i = 0; mma_tokens[i] && !ok; i++)
-			ok = strlen(mma_tokens[i]) == n &&
-			     !strncmp(s, mma_tokens[i], n);
-		const char *op = NULL;
-		if (!ok && m->ws && n > 15 && !strncmp(s, "collector::b", 12) &&
-		    s[12] >= '0' && s[12] <= '3' && s[13] == ':' && s[14] == ':') {
-			m->coll = s[12] - '0';
-			op = s + 15;
-		} else if (!ok && !m->ws && n > 14 &&
-			   !strncmp(s, "collector::a::", 14)) {
-			op = s + 14;
-		}
-		for (int i = 0; op && i < 4 && !ok; i++)
-			if (strlen(ops[i]) == (size_t)(s + n - op) &&
-			    !strncmp(op, ops[i], strlen(ops[i]))) {
-				m->coll_op = i;
-				ok = true;
+	static const PtxQual a_ops[4] = {
+		PQ_COLLECTOR_A_DISCARD, PQ_COLLECTOR_A_FILL, PQ_COLLECTOR_A_USE,
+		PQ_COLLECTOR_A_LASTUSE};
+	static const PtxQual b_ops[4][4] = {
+		{PQ_COLLECTOR_B0_DISCARD, PQ_COLLECTOR_B0_FILL,
+		 PQ_COLLECTOR_B0_USE, PQ_COLLECTOR_B0_LASTUSE},
+		{PQ_COLLECTOR_B1_DISCARD, PQ_COLLECTOR_B1_FILL,
+		 PQ_COLLECTOR_B1_USE, PQ_COLLECTOR_B1_LASTUSE},
+		{PQ_COLLECTOR_B2_DISCARD, PQ_COLLECTOR_B2_FILL,
+		 PQ_COLLECTOR_B2_USE, PQ_COLLECTOR_B2_LASTUSE},
+		{PQ_COLLECTOR_B3_DISCARD, PQ_COLLECTOR_B3_FILL,
+		 PQ_COLLECTOR_B3_USE, PQ_COLLECTOR_B3_LASTUSE}};
+	d->coll = d->ws ? 0 : 4;
+	d->coll_op = COLL_DISCARD;
+	for (int op = 0; op < 4; op++) {
+		if (!d->ws && ptx_has(in, a_ops[op]))
+			d->coll_op = op;
+		for (int b = 0; b < 4 && d->ws; b++)
+			if (ptx_has(in, b_ops[b][op])) {
+				d->coll = b;
+				d->coll_op = op;
 			}
-		if (!ok)
-			MMA_FAIL("qualifier .%.*s is not modelled (.sp, .ashift "
-				 "and unknown qualifiers)", (int)n, s);
-		s += n + (s[n] == '.');
 	}
-}
-
-static int
-kind_of(Run *r, Thread *t, const Insn *in)
-{
-	int kind = -1;
-	for (int i = 0; i < NKIND; i++)
-		if (insn_has(in, kinds[i].tok)) {
-			if (kind >= 0)
-				MMA_FAIL("two .kind qualifiers");
-			kind = i;
-		}
-	if (kind < 0)
-		MMA_FAIL(".kind expected");
-	return kind;
 }
 
 /* Scales per row and MMA from .scale_vec / .blockN (PTX Tables 54-55):
  * mxf8f6f4 1 (default block32), mxf4 2 (default block32), mxf4nvf4 2
- * (block32, UE8M0) or 4 (block16), which it must state. */
+ * (block32, UE8M0) or 4 (block16), which it must state; 0 and d->err
+ * when the combination has none. */
 static uint32_t
-scale_vec(Run *r, Thread *t, const Insn *in, int kind)
+scale_vec(const PtxInst *in, TcMmaForm *d)
 {
-	bool v1 = insn_has(in, "scale_vec::1X"), v2 = insn_has(in, "scale_vec::2X");
-	bool v4 = insn_has(in, "scale_vec::4X"), b16 = insn_has(in, "block16");
-	bool b32 = insn_has(in, "block32");
-	int n = v1 + v2 + v4 + b16 + b32;
-	if (n > 1)
-		MMA_FAIL("two scale vector sizes");
-	if (kind == K_MXF8F6F4 && !v2 && !v4 && !b16)
+	bool v1 = ptx_has(in, PQ_SCALE_VEC_1X), v2 = ptx_has(in, PQ_SCALE_VEC_2X);
+	bool v4 = ptx_has(in, PQ_SCALE_VEC_4X), b16 = ptx_has(in, PQ_BLOCK16);
+	bool b32 = ptx_has(in, PQ_BLOCK32);
+	int kind = d->kind;
+	if (v1 + v2 + v4 + b16 + b32 > 1)
+		d->err = "two scale vector sizes";
+	else if (kind == K_MXF8F6F4 && !v2 && !v4 && !b16)
 		return 1;
-	if (kind == K_MXF4 && !v1 && !v4 && !b16)
+	else if (kind == K_MXF4 && !v1 && !v4 && !b16)
 		return 2;
-	if (kind == K_MXF4NVF4 && (v2 || b32))
+	else if (kind == K_MXF4NVF4 && (v2 || b32))
 		return 2;
-	if (kind == K_MXF4NVF4 && (v4 || b16))
+	else if (kind == K_MXF4NVF4 && (v4 || b16))
 		return 4;
-	MMA_FAIL("no valid scale vector size for %s (PTX Table 54)",
-		 kinds[kind].tok);
+	else
+		d->err = "no valid scale vector size for the kind (PTX Table 54)";
+	return 0;
+}
+
+void
+decode_tc_mma(Arena *a, Insn *in)
+{
+	if (in->op != OP_TC_MMA)
+		return;
+	const PtxInst *q = in->sel;
+	TcMmaForm *d = NEW(a, TcMmaForm);
+	memset(d, 0, sizeof(*d));
+	in->aux = d;
+	d->pair = ptx_has(q, PQ_CTA_GROUP_2);
+	d->ws = ptx_has(q, PQ_WS);
+	decode_collector(q, d);
+	d->kind = -1;
+	for (int i = 0; i < NKIND; i++)
+		if (ptx_has(q, kind_quals[i]))
+			d->kind = d->kind < 0 ? i : NKIND;
+	if (d->kind < 0 || d->kind == NKIND) {
+		d->err = d->kind < 0 ? ".kind expected" : "two .kind qualifiers";
+		return;
+	}
+	const KindInfo *ki = &kinds[d->kind];
+	if (d->pair == ptx_has(q, PQ_CTA_GROUP_1) ||
+	    ki->scaled != ptx_has(q, PQ_BLOCK_SCALE) ||
+	    (d->ws && (d->pair || ki->scaled)) || in->nop < 5 ||
+	    in->o[0].kind != K_ADDR)
+		d->err = "malformed (one .cta_group; .block_scale exactly for "
+			 "the mx kinds; .ws only on one CTA, dense)";
+	else if (ki->scaled)
+		d->nsf = scale_vec(q, d);
+	else if (ptx_has(q, PQ_SCALE_VEC_1X) || ptx_has(q, PQ_SCALE_VEC_2X) ||
+		 ptx_has(q, PQ_SCALE_VEC_4X) || ptx_has(q, PQ_BLOCK16) ||
+		 ptx_has(q, PQ_BLOCK32))
+		d->err = "a scale vector size without .block_scale";
 }
 
 static bool
@@ -651,23 +674,16 @@ exec_tc_mma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	Mma m;
 	memset(&m, 0, sizeof(m));
-	m.pair = insn_has(in, "cta_group::2");
-	m.ws = insn_has(in, "ws");
-	parse_tokens(r, t, in, &m);
-	m.kind = kind_of(r, t, in);
+	const TcMmaForm *d = in->aux;
+	if (d->err)
+		MMA_FAIL("%s", d->err);
+	m.pair = d->pair;
+	m.ws = d->ws;
+	m.coll = d->coll;
+	m.coll_op = d->coll_op;
+	m.kind = d->kind;
 	m.ki = &kinds[m.kind];
-	if (m.pair == insn_has(in, "cta_group::1") ||
-	    m.ki->scaled != insn_has(in, "block_scale") ||
-	    (m.ws && (m.pair || m.ki->scaled)) || in->nop < 5 ||
-	    in->o[0].kind != K_ADDR)
-		MMA_FAIL("malformed (one .cta_group; .block_scale exactly for "
-			 "the mx kinds; .ws only on one CTA, dense)");
-	if (m.ki->scaled)
-		m.nsf = scale_vec(r, t, in, m.kind);
-	else if (insn_has(in, "scale_vec::1X") || insn_has(in, "scale_vec::2X") ||
-		 insn_has(in, "scale_vec::4X") || insn_has(in, "block16") ||
-		 insn_has(in, "block32"))
-		MMA_FAIL("a scale vector size without .block_scale");
+	m.nsf = d->nsf;
 	m.k = m.ki->k;
 	parse_operands(r, c, t, in, &m);
 	mma_compute(r, c, t, in, &m);

@@ -393,10 +393,10 @@ box_bytes(const TMap *m, int mode, uint64_t *tx)
 static int
 red_op(const Insn *in)
 {
-	static const char *const names[] = {"add", "min", "max", "and", "or",
-					    "xor"};
+	static const PtxQual names[] = {PQ_ADD, PQ_MIN, PQ_MAX, PQ_AND, PQ_OR,
+					PQ_XOR};
 	for (int i = 0; i < 6; i++)
-		if (insn_has(in, names[i]))
+		if (insn_q(in, names[i]))
 			return RED_ADD + i;
 	return RED_NONE;
 }
@@ -405,9 +405,10 @@ void
 exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	bool reduce = in->op == OP_CP_RED_TENSOR;
-	bool store = reduce || strstr(in->name, ".global.shared") != NULL;
-	if (insn_has(in, "im2col") || insn_has(in, "im2col_no_offs") ||
-	    insn_has(in, "im2col::w") || insn_has(in, "cta_group::2") ||
+	/* a store's form starts with the tensor map (.global.shared::cta) */
+	bool store = reduce || in->sel->ops[0].kind == PTXOP_TENSOR;
+	if (insn_q(in, PQ_IM2COL) || insn_q(in, PQ_IM2COL_NO_OFFS) ||
+	    insn_q(in, PQ_CTA_GROUP_2) ||
 	    (reduce && !red_op(in)))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "im2col, .cta_group::2 and this reduction are not "
@@ -415,8 +416,8 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	TmaOp *op = NEW(r->arena, TmaOp);
 	op->store = store;
 	op->red = reduce ? red_op(in) : RED_NONE;
-	op->mode = insn_has(in, "tile::gather4") ? TMA_GATHER4
-		   : insn_has(in, "tile::scatter4") ? TMA_SCATTER4 : TMA_TILE;
+	op->mode = insn_q(in, PQ_TILE_GATHER4) ? TMA_GATHER4
+		   : insn_q(in, PQ_TILE_SCATTER4) ? TMA_SCATTER4 : TMA_TILE;
 	const Opnd *mapo = &in->o[store ? 0 : 1];
 	const Opnd *smo = &in->o[store ? 1 : 0];
 	if (in->nop < 2 || mapo->kind != K_ADDR || !mapo->n ||
@@ -471,7 +472,7 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	p->tx = op->tx;
 	p->dst = box;
 	p->dst_n = op->bytes;
-	if (insn_has(in, "multicast::cluster")) {
+	if (insn_q(in, PQ_MULTICAST_CLUSTER)) {
 		if (in->nop < 4)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "missing ctaMask");

@@ -42,6 +42,8 @@ exec_shfl(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (lanes[l] && lanes[l]->st != TS_EXIT)
 			val[l] = (uint32_t)lane_get(r, c, lanes[l], &in->o[1]);
 	const Opnd *d = &in->o[0];
+	PtxQual mode = insn_q(in, PQ_UP) ? PQ_UP : insn_q(in, PQ_DOWN) ? PQ_DOWN
+		       : insn_q(in, PQ_BFLY) ? PQ_BFLY : PQ_COUNT; /* .idx */
 	for (int l = 0; l < 32; l++) {
 		if (!(mask & (1u << l)))
 			continue;
@@ -53,13 +55,13 @@ exec_shfl(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		uint32_t minl = (uint32_t)l & seg;
 		int32_t j;
 		bool pval;
-		if (insn_has(in, "up")) {
+		if (mode == PQ_UP) {
 			j = l - (int32_t)b;
 			pval = j >= (int32_t)maxl;
-		} else if (insn_has(in, "down")) {
+		} else if (mode == PQ_DOWN) {
 			j = l + (int32_t)b;
 			pval = j <= (int32_t)maxl;
-		} else if (insn_has(in, "bfly")) {
+		} else if (mode == PQ_BFLY) {
 			j = l ^ (int32_t)b;
 			pval = j <= (int32_t)maxl;
 		} else {
@@ -85,15 +87,15 @@ exec_vote(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 						      &in->o[1]) != 0) << l;
 	bool all = (ballot & mask) == mask, any = ballot != 0;
 	bool uni = ballot == 0 || ballot == mask;
+	bool is_ballot = insn_q(in, PQ_BALLOT);
+	bool v = insn_q(in, PQ_ALL) ? all : insn_q(in, PQ_ANY) ? any : uni;
 	for (int l = 0; l < 32; l++) {
 		if (!(mask & (1u << l)))
 			continue;
-		if (insn_has(in, "ballot"))
+		if (is_ballot)
 			reg_set(lanes[l], &in->o[0], ballot, TY_B32);
 		else
-			reg_set(lanes[l], &in->o[0],
-				insn_has(in, "all") ? all
-				: insn_has(in, "any") ? any : uni, TY_PRED);
+			reg_set(lanes[l], &in->o[0], v, TY_PRED);
 	}
 }
 
@@ -104,6 +106,11 @@ exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	bool s = emu_ty[ty].cls == TC_S;
 	uint64_t acc = 0;
 	bool first = true;
+	PtxQual op = PQ_MAX;
+	static const PtxQual ops[] = {PQ_ADD, PQ_AND, PQ_OR, PQ_XOR, PQ_MIN};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (insn_q(in, ops[i]))
+			op = ops[i];
 	for (int l = 0; l < 32; l++) {
 		if (!(mask & (1u << l)))
 			continue;
@@ -111,17 +118,17 @@ exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (first) {
 			acc = v;
 			first = false;
-		} else if (insn_has(in, "add")) {
+		} else if (op == PQ_ADD) {
 			acc += v;
-		} else if (insn_has(in, "and")) {
+		} else if (op == PQ_AND) {
 			acc &= v;
-		} else if (insn_has(in, "or")) {
+		} else if (op == PQ_OR) {
 			acc |= v;
-		} else if (insn_has(in, "xor")) {
+		} else if (op == PQ_XOR) {
 			acc ^= v;
 		} else {
 			bool lt = s ? (int32_t)v < (int32_t)acc : v < (uint32_t)acc;
-			if (insn_has(in, "min") == lt)
+			if ((op == PQ_MIN) == lt)
 				acc = v;
 		}
 	}
@@ -168,9 +175,9 @@ full_warp(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 static int
 matrix_count(Run *r, Thread *t, const Insn *in)
 {
-	long n = insn_num(in, "x");
-	if ((n != 1 && n != 2 && n != 4) || !insn_has(in, "m8n8") ||
-	    !insn_has(in, "b16"))
+	long n = in->sel->vec; /* .xN */
+	if ((n != 1 && n != 2 && n != 4) || !insn_q(in, PQ_M8N8) ||
+	    !insn_q(in, PQ_B16))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "only .m8n8.x1/.x2/.x4.b16 is modelled");
 	return (int)n;
@@ -195,7 +202,7 @@ static void
 exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = full_warp(r, lanes, mask, in);
-	bool st = in->op == OP_STMATRIX, trans = insn_has(in, "trans");
+	bool st = in->op == OP_STMATRIX, trans = insn_q(in, PQ_TRANS);
 	int n = matrix_count(r, t0, in);
 	const Opnd *regs = &in->o[st ? 1 : 0], *addr = &in->o[st ? 0 : 1];
 	if ((n > 1 && (regs->kind != K_VEC || regs->n != n)) ||
@@ -246,27 +253,38 @@ static const char *const mma_fmt_names[MF_N] = {
 	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32", "f64"};
 static const int mma_fmt_bits[MF_N] = {16, 16, 32, 8, 8, 8, 8, 32, 32, 64};
 
-/* The D, A, B, C formats and M, N, K of the spelling; false when they
- * are not four formats and an .mMnNkK shape. */
-static bool
-mma_spelling(const Insn *in, int f[4], int *m, int *n, int *k)
+/* mma.sync's decoded form (Insn.aux), from decode_mma_sync at load. */
+typedef struct MmaSyncForm {
+	int f[4];    /* D, A, B, C formats (MF_*) */
+	int m, n, k; /* the selected form's shape */
+	bool ok;     /* four formats and a shape */
+} MmaSyncForm;
+
+/* The shape is the selected form's; the four formats are the type
+ * signature, which the form rows spell as untagged groups, so they are
+ * read from the spelling's dot-parts here, once, at load. */
+void
+decode_mma_sync(Arena *a, Insn *in)
 {
+	MmaSyncForm *d = NEW(a, MmaSyncForm);
+	memset(d, 0, sizeof(*d));
+	d->m = in->sel->shape_m;
+	d->n = in->sel->shape_n;
+	d->k = in->sel->shape_k;
 	int nf = 0;
-	*m = *n = *k = 0;
 	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
 		s++;
 		size_t len = strcspn(s, ".");
-		if (s[0] == 'm' && sscanf(s, "m%dn%dk%d", m, n, k) == 3)
-			continue;
 		for (int i = 0; i < MF_N; i++)
 			if (strlen(mma_fmt_names[i]) == len &&
-			    !strncmp(s, mma_fmt_names[i], len)) {
-				if (nf == 4)
-					return false;
-				f[nf++] = i;
+			    !strncmp(s, mma_fmt_names[i], len) && nf < 5) {
+				if (nf < 4)
+					d->f[nf] = i;
+				nf++;
 			}
 	}
-	return nf == 4 && *k > 0;
+	d->ok = nf == 4 && d->k > 0;
+	in->aux = d;
 }
 
 /* Element e of a register holding 32 / bits elements of format f. */
@@ -394,7 +412,7 @@ exec_mma_m16n8(Run *r, Cta *c, Thread **lanes, const Insn *in,
 				acc[m][n] += a[m][kk] * b[kk][n];
 				iacc[m][n] += (int64_t)a[m][kk] * (int64_t)b[kk][n];
 			}
-	bool satf = insn_has(in, "satfinite");
+	bool satf = insn_q(in, PQ_SATFINITE);
 	for (int l = 0; l < 32; l++) {
 		Thread *t = lanes[l];
 		int g = l / 4, q = l % 4;
@@ -470,9 +488,10 @@ static void
 exec_mma(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = full_warp(r, lanes, mask, in);
-	int f[4], m, n, k;
-	if (!mma_spelling(in, f, &m, &n, &k) || !insn_has(in, "row") ||
-	    !insn_has(in, "col") || in->nop != 4)
+	const MmaSyncForm *d = in->aux; /* the selected rows are .row.col */
+	const int *f = d->f;
+	int m = d->m, n = d->n, k = d->k;
+	if (!d->ok || in->nop != 4)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 			 "not an mma.sync form the emulator models");
 	if (m == 8 && n == 8 && k == 4 && f[0] == MF_F64 && f[1] == MF_F64 &&
@@ -481,7 +500,7 @@ exec_mma(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		return;
 	}
 	if (m != 16 || n != 8 || !mma_m16n8_ok(f, k) ||
-	    (insn_has(in, "satfinite") && f[0] != MF_S32))
+	    (insn_q(in, PQ_SATFINITE) && f[0] != MF_S32))
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 			 "not an mma.sync form the emulator models");
 	exec_mma_m16n8(r, c, lanes, in, f, k);

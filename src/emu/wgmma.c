@@ -278,54 +278,60 @@ fmt_of(const char *tok)
 	return WF_NONE;
 }
 
-/* Shape and the formats: .mMnNkK{.satfinite}.dtype.atype.btype. */
-static bool
-parse_mnemonic(WgOp *op, const char *name)
+/* wgmma.mma_async's decoded form (Insn.aux), from decode_wgmma. */
+typedef struct WgForm {
+	uint32_t n, k;
+	int dfmt, afmt, bfmt;
+	bool satf;
+	bool ok; /* a shape and type combination of the ISA's table */
+} WgForm;
+
+/* At load: the shape is the selected form's (.m64nNkK); the formats
+ * (.dtype.atype.btype, untagged groups in the form rows) are read from
+ * the spelling's dot-parts, once. */
+void
+decode_wgmma(Arena *a, Insn *in)
 {
+	if (in->op != OP_WG_MMA)
+		return;
+	WgForm *op = NEW(a, WgForm);
+	memset(op, 0, sizeof(*op));
+	in->aux = op;
 	int fmts[3], nf = 0;
-	bool shape = false;
-	const char *s = name;
-	while ((s = strchr(s, '.'))) {
+	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
 		s++;
 		size_t len = strcspn(s, ".");
 		char tok[16];
 		if (len >= sizeof(tok))
-			return false;
+			return;
 		memcpy(tok, s, len);
 		tok[len] = 0;
-		unsigned m, n, k;
-		char end;
-		if (sscanf(tok, "m%un%uk%u%c", &m, &n, &k, &end) == 3) {
-			if (m != 64 || n < 8 || n > 256 || n % 8 || shape)
-				return false;
-			op->n = n;
-			op->k = k;
-			shape = true;
-		} else if (!strcmp(tok, "satfinite")) {
-			op->satf = true;
-		} else if (fmt_of(tok) != WF_NONE) {
+		if (fmt_of(tok) != WF_NONE) {
 			if (nf == 3)
-				return false;
+				return;
 			fmts[nf++] = fmt_of(tok);
 		}
 	}
-	if (!shape || nf != 3)
-		return false;
+	op->n = (uint32_t)in->sel->shape_n;
+	op->k = (uint32_t)in->sel->shape_k;
+	op->satf = ptx_has(in->sel, PQ_SATFINITE);
+	if (in->sel->shape_m != 64 || nf != 3)
+		return;
 	op->dfmt = fmts[0];
 	op->afmt = fmts[1];
 	op->bfmt = fmts[2];
-	int a = op->afmt, b = op->bfmt, d = op->dfmt;
-	bool f16 = a <= WF_BF16 && a == b &&
-		   (d == WF_F32 || (d == WF_F16 && a == WF_F16));
-	bool tf32 = a == WF_TF32 && b == a && d == WF_F32;
-	bool f8 = (a == WF_E4M3 || a == WF_E5M2) &&
-		  (b == WF_E4M3 || b == WF_E5M2) && (d == WF_F32 || d == WF_F16);
-	bool i8 = (a == WF_S8 || a == WF_U8) && (b == WF_S8 || b == WF_U8) &&
+	int x = op->afmt, y = op->bfmt, d = op->dfmt;
+	bool f16 = x <= WF_BF16 && x == y &&
+		   (d == WF_F32 || (d == WF_F16 && x == WF_F16));
+	bool tf32 = x == WF_TF32 && y == x && d == WF_F32;
+	bool f8 = (x == WF_E4M3 || x == WF_E5M2) &&
+		  (y == WF_E4M3 || y == WF_E5M2) && (d == WF_F32 || d == WF_F16);
+	bool i8 = (x == WF_S8 || x == WF_U8) && (y == WF_S8 || y == WF_U8) &&
 		  d == WF_S32;
-	if (op->satf != i8 && op->satf)
-		return false;
-	return (f16 && op->k == 16) || (tf32 && op->k == 8) ||
-	       ((f8 || i8) && op->k == 32);
+	if (op->satf && !i8)
+		return;
+	op->ok = (f16 && op->k == 16) || (tf32 && op->k == 8) ||
+		 ((f8 || i8) && op->k == 32);
 }
 
 static int
@@ -350,10 +356,17 @@ exec_mma_async(Run *r, Cta *c, Thread **lanes, const Insn *in)
 	memcpy(op->lanes, lanes, sizeof(op->lanes));
 	op->wr = t0->warp % 4;
 	op->sa = op->sb = 1;
-	if (!parse_mnemonic(op, in->name))
+	const WgForm *form = in->aux;
+	if (!form || !form->ok)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 			 "shape or type combination not in the ISA's wgmma "
 			 "table");
+	op->n = form->n;
+	op->k = form->k;
+	op->dfmt = form->dfmt;
+	op->afmt = form->afmt;
+	op->bfmt = form->bfmt;
+	op->satf = form->satf;
 	op->a_regs = in->nop > 1 && in->o[1].kind == K_VEC;
 	bool f16 = op->afmt <= WF_BF16, i8 = op->dfmt == WF_S32;
 	/* d, a, b-desc, scale-d {, imm-scale-a, imm-scale-b
@@ -443,9 +456,9 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 		exec_mma_async(r, c, lanes, in);
 		return;
 	default: { /* setmaxnreg.{inc,dec}.sync.aligned.u32 imm */
-		bool inc = insn_has(in, "inc");
+		bool inc = insn_q(in, PQ_INC);
 		if (in->nop != 1 || in->o[0].kind != K_IMM ||
-		    (!inc && !insn_has(in, "dec")))
+		    (!inc && !insn_q(in, PQ_DEC)))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "malformed");
 		int64_t n = in->o[0].imm;
 		/* the register file is not modelled: only the ISA's range */

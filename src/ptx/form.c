@@ -23,6 +23,7 @@ static const PtxForm forms[] = {
 #include "ptx/forms_sync.def"
 #include "ptx/forms_tcgen05.def"
 #include "ptx/forms_wgmma.def"
+#include "ptx/forms_scalar.def"
 #undef FORM
 };
 

@@ -16,6 +16,7 @@
 #include "ptxtile_emu.h"
 #include "ptxtile_rt.h"
 #include "base/base.h"
+#include "emu/emu.h"
 #include "rt/rt.h"
 #include "emu/from_rt.h"
 #include "emu/emu.h"
@@ -2988,5 +2989,74 @@ TEST(emu_tma_reduce_minmax_nan)
 				CHECK(r[i] == want[i]);
 		}
 		ptem_free(sr.e);
+	}
+}
+
+/* Issue 21: the loader selects each instruction once through the PTX
+ * form table; equal instructions share the selected form, the family
+ * (not an op range) picks the executor, qualifiers are the form's set,
+ * and the messages of a miss come from the rows. */
+TEST(emu_selects_through_form_table)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90a\n.address_size 64\n"
+		".visible .entry k()\n{\n\t.reg .b32 %r<4>;\n"
+		"\t.reg .pred %p<2>;\n"
+		"\tadd.s32 %r1, %r2, %r3;\n\tadd.s32 %r2, %r1, %r3;\n"
+		"\tadd.s32 %r2, %r1, 7;\n"
+		"\tshfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;\n"
+		"\tbar.warp.sync -1;\n\tbar.sync 0;\n\tret;\n}\n";
+	ptem *e = ptem_new();
+	CHECK_INT(ptem_load(e, ptx, strlen(ptx)), PT_OK);
+	const Kernel *k = e->m->kernels;
+	CHECK_INT(k->ncode, 7);
+	if (k->ncode == 7) {
+		const Insn *c = k->code;
+		CHECK(c[0].sel && c[0].sel == c[1].sel); /* one selection */
+		CHECK(c[2].sel != c[0].sel); /* an immediate: another key */
+		CHECK_INT(c[0].fam, PTXF_ARITH);
+		CHECK_INT(c[0].sel->type, PTY_S32);
+		CHECK_INT(c[3].fam, PTXF_SHFL);
+		CHECK(c[3].coll && c[3].member_mask);
+		CHECK(ptx_has(c[3].sel, PQ_BFLY) && !ptx_has(c[3].sel, PQ_UP));
+		/* bar.warp.sync is a collective of BARRIER, bar.sync is not */
+		CHECK_INT(c[4].fam, PTXF_BARRIER);
+		CHECK(c[4].coll && c[4].member_mask);
+		CHECK_INT(c[5].fam, PTXF_BARRIER);
+		CHECK(!c[5].coll);
+		CHECK_INT(c[6].fam, PTXF_CONTROL);
+	}
+	ptem_free(e);
+	static const struct {
+		const char *body;
+		int status;
+		const char *msg;
+	} bad[] = {
+		{"shfl.sync.bfly.b32 %r1, %r2, 1;", PT_E_EMU_OPERAND_COUNT,
+		 "shfl.sync.bfly.b32 takes 5 operands, not 3"},
+		{"add.s32 %r1, %r2;", PT_E_EMU_OPERAND_COUNT,
+		 "add.s32 takes 3 operands, not 2"},
+		{"tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd1, %r1, "
+		 "%p1;", PT_E_EMU_UNSUPPORTED,
+		 "qualifier .sp is in no PTX form of tcgen05.mma"},
+		{"setp.lo.s32 %p1, %r1, %r2;", PT_E_EMU_UNSUPPORTED,
+		 "no PTX form of setp takes these qualifiers together"},
+		{"bar.sync 16;", PT_E_EMU_UNSUPPORTED, "an immediate is out of range"},
+		{"add.u32 %r1, [%rd1], %r2;", PT_E_EMU_UNSUPPORTED,
+		 "operand kinds"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[1024];
+		snprintf(text, sizeof(text),
+			 ".version 8.6\n.target sm_100a\n.address_size 64\n"
+			 ".visible .entry k()\n{\n\t.reg .b32 %%r<4>;\n"
+			 "\t.reg .b64 %%rd<4>;\n\t.reg .pred %%p<2>;\n"
+			 "\t%s\n\tret;\n}\n", bad[i].body);
+		e = ptem_new();
+		CHECK_INT(ptem_load(e, text, strlen(text)), bad[i].status);
+		if (!strstr(ptem_errmsg(e), bad[i].msg))
+			test_fail(t, __FILE__, __LINE__, "%s: %s", bad[i].body,
+				  ptem_errmsg(e));
+		ptem_free(e);
 	}
 }
