@@ -825,6 +825,27 @@ lower_select(Lower *L, Ast *call)
 	return e;
 }
 
+/* T.constexpr(e): e, which must fold to a constant (TIRx's marker of a
+ * host-side value; `if T.constexpr(c):` keeps one branch). */
+static Expr *
+lower_constexpr(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL},
+			       "T.constexpr") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.constexpr"))
+		return NULL;
+	Expr *e = lw_arg_expr(L, &a.pos.v[0]);
+	if (e && !lw_is_const_value(e))
+		return diag_error(L->c, PT_E_CONSTEXPR, a.pos.v[0].span,
+				  "T.constexpr needs a value known when the "
+				  "script is compiled (module constants, "
+				  "literals, and what folds from them)"),
+		       NULL;
+	return e;
+}
+
 /* Names of the T namespace that exist in TIRx but not in this language. */
 static bool
 is_known_unsupported(const char *p)
@@ -834,7 +855,7 @@ is_known_unsupported(const char *p)
 		"match_buffer", "address_of", "Buffer", "handle", "SMEMPool",
 		"TMEMPool", "attr", "call_packed", "thread_id", "cta_id",
 		"lane_id", "warp_id", "Select", "grid", "parallel",
-		"thread_binding", "constexpr",
+		"thread_binding",
 		"shared_scalar", "ptr_byte_offset", "tvm_access_ptr", NULL,
 	};
 	for (size_t i = 0; names[i]; i++)
@@ -852,6 +873,7 @@ static const struct {
 	{"cast", lower_cast},
 	{"reinterpret", lower_reinterpret},
 	{"if_then_else", lower_select},
+	{"constexpr", lower_constexpr},
 	{"infinity", lower_infinity},
 	{"max_value", lower_max_value},
 	{"min_value", lower_min_value},
