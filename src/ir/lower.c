@@ -374,8 +374,18 @@ is_function_decorator(Lower *L, Ast *d)
 	const char *p = lw_ast_path(L, d);
 	if (lw_path_is(p, "function"))
 		return true;
-	return d->kind == A_CALL && d->list.n == 0 &&
-	       lw_path_is(lw_ast_path(L, d->a), "function");
+	if (d->kind != A_CALL || !lw_path_is(lw_ast_path(L, d->a), "function"))
+		return false;
+	/* @T.function(private=True|False): TVM's private drops the
+	 * function's module-level global symbol, which a PTX module does
+	 * not have; the kernel is emitted the same either way */
+	for (size_t i = 0; i < d->list.n; i++) {
+		Ast *k = d->list.v[i];
+		if (k->kind != A_KWARG || strcmp(k->name, "private") ||
+		    k->a->kind != A_BOOL)
+			return false;
+	}
+	return true;
 }
 
 static Func *
@@ -385,7 +395,8 @@ declare_function(Lower *L, Ast *def)
 		Span sp = def->list.n ? def->list.v[0]->span : def->span;
 		diag_error(L->c, PT_E_BAD_DECORATOR, sp,
 			   "function '%s' needs exactly one decorator, "
-			   "@T.function", def->name);
+			   "@T.function or @T.function(private=True)",
+			   def->name);
 		return NULL;
 	}
 	Sym *old = lw_lookup(L, def->name);

@@ -385,6 +385,10 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 			p++;
 		present = quals_have(quals, s, (int)(p - s)) != neg;
 	}
+	if (*p == '^') {
+		op->reg_addr = true;
+		p++;
+	}
 	if (*p == '?') {
 		op->optional = true;
 		p++;

@@ -26,7 +26,7 @@
  *   w{...}                a shape .mMnNkK: $n is its N (wgmma).
  *
  * Operands, comma-separated, in PTX order:
- *   [>]KIND[:ARG][*COUNT][@[!]QUAL][?]
+ *   [>]KIND[:ARG][*COUNT][@[!]QUAL][^][?]
  *   >      written by the instruction (else read)
  *   r      one register of type ARG (a type name, $t or $u)
  *   ri     register or immediate of type ARG
@@ -42,6 +42,8 @@
  *          returns no state): printed as is, never filled by an argument
  *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
+ *   ^      an address ptxas takes only in a register (st.bulk): a
+ *          shared buffer's symbol is moved into one first
  *   ?      optional (may be left out by the caller)
  *
  * Several rows may accept one spelling with different operand lists (e.g.
@@ -140,6 +142,7 @@ typedef struct PtxOperand {
 	bool out;          /* written by the instruction */
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
+	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
 	PtxSpace space;    /* state space of an ADDR */
