@@ -397,7 +397,10 @@ static bool
 scratch_operand(CallState *cs, const PtxOperand *op)
 {
 	if (op->kind == PTXOP_SINK) {
-		word(cs, "_");
+		word(cs, op->word ? arena_printf(&cs->g->c->arena, "%.*s",
+						 (int)strcspn(op->word, ","),
+						 op->word)
+				  : "_");
 		return true;
 	}
 	if (!op->out || op->kind != PTXOP_REG)

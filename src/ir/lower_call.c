@@ -877,6 +877,12 @@ static const struct {
 	{"infinity", lower_infinity},
 	{"max_value", lower_max_value},
 	{"min_value", lower_min_value},
+	{"cuda.uint_as_float", lw_tirx_uint_as_float},
+	{"cuda.float_as_uint", lw_tirx_float_as_uint},
+	{"cuda.clock64", lw_tirx_clock64},
+	{"cuda.ballot_sync", lw_tirx_ballot_sync},
+	{"cuda.atomic_add", lw_tirx_atomic_add},
+	{"cuda.wait_until", lw_tirx_wait_until},
 	{"cuda.tile.apply", lower_apply},
 	{"cuda.tile.ewise", lower_ewise},
 };

@@ -344,6 +344,15 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 		op->kind = PTXOP_SINK;
 		op->out = op->optional = true;
 		break;
+	case '%': { /* "%clock64": a special register read, never an argument */
+		const char *s = p - 1;
+		while (*p && *p != ',')
+			p++;
+		op->kind = PTXOP_SINK;
+		op->optional = true;
+		op->word = s; /* into the row text, up to ',' */
+		break;
+	}
 	default: PT_ASSERT(!"bad operand kind");
 	}
 	if (*p == ':') {

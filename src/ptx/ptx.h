@@ -40,6 +40,8 @@
  *   i      immediate; ARG is the allowed set {4,8,16} or {lo..hi/step}
  *   _      the sink `_` (mbarrier.arrive on a shared::cluster address
  *          returns no state): printed as is, never filled by an argument
+ *   %name  a special register the form reads (mov.u64 d, %clock64):
+ *          printed as is, never filled by an argument
  *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
  *   ^      an address ptxas takes only in a register (st.bulk): a
@@ -134,7 +136,8 @@ typedef enum PtxOpKind {
 	PTXOP_TENSOR, /* [%rd1, {%r1, %r2}]: tensor map + vec coordinates */
 	PTXOP_PAIR,   /* %r1|%p1 (elect.sync) */
 	PTXOP_IMM,    /* an integer constant */
-	PTXOP_SINK    /* the sink `_`: always printed, never an argument */
+	PTXOP_SINK    /* the sink `_` or a special register (word): always
+		       * printed, never an argument */
 } PtxOpKind;
 
 typedef struct PtxOperand {
@@ -143,6 +146,7 @@ typedef struct PtxOperand {
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
 	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
+	const char *word;  /* SINK: "%clock64..." up to ',' (NULL: `_`) */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
 	PtxSpace space;    /* state space of an ADDR */
