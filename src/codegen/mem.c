@@ -16,6 +16,7 @@
  * row-major flat index through its m-axis iters (div/rem) and swizzle.
  * Views (regions, same-width dtype views) resolve to their root buffer.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -722,9 +723,25 @@ gen_store(Gen *g, const Stmt *s)
 	gen_store_val(g, &le, gen_expr(g, s->u.store.value));
 }
 
+/* "%reg+off" (an address text) as one register: cvta and cvt take no
+ * offset operand (ptxas accepts one in cvta, the emulator and the ISA's
+ * grammar do not). */
+static const char *
+addr_reg(Gen *g, const char *addr, bool wide)
+{
+	const char *k = addr[0] == '%' ? strpbrk(addr, "+-") : NULL;
+	if (!k)
+		return addr;
+	Val r = gen_reg(g, wide ? DT_UINT64 : DT_UINT32);
+	gen_emit(g, "add.%s %s, %.*s, %lld;", wide ? "s64" : "s32", r.s,
+		 (int)(k - addr), addr, (long long)strtoll(k, NULL, 10));
+	return r.s;
+}
+
 static const char *
 to_generic(Gen *g, const char *addr, BufStore st)
 {
+	addr = addr_reg(g, addr, st != BS_SHARED && st != BS_DYN);
 	Val d = gen_reg(g, DT_UINT64);
 	if (st == BS_SHARED || st == BS_DYN) {
 		Val w = gen_reg(g, DT_UINT64);

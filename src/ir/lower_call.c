@@ -194,6 +194,9 @@ ptx_ref(Lower *L, Ast *a, bool *err)
 		return NULL;
 	/* "ptx.fence.proxy.async_.shared__cta" -> "fence.proxy.async.shared::cta" */
 	const char *s = ptx_chain_to_spelling(&L->c->arena, p + 4);
+	/* TIRx's chain for st.bulk (a part `st` would be the mnemonic st) */
+	if (s && !strncmp(s, "st_bulk", 7) && (s[7] == '.' || !s[7]))
+		s = arena_printf(&L->c->arena, "st.bulk%s", s + 7);
 	if (!s) {
 		diag_error(L->c, PT_E_PTX_SPELLING, a->span,
 			   "empty part in the PTX chain \"%s\"", p + 4);

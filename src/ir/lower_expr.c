@@ -433,6 +433,12 @@ lower_binary_ast(Lower *L, Ast *a)
 	Expr *y = x ? lower_expr(L, a->b) : NULL;
 	if (!y)
 		return NULL;
+	/* constant strings compare at compile time (T.constexpr(TY ==
+	 * "s32")); no other operator takes a string */
+	if (x->kind == EX_STR && y->kind == EX_STR &&
+	    (op == BIN_EQ || op == BIN_NE))
+		return ir_bool(L->c, !strcmp(x->u.str, y->u.str) == (op == BIN_EQ),
+			       a->span);
 	return lw_make_binary(L, op, x, y, a->span);
 }
 

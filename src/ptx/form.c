@@ -344,8 +344,9 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 		op->kind = PTXOP_SINK;
 		op->out = op->optional = true;
 		break;
+	case '=': /* "=0": a constant the form always has */
 	case '%': { /* "%clock64": a special register read, never an argument */
-		const char *s = p - 1;
+		const char *s = k == '=' ? p : p - 1;
 		while (*p && *p != ',')
 			p++;
 		op->kind = PTXOP_SINK;

@@ -42,6 +42,8 @@
  *          returns no state): printed as is, never filled by an argument
  *   %name  a special register the form reads (mov.u64 d, %clock64):
  *          printed as is, never filled by an argument
+ *   =text  a constant operand printed as text, never an argument
+ *          (TIRx's two-operand st.bulk, whose initval is always 0)
  *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
  *   ^      an address ptxas takes only in a register (st.bulk): a
@@ -146,7 +148,7 @@ typedef struct PtxOperand {
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
 	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
-	const char *word;  /* SINK: "%clock64..." up to ',' (NULL: `_`) */
+	const char *word;  /* SINK: "%clock64", "0" up to ',' (NULL: `_`) */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
 	PtxSpace space;    /* state space of an ADDR */

@@ -13,3 +13,4 @@ def add_st_bulk(A: T.Tensor((32,), "float32"), H: T.Tensor((32,), "bfloat16"),
     A[lane] = T.ptx["add.rz.sat.f32.f16"](G[lane], T.float32(1.5))
     T.ptx.st.bulk.weak.shared__cta(s.ptr_to([0]), T.uint64(128), 0)
     T.ptx["st.bulk"](s.ptr_to([0]), n, 0)
+    T.ptx.st_bulk(s.ptr_to([8]), n)
