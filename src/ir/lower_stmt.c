@@ -341,11 +341,20 @@ lower_unpack(Lower *L, Ast *s)
 			   t->list.n);
 		goto poison;
 	}
+	/* fresh names cannot be read by the values (they are unbound
+	 * there), so only an existing local needs the hidden copies */
+	bool rebinds = false;
+	for (size_t i = 0; i < t->list.n; i++) {
+		Ast *n = t->list.v[i];
+		Sym *o = n->kind == A_NAME ? lw_lookup_local(L, n->name) : NULL;
+		rebinds |= o && o->kind == SYM_VAR;
+	}
 	Expr **vals = NEWN(&L->c->arena, Expr *, t->list.n);
 	for (size_t i = 0; i < t->list.n; i++) {
 		Expr *x = v->u.tuple.v[i];
 		vals[i] = x;
-		if (!L->cur || x->type != ET_SCALAR || lw_is_const_value(x))
+		if (!rebinds || !L->cur || x->type != ET_SCALAR ||
+		    lw_is_const_value(x))
 			continue;
 		lw_settle(x);
 		const char *tmp = arena_printf(&L->c->arena, "_unpack%d",
@@ -487,6 +496,10 @@ lower_expr_stmt(Lower *L, Ast *s)
 	}
 	Expr *e = lower_call(L, a);
 	if (!e)
+		return NULL;
+	/* a TIRx helper that issued its instruction already and returned
+	 * the value (T.cuda.atomic_add as a statement): nothing is left */
+	if (e->kind == EX_VAR)
 		return NULL;
 	if (!L->fn->is_kernel) {
 		diag_error(L->c, PT_E_SCALAR_FN, s->span,
