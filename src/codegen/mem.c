@@ -216,13 +216,28 @@ resolve_region(Gen *g, const Expr *r, const Val *idx, int n, Access *out,
 }
 
 /* `buf.view(N)` (no layout, N = the storage length) or a 1-D buffer with
- * the default layout: its index is the storage offset. */
+ * the default layout: its index is the storage offset.  A reshape without
+ * a layout of more dimensions (TIRx's T.decl_tensor over X.data) is
+ * row-major over that storage: its indices fold into one offset. */
 static bool
 resolve_storage(Gen *g, const Expr *base, const Val *idx, int n,
 		Access *out)
 {
 	const Expr *b = base;
-	if (b->kind == EX_VIEW_RESHAPE) {
+	Val flat;
+	if (b->kind == EX_VIEW_RESHAPE && !b->u.view.layout && n > 1 &&
+	    b->u.view.shape.n == (size_t)n) {
+		flat = idx[0];
+		for (int d = 1; d < n; d++) {
+			Val ext = gen_convert(g, gen_expr(g, b->u.view.shape.v[d]),
+					      flat.dt, b->span);
+			flat = gen_iadd(g, gen_imul(g, flat, ext),
+					gen_convert(g, idx[d], flat.dt, b->span));
+		}
+		idx = &flat;
+		n = 1;
+		b = b->u.view.base;
+	} else if (b->kind == EX_VIEW_RESHAPE) {
 		if (b->u.view.layout || b->u.view.shape.n != 1)
 			return false;
 		b = b->u.view.base;
@@ -232,7 +247,6 @@ resolve_storage(Gen *g, const Expr *base, const Val *idx, int n,
 	}
 	if (b->kind != EX_BUF || b->u.buf->kind == BK_VIEW || n != 1)
 		return false;
-	(void)g;
 	out->root = b->u.buf;
 	out->idx[0] = idx[0];
 	out->storage = true;

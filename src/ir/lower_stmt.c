@@ -114,6 +114,60 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	return b;
 }
 
+/* T.decl_tensor(X.data, ty_args=[T.Tensor(shape, dtype[, layout=])]):
+ * apache-tvm-tirx 0.1.0a4's tensor over a data pointer.  The pointer
+ * must be a tensor's .data, so the result is a view of that tensor: a
+ * dtype view when the dtype differs, reshaped to shape (with layout). */
+static Expr *
+decl_tensor_view(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){"ty_args", NULL},
+			       "T.decl_tensor") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.decl_tensor"))
+		return NULL;
+	Ast *data = a.pos.v[0].ast, *ty = lw_kwarg(&a, "ty_args");
+	if (!data || data->kind != A_ATTR || strcmp(data->name, "data"))
+		return diag_error(L->c, PT_E_DECL_TENSOR, a.pos.v[0].span,
+				  "T.decl_tensor's data must be a tensor's "
+				  ".data (X.data)"),
+		       NULL;
+	Ast *t = ty && (ty->kind == A_LIST || ty->kind == A_TUPLE) &&
+			 ty->list.n == 1
+		 ? ty->list.v[0] : NULL;
+	if (!t || t->kind != A_CALL ||
+	    !lw_path_is(lw_ast_path(L, t->a), "Tensor"))
+		return diag_error(L->c, PT_E_DECL_TENSOR, ty ? ty->span : call->span,
+				  "T.decl_tensor takes ty_args=[T.Tensor(shape, "
+				  "dtype)]"),
+		       NULL;
+	Expr *base = lw_need_tensor(L, lower_expr(L, data->a), data->a->span);
+	Args ta;
+	Buffer tmp = {0};
+	if (!base || !lw_split_args(L, t, &ta) ||
+	    !lw_check_keywords(L, &ta, (const char *const[]){"shape", "dtype",
+							      "layout", NULL},
+			       "T.Tensor") ||
+	    !lw_shape_and_dtype(L, &ta, t, "T.Tensor", &tmp))
+		return NULL;
+	if (tmp.dtype != base->dtype) {
+		Expr *d = ir_new_expr(L->c, EX_VIEW_DTYPE, ET_TENSOR, tmp.dtype,
+				      call->span);
+		d->u.view.base = base;
+		base = d;
+	}
+	Expr *e = ir_new_expr(L->c, EX_VIEW_RESHAPE, ET_TENSOR, tmp.dtype,
+			      call->span);
+	e->u.view.base = base;
+	for (int i = 0; i < tmp.ndim; i++)
+		vec_push(&L->c->arena, &e->u.view.shape, tmp.shape[i]);
+	Ast *lay = lw_kwarg(&ta, "layout");
+	if (lay && !lower_layout(L, lay, &e->u.view.layout))
+		return NULL;
+	return e;
+}
+
 static Buffer *
 view_buffer(Lower *L, const char *name, Expr *view, Span sp)
 {
@@ -195,6 +249,16 @@ assign_existing(Lower *L, Sym *s, Ast *value, Span sp)
 	return st;
 }
 
+static bool
+has_kwarg(const Ast *call, const char *name)
+{
+	for (size_t i = 0; i < call->list.n; i++)
+		if (call->list.v[i]->kind == A_KWARG &&
+		    !strcmp(call->list.v[i]->name, name))
+			return true;
+	return false;
+}
+
 /* name = value */
 static Stmt *
 assign_name(Lower *L, Ast *target, Ast *value, Span sp)
@@ -213,6 +277,12 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 		diag_error(L->c, PT_E_REDEFINED, target->span,
 			   "'%s' is already defined", name);
 		return NULL;
+	}
+	if (lw_path_is(p, "decl_tensor") && has_kwarg(value, "ty_args")) {
+		Expr *v = decl_tensor_view(L, value);
+		if (!v)
+			return lw_poison(L, name), NULL;
+		return def_buffer(L, view_buffer(L, name, v, sp), sp);
 	}
 	if (lw_is_alloc_path(p)) {
 		Buffer *b = lower_alloc(L, name, value, p);

@@ -12,6 +12,7 @@
 #                     float bits + (1 << 23) doubles a normal float
 #                     (F[l] = 2 l, l >= 1); the waits read S[2] = 2 and
 #                     S[1] = 1 (S = iota): S[3] = 42, S[0] = 41
+#   surface_decl_tensor: B[i] = A[32 + i] (a row-major (2, 32) view)
 BUILD=${BUILD:-build}
 P="$BUILD/ptxtile"
 t=$(mktemp -d)
@@ -48,4 +49,8 @@ if run surface_builtins --dump S --dump U --dump F; then
 	want surface_builtins "S: 41 1 2 42"
 	want surface_builtins "U:$(i=0; while [ $i -lt 32 ]; do printf ' 31'; i=$((i + 1)); done)"
 	want surface_builtins "$(seq_line 'F: 1.17549435e-38' 2 62 2)"
+fi
+# surface_decl_tensor: a (2, 32) row-major view of A = iota: B[i] = A[32 + i]
+if run surface_decl_tensor --dump B; then
+	want surface_decl_tensor "$(seq_line B: 32 63 1)"
 fi
