@@ -58,7 +58,8 @@ in_kernel_stmt(Lower *L, const char *what, Span sp)
 	return diag_error(L->c, PT_E_PTX_NO_VALUE, sp,
 			  "%s is a PTX instruction: it is valid only in a "
 			  "kernel statement (not in a while condition or a "
-			  "scalar function)", what);
+			  "scalar function)",
+			  what);
 }
 
 /* The value spelling writes into a hidden local of dtype t (declared
@@ -156,7 +157,8 @@ as_pred(Lower *L, Expr *x, Span sp)
 	if (!lw_is_intlike(x->dtype))
 		return diag_error(L->c, PT_E_NOT_BOOL, sp,
 				  "a predicate is a bool or an integer, not "
-				  "%s", dtype_name(x->dtype)),
+				  "%s",
+				  dtype_name(x->dtype)),
 		       NULL;
 	return lw_make_binary(L, BIN_NE, x, ir_int(L->c, 0, x->dtype, sp), sp);
 }
@@ -184,13 +186,19 @@ static const char *
 atom_add_type(DType t)
 {
 	switch (t) {
-	case DT_INT32: return "s32";
-	case DT_UINT32: return "u32";
+	case DT_INT32:
+		return "s32";
+	case DT_UINT32:
+		return "u32";
 	case DT_INT64:
-	case DT_UINT64: return "u64";
-	case DT_FLOAT32: return "f32";
-	case DT_FLOAT64: return "f64";
-	default: return NULL;
+	case DT_UINT64:
+		return "u64";
+	case DT_FLOAT32:
+		return "f32";
+	case DT_FLOAT64:
+		return "f64";
+	default:
+		return NULL;
 	}
 }
 
@@ -272,9 +280,9 @@ lw_tirx_wait_until(Lower *L, Ast *call)
 			: NULL;
 	const char *scope = ptr ? str_kw(L, &a, 3, "scope", "gpu") : NULL;
 	const char *space = scope ? str_kw(L, &a, 4, "space", "global") : NULL;
-	const char *ty = space ? str_kw(L, &a, 99, "ptx_type",
-					dtype_ptx(dst->dtype))
-			       : NULL;
+	const char *ty =
+		space ? str_kw(L, &a, 99, "ptx_type", dtype_ptx(dst->dtype))
+		      : NULL;
 	if (!ty)
 		return NULL;
 	Expr *cond = wait_condition(L, pred, dst);
