@@ -75,9 +75,13 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 	memset(k, 0, sizeof *k);
 	for (int i = 0; i < in->nops; i++) {
 		const PtxOperand *op = &in->ops[i];
-		if (op->kind == PTXOP_SINK) { /* always `_`, never an argument */
+		if (op->kind == PTXOP_SINK) { /* `_` or %sreg, never an argument */
 			k->present[i] = true;
-			k->words[k->nw++] = "_";
+			k->words[k->nw++] =
+				op->word ? arena_printf(a, "%.*s",
+							(int)strcspn(op->word, ","),
+							op->word)
+					 : "_";
 			continue;
 		}
 		if (op->optional && ptx_rng_next(rng) % 2) {

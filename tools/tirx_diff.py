@@ -13,7 +13,9 @@ one PTX instruction per issue, so the counts are the helper's call sites
 and the PTX lines with that opcode.  A TIRx call site inside a loop of
 the CUDA source counts once; such a kernel is compared on spellings only
 (reported).  ptxtile's PTX also holds its own register copies, so a mov
-spelling needs at least TIRx's count.  One PASS/FAIL/SKIP line per script; every line SKIP when
+spelling needs at least TIRx's count.  A script without tile calls (but with
+T.ptx or T.cuda calls) must build in both, with every literal raw spelling in
+both outputs.  One PASS/FAIL/SKIP line per script; every line SKIP when
 the tvm_tirx package is absent.  Target: sm_100a when the script's header
 says so (`# Target: sm_100a`), else sm_90a.
 """
@@ -30,6 +32,18 @@ def tile_spellings(text):
     out = set()
     for call in re.finditer(r"tile\.apply\(\s*T\.ptx\[\"([^\"]+)\"\]", text):
         out.add(call.group(1))
+    return out
+
+
+def raw_spellings(text):
+    """Literal raw PTX spellings: T.ptx["..."] and T.ptx.a.b_.c__d(."""
+    out = set(re.findall(r"T\.ptx\[\"([^\"]+)\"\]", text))
+    for chain in re.findall(r"T\.ptx\.([A-Za-z0-9_.]+)\(", text):
+        parts = [p[:-1] if len(p) > 1 and p.endswith("_") else p
+                 for p in chain.split(".")]
+        sp = ".".join(parts).replace("__", "::")
+        # TIRx's chain name of st.bulk (ptxtile reads it the same way)
+        out.add("st.bulk" + sp[7:] if sp.startswith("st_bulk") else sp)
     return out
 
 
@@ -111,7 +125,8 @@ def main():
             print(f"SKIP tirx/{name}: pending in ptxtile")
             continue
         want = tile_spellings(text)
-        if not want:
+        raw = raw_spellings(text) if not want else set()
+        if not want and "T.ptx" not in text and "T.cuda." not in text:
             print(f"SKIP tirx/{name}: no tile calls")
             continue
         arch = ("sm_100a" if re.search(r"^# Target: sm_100a", text, re.M)
@@ -131,6 +146,18 @@ def main():
             print(f"FAIL tirx/{name}: ptxtile does not build it: "
                   f"{p.stderr.strip().splitlines()[0][:200]}")
             failed += 1
+            continue
+        if not want:
+            # no tile calls: both build it, and every literal raw
+            # spelling is in both (TIRx's asm text, ptxtile's PTX)
+            miss = [sp for sp in sorted(raw)
+                    if sp not in o.stdout or sp not in p.stdout]
+            if miss:
+                print(f"FAIL tirx/{name}: raw spellings missing: {miss}")
+                failed += 1
+            else:
+                print(f"PASS tirx/{name}: both build it, "
+                      f"{len(raw)} raw spellings in both")
             continue
         tk, pk = split_tirx(o.stdout), split_ptx(p.stdout)
         bad, looped_any = [], False

@@ -266,6 +266,23 @@ addr_offset(Gen *g, const char *base, int64_t off)
 			    (long long)off);
 }
 
+/* A [symbol+off] address moved into a register, for operands ptxas
+ * takes only as [reg+off] (PtxOperand.reg_addr). */
+static const char *
+addr_in_reg(Gen *g, const char *w, bool wide)
+{
+	if (w[0] == '%')
+		return w;
+	const char *k = strpbrk(w, "+-");
+	int64_t off = k ? strtoll(k, NULL, 10) : 0;
+	const char *sym = k ? arena_printf(&g->c->arena, "%.*s",
+					   (int)(k - w), w)
+			    : w;
+	Val r = gen_reg(g, wide ? DT_UINT64 : DT_UINT32);
+	gen_emit(g, "mov.u%d %s, %s;", wide ? 64 : 32, r.s, sym);
+	return addr_offset(g, r.s, off);
+}
+
 static void
 addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 {
@@ -273,7 +290,8 @@ addr_operand(CallState *cs, const PtxOperand *op, const Expr *a)
 	int64_t off;
 	if (a->kind == EX_PTR_TO) {
 		bool wide;
-		word(cs, gen_ptr_to(g, a, space_word(op->space), &wide));
+		const char *w = gen_ptr_to(g, a, space_word(op->space), &wide);
+		word(cs, op->reg_addr ? addr_in_reg(g, w, wide) : w);
 		return;
 	}
 	/* ptr_to(...) + constant bytes: the [reg+imm] address form, so
@@ -379,7 +397,10 @@ static bool
 scratch_operand(CallState *cs, const PtxOperand *op)
 {
 	if (op->kind == PTXOP_SINK) {
-		word(cs, "_");
+		word(cs, op->word ? arena_printf(&cs->g->c->arena, "%.*s",
+						 (int)strcspn(op->word, ","),
+						 op->word)
+				  : "_");
 		return true;
 	}
 	if (!op->out || op->kind != PTXOP_REG)

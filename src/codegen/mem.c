@@ -16,6 +16,7 @@
  * row-major flat index through its m-axis iters (div/rem) and swizzle.
  * Views (regions, same-width dtype views) resolve to their root buffer.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/codegen.h"
@@ -215,13 +216,28 @@ resolve_region(Gen *g, const Expr *r, const Val *idx, int n, Access *out,
 }
 
 /* `buf.view(N)` (no layout, N = the storage length) or a 1-D buffer with
- * the default layout: its index is the storage offset. */
+ * the default layout: its index is the storage offset.  A reshape without
+ * a layout of more dimensions (TIRx's T.decl_tensor over X.data) is
+ * row-major over that storage: its indices fold into one offset. */
 static bool
 resolve_storage(Gen *g, const Expr *base, const Val *idx, int n,
 		Access *out)
 {
 	const Expr *b = base;
-	if (b->kind == EX_VIEW_RESHAPE) {
+	Val flat;
+	if (b->kind == EX_VIEW_RESHAPE && !b->u.view.layout && n > 1 &&
+	    b->u.view.shape.n == (size_t)n) {
+		flat = idx[0];
+		for (int d = 1; d < n; d++) {
+			Val ext = gen_convert(g, gen_expr(g, b->u.view.shape.v[d]),
+					      flat.dt, b->span);
+			flat = gen_iadd(g, gen_imul(g, flat, ext),
+					gen_convert(g, idx[d], flat.dt, b->span));
+		}
+		idx = &flat;
+		n = 1;
+		b = b->u.view.base;
+	} else if (b->kind == EX_VIEW_RESHAPE) {
 		if (b->u.view.layout || b->u.view.shape.n != 1)
 			return false;
 		b = b->u.view.base;
@@ -231,7 +247,6 @@ resolve_storage(Gen *g, const Expr *base, const Val *idx, int n,
 	}
 	if (b->kind != EX_BUF || b->u.buf->kind == BK_VIEW || n != 1)
 		return false;
-	(void)g;
 	out->root = b->u.buf;
 	out->idx[0] = idx[0];
 	out->storage = true;
@@ -722,9 +737,25 @@ gen_store(Gen *g, const Stmt *s)
 	gen_store_val(g, &le, gen_expr(g, s->u.store.value));
 }
 
+/* "%reg+off" (an address text) as one register: cvta and cvt take no
+ * offset operand (ptxas accepts one in cvta, the emulator and the ISA's
+ * grammar do not). */
+static const char *
+addr_reg(Gen *g, const char *addr, bool wide)
+{
+	const char *k = addr[0] == '%' ? strpbrk(addr, "+-") : NULL;
+	if (!k)
+		return addr;
+	Val r = gen_reg(g, wide ? DT_UINT64 : DT_UINT32);
+	gen_emit(g, "add.%s %s, %.*s, %lld;", wide ? "s64" : "s32", r.s,
+		 (int)(k - addr), addr, (long long)strtoll(k, NULL, 10));
+	return r.s;
+}
+
 static const char *
 to_generic(Gen *g, const char *addr, BufStore st)
 {
+	addr = addr_reg(g, addr, st != BS_SHARED && st != BS_DYN);
 	Val d = gen_reg(g, DT_UINT64);
 	if (st == BS_SHARED || st == BS_DYN) {
 		Val w = gen_reg(g, DT_UINT64);

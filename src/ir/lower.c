@@ -74,6 +74,12 @@
  *  - `while`, `if/elif/else`, `break`/`continue` (only in loops),
  *    `pass`, docstrings (ignored), expression statements (calls only;
  *    `T.evaluate(call)` is the same as `call`).
+ *  - `a, b = x, y` (or a constant tuple) binds after every value is
+ *    computed (hidden copies when an existing local is assigned);
+ *    `for i, j in T.grid(a, b)` is a nest of serial loops (lower_stmt.c).
+ *  - `if T.constexpr(c):` keeps only the branch c picks.
+ *  - In a kernel, `return` / `return 0` is an early exit (ST_RETURN
+ *    without a value).
  *  - `return e` only in scalar functions, which may hold only scalar
  *    declarations/assignments, if/else and returns, and must return on
  *    every path.  Their result dtype is the annotation or, without one,
@@ -110,6 +116,13 @@
  *    parameter in written order; the generic keywords attrs, ty, ty_args
  *    and loc are rejected (PT_E_UNSUPPORTED).  `T.cuda.tile.ewise(fn, dst,
  *    *inputs, scope=)` names a scalar @T.function.
+ *  - f-strings fold to a constant string (fields: constant str, int or
+ *    bool); `x if c else y` picks a side when c is constant, else is a
+ *    select; `T.constexpr(e)` must fold; constant strings compare with
+ *    == and !=; `A.data` is A.ptr_to([0, ...]); `T.decl_tensor(A.data,
+ *    ty_args=[T.Tensor(shape, dtype)])` is a view of A.  TIRx's one-PTX
+ *    helpers (T.cuda.atomic_add, wait_until, ballot_sync, clock64,
+ *    uint_as_float, float_as_uint) become raw PTX calls (lower_tirx.c).
  *  - Star arguments `*[a, b]`, `*(a, b)` and `*NAME` (a constant tuple)
  *    expand in place; constant sequences are limited to 4096 elements.
  *  - Layouts: `T.TileLayout(S[...] [+ R[...]] [+ k@axis | k]...)`,
@@ -374,8 +387,18 @@ is_function_decorator(Lower *L, Ast *d)
 	const char *p = lw_ast_path(L, d);
 	if (lw_path_is(p, "function"))
 		return true;
-	return d->kind == A_CALL && d->list.n == 0 &&
-	       lw_path_is(lw_ast_path(L, d->a), "function");
+	if (d->kind != A_CALL || !lw_path_is(lw_ast_path(L, d->a), "function"))
+		return false;
+	/* @T.function(private=True|False): TVM's private drops the
+	 * function's module-level global symbol, which a PTX module does
+	 * not have; the kernel is emitted the same either way */
+	for (size_t i = 0; i < d->list.n; i++) {
+		Ast *k = d->list.v[i];
+		if (k->kind != A_KWARG || strcmp(k->name, "private") ||
+		    k->a->kind != A_BOOL)
+			return false;
+	}
+	return true;
 }
 
 static Func *
@@ -385,7 +408,8 @@ declare_function(Lower *L, Ast *def)
 		Span sp = def->list.n ? def->list.v[0]->span : def->span;
 		diag_error(L->c, PT_E_BAD_DECORATOR, sp,
 			   "function '%s' needs exactly one decorator, "
-			   "@T.function", def->name);
+			   "@T.function or @T.function(private=True)",
+			   def->name);
 		return NULL;
 	}
 	Sym *old = lw_lookup(L, def->name);

@@ -129,6 +129,13 @@ bool lw_check_keywords(Lower *L, Args *a, const char *const *allowed, const char
 bool lw_expand_star(Lower *L, Ast *star, Args *out);
 Ast *lw_kwarg(Args *a, const char *name);
 Expr *lower_call(Lower *L, Ast *call);
+/* lower_tirx.c: TIRx's T.cuda helpers that are PTX instructions */
+Expr *lw_tirx_uint_as_float(Lower *L, Ast *call);
+Expr *lw_tirx_float_as_uint(Lower *L, Ast *call);
+Expr *lw_tirx_clock64(Lower *L, Ast *call);
+Expr *lw_tirx_ballot_sync(Lower *L, Ast *call);
+Expr *lw_tirx_atomic_add(Lower *L, Ast *call);
+Expr *lw_tirx_wait_until(Lower *L, Ast *call);
 bool lw_is_ptx_call(Lower *L, const Ast *a);
 Stmt *lw_ptx_into(Lower *L, Ast *call, const char *name, Var *dst, DType want,
 		  Var **made);

@@ -194,6 +194,9 @@ ptx_ref(Lower *L, Ast *a, bool *err)
 		return NULL;
 	/* "ptx.fence.proxy.async_.shared__cta" -> "fence.proxy.async.shared::cta" */
 	const char *s = ptx_chain_to_spelling(&L->c->arena, p + 4);
+	/* TIRx's chain for st.bulk (a part `st` would be the mnemonic st) */
+	if (s && !strncmp(s, "st_bulk", 7) && (s[7] == '.' || !s[7]))
+		s = arena_printf(&L->c->arena, "st.bulk%s", s + 7);
 	if (!s) {
 		diag_error(L->c, PT_E_PTX_SPELLING, a->span,
 			   "empty part in the PTX chain \"%s\"", p + 4);
@@ -825,6 +828,27 @@ lower_select(Lower *L, Ast *call)
 	return e;
 }
 
+/* T.constexpr(e): e, which must fold to a constant (TIRx's marker of a
+ * host-side value; `if T.constexpr(c):` keeps one branch). */
+static Expr *
+lower_constexpr(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL},
+			       "T.constexpr") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.constexpr"))
+		return NULL;
+	Expr *e = lw_arg_expr(L, &a.pos.v[0]);
+	if (e && !lw_is_const_value(e))
+		return diag_error(L->c, PT_E_CONSTEXPR, a.pos.v[0].span,
+				  "T.constexpr needs a value known when the "
+				  "script is compiled (module constants, "
+				  "literals, and what folds from them)"),
+		       NULL;
+	return e;
+}
+
 /* Names of the T namespace that exist in TIRx but not in this language. */
 static bool
 is_known_unsupported(const char *p)
@@ -834,7 +858,7 @@ is_known_unsupported(const char *p)
 		"match_buffer", "address_of", "Buffer", "handle", "SMEMPool",
 		"TMEMPool", "attr", "call_packed", "thread_id", "cta_id",
 		"lane_id", "warp_id", "Select", "grid", "parallel",
-		"thread_binding", "constexpr",
+		"thread_binding",
 		"shared_scalar", "ptr_byte_offset", "tvm_access_ptr", NULL,
 	};
 	for (size_t i = 0; names[i]; i++)
@@ -852,9 +876,16 @@ static const struct {
 	{"cast", lower_cast},
 	{"reinterpret", lower_reinterpret},
 	{"if_then_else", lower_select},
+	{"constexpr", lower_constexpr},
 	{"infinity", lower_infinity},
 	{"max_value", lower_max_value},
 	{"min_value", lower_min_value},
+	{"cuda.uint_as_float", lw_tirx_uint_as_float},
+	{"cuda.float_as_uint", lw_tirx_float_as_uint},
+	{"cuda.clock64", lw_tirx_clock64},
+	{"cuda.ballot_sync", lw_tirx_ballot_sync},
+	{"cuda.atomic_add", lw_tirx_atomic_add},
+	{"cuda.wait_until", lw_tirx_wait_until},
 	{"cuda.tile.apply", lower_apply},
 	{"cuda.tile.ewise", lower_ewise},
 };

@@ -314,6 +314,22 @@ lower_ptr_to(Lower *L, Expr *base, Ast *call)
 	return e;
 }
 
+/* A.data: TIRx's pointer to a tensor's first element, which is
+ * A.ptr_to([0, ...]) (a uint64 address). */
+static Expr *
+lower_data(Lower *L, Ast *a)
+{
+	Expr *base = lw_need_tensor(L, lower_expr(L, a->a), a->a->span);
+	if (!base)
+		return NULL;
+	Expr *e = ir_new_expr(L->c, EX_PTR_TO, ET_SCALAR, DT_UINT64, a->span);
+	e->u.access.base = base;
+	for (int i = 0; i < lw_tensor_rank(base); i++)
+		vec_push(&L->c->arena, &e->u.access.indices,
+			 ir_int(L->c, 0, DT_INT32, a->span));
+	return e;
+}
+
 Expr *
 lower_method(Lower *L, Ast *call)
 {
@@ -417,6 +433,12 @@ lower_binary_ast(Lower *L, Ast *a)
 	Expr *y = x ? lower_expr(L, a->b) : NULL;
 	if (!y)
 		return NULL;
+	/* constant strings compare at compile time (T.constexpr(TY ==
+	 * "s32")); no other operator takes a string */
+	if (x->kind == EX_STR && y->kind == EX_STR &&
+	    (op == BIN_EQ || op == BIN_NE))
+		return ir_bool(L->c, !strcmp(x->u.str, y->u.str) == (op == BIN_EQ),
+			       a->span);
 	return lw_make_binary(L, op, x, y, a->span);
 }
 
@@ -431,6 +453,79 @@ negate_big_literal(Lower *L, Ast *a)
 		   "constant -%llu does not fit in 64 bits",
 		   (unsigned long long)a->a->ival);
 	return NULL;
+}
+
+/* One f-string field folded to its text as Python's str() writes it:
+ * a constant string, int or bool (floats are refused: their shortest
+ * round-trip text is Python's, not C's). */
+static bool
+fstring_field_text(Lower *L, Ast *a, StrBuf *b)
+{
+	Expr *e = lower_expr(L, a);
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EX_STR:
+		sb_puts(b, e->u.str);
+		return true;
+	case EX_BOOL:
+		sb_puts(b, e->u.ival ? "True" : "False");
+		return true;
+	case EX_INT:
+		if (e->dtype == DT_UINT64 || e->dtype == DT_B64)
+			sb_printf(b, "%llu", (unsigned long long)e->u.ival);
+		else
+			sb_printf(b, "%lld", (long long)e->u.ival);
+		return true;
+	default:
+		return diag_error(L->c, PT_E_FSTRING_CONST, a->span,
+				  "an f-string field must be a compile-time "
+				  "string, int or bool (the f-string is folded "
+				  "when the script is compiled)");
+	}
+}
+
+/* f"..." folded to one constant string (EX_STR). */
+static Expr *
+lower_fstring(Lower *L, Ast *a)
+{
+	StrBuf b;
+	sb_init(&b, &L->c->arena);
+	for (size_t i = 0; i < a->list.n; i++) {
+		Ast *part = a->list.v[i];
+		if (part->kind == A_STR)
+			sb_puts(&b, part->str);
+		else if (!fstring_field_text(L, part, &b))
+			return NULL;
+	}
+	Expr *e = ir_new_expr(L->c, EX_STR, ET_STR, DT_NONE, a->span);
+	e->u.str = sb_cstr(&b);
+	return e;
+}
+
+/* `x if c else y`: a constant c picks one side, the other is not lowered
+ * (Python evaluates only one); otherwise T.if_then_else(c, x, y). */
+static Expr *
+lower_ifexp(Lower *L, Ast *a)
+{
+	Expr *c = lower_expr(L, a->a);
+	if (!c)
+		return NULL;
+	if (c->kind == EX_BOOL)
+		return lower_expr(L, c->u.ival ? a->b : a->c);
+	if (!lw_need_bool(L, c, a->a->span))
+		return NULL;
+	Expr *x = lw_need_scalar(L, lower_expr(L, a->b), a->b->span);
+	Expr *y = x ? lw_need_scalar(L, lower_expr(L, a->c), a->c->span) : NULL;
+	if (!y || !lw_unify(L, &x, &y, a->span))
+		return NULL;
+	lw_settle(x);
+	lw_settle(y);
+	Expr *e = ir_new_expr(L->c, EX_SELECT, ET_SCALAR, x->dtype, a->span);
+	e->u.op.a = c;
+	e->u.op.b = x;
+	e->u.op.c = y;
+	return e;
 }
 
 Expr *
@@ -491,6 +586,8 @@ lower_expr(Lower *L, Ast *a)
 		return lower_subscript(L, a);
 	case A_ATTR: {
 		const char *p = lw_ast_path(L, a);
+		if (!p && !strcmp(a->name, "data"))
+			return lower_data(L, a);
 		if (p)
 			diag_error(L->c, PT_E_UNSUPPORTED, a->span,
 				   "T.%s is not a value here", p);
@@ -502,6 +599,15 @@ lower_expr(Lower *L, Ast *a)
 	case A_NONE:
 		diag_error(L->c, PT_E_UNSUPPORTED, a->span,
 			   "None is not supported");
+		return NULL;
+	case A_FSTRING:
+		return lower_fstring(L, a);
+	case A_IFEXP:
+		return lower_ifexp(L, a);
+	case A_LAMBDA:
+		diag_error(L->c, PT_E_LAMBDA, a->span,
+			   "a lambda is only valid as the predicate= of "
+			   "T.cuda.wait_until");
 		return NULL;
 	default:
 		diag_error(L->c, PT_E_UNSUPPORTED, a->span,

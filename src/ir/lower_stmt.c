@@ -114,6 +114,60 @@ lower_alloc(Lower *L, const char *name, Ast *call, const char *p)
 	return b;
 }
 
+/* T.decl_tensor(X.data, ty_args=[T.Tensor(shape, dtype[, layout=])]):
+ * apache-tvm-tirx 0.1.0a4's tensor over a data pointer.  The pointer
+ * must be a tensor's .data, so the result is a view of that tensor: a
+ * dtype view when the dtype differs, reshaped to shape (with layout). */
+static Expr *
+decl_tensor_view(Lower *L, Ast *call)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){"ty_args", NULL},
+			       "T.decl_tensor") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.decl_tensor"))
+		return NULL;
+	Ast *data = a.pos.v[0].ast, *ty = lw_kwarg(&a, "ty_args");
+	if (!data || data->kind != A_ATTR || strcmp(data->name, "data"))
+		return diag_error(L->c, PT_E_DECL_TENSOR, a.pos.v[0].span,
+				  "T.decl_tensor's data must be a tensor's "
+				  ".data (X.data)"),
+		       NULL;
+	Ast *t = ty && (ty->kind == A_LIST || ty->kind == A_TUPLE) &&
+			 ty->list.n == 1
+		 ? ty->list.v[0] : NULL;
+	if (!t || t->kind != A_CALL ||
+	    !lw_path_is(lw_ast_path(L, t->a), "Tensor"))
+		return diag_error(L->c, PT_E_DECL_TENSOR, ty ? ty->span : call->span,
+				  "T.decl_tensor takes ty_args=[T.Tensor(shape, "
+				  "dtype)]"),
+		       NULL;
+	Expr *base = lw_need_tensor(L, lower_expr(L, data->a), data->a->span);
+	Args ta;
+	Buffer tmp = {0};
+	if (!base || !lw_split_args(L, t, &ta) ||
+	    !lw_check_keywords(L, &ta, (const char *const[]){"shape", "dtype",
+							      "layout", NULL},
+			       "T.Tensor") ||
+	    !lw_shape_and_dtype(L, &ta, t, "T.Tensor", &tmp))
+		return NULL;
+	if (tmp.dtype != base->dtype) {
+		Expr *d = ir_new_expr(L->c, EX_VIEW_DTYPE, ET_TENSOR, tmp.dtype,
+				      call->span);
+		d->u.view.base = base;
+		base = d;
+	}
+	Expr *e = ir_new_expr(L->c, EX_VIEW_RESHAPE, ET_TENSOR, tmp.dtype,
+			      call->span);
+	e->u.view.base = base;
+	for (int i = 0; i < tmp.ndim; i++)
+		vec_push(&L->c->arena, &e->u.view.shape, tmp.shape[i]);
+	Ast *lay = lw_kwarg(&ta, "layout");
+	if (lay && !lower_layout(L, lay, &e->u.view.layout))
+		return NULL;
+	return e;
+}
+
 static Buffer *
 view_buffer(Lower *L, const char *name, Expr *view, Span sp)
 {
@@ -195,6 +249,16 @@ assign_existing(Lower *L, Sym *s, Ast *value, Span sp)
 	return st;
 }
 
+static bool
+has_kwarg(const Ast *call, const char *name)
+{
+	for (size_t i = 0; i < call->list.n; i++)
+		if (call->list.v[i]->kind == A_KWARG &&
+		    !strcmp(call->list.v[i]->name, name))
+			return true;
+	return false;
+}
+
 /* name = value */
 static Stmt *
 assign_name(Lower *L, Ast *target, Ast *value, Span sp)
@@ -213,6 +277,12 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 		diag_error(L->c, PT_E_REDEFINED, target->span,
 			   "'%s' is already defined", name);
 		return NULL;
+	}
+	if (lw_path_is(p, "decl_tensor") && has_kwarg(value, "ty_args")) {
+		Expr *v = decl_tensor_view(L, value);
+		if (!v)
+			return lw_poison(L, name), NULL;
+		return def_buffer(L, view_buffer(L, name, v, sp), sp);
 	}
 	if (lw_is_alloc_path(p)) {
 		Buffer *b = lower_alloc(L, name, value, p);
@@ -280,6 +350,101 @@ lower_store(Lower *L, Ast *target, Expr *value, Span sp)
 	return s;
 }
 
+/* One name of an unpacking bound to an already lowered value: a
+ * constant binds, a tensor names a view, a scalar declares (or assigns
+ * an existing local). */
+static Stmt *
+bind_unpacked(Lower *L, Ast *t, Expr *v, Span sp)
+{
+	if (t->kind != A_NAME)
+		return diag_error(L->c, PT_E_UNPACK, t->span,
+				  "an unpacking target must be a name"),
+		       NULL;
+	Sym *old = lw_lookup_local(L, t->name);
+	if (old && old->kind == SYM_ERROR)
+		return NULL;
+	if (old && old->kind == SYM_VAR) {
+		if (old->var->kind != VK_LOCAL)
+			return diag_error(L->c, PT_E_NOT_ASSIGNABLE, t->span,
+					  "cannot assign to '%s'", t->name),
+			       NULL;
+		Expr *e = lw_coerce(L, lw_need_scalar(L, v, sp), old->var->dtype,
+				    sp);
+		if (!e)
+			return NULL;
+		Stmt *st = ir_new_stmt(L->c, ST_ASSIGN, sp);
+		st->u.var.var = old->var;
+		st->u.var.value = e;
+		return st;
+	}
+	if (old && old->kind != SYM_CONST && old->kind != SYM_LAYOUT)
+		return diag_error(L->c, PT_E_REDEFINED, t->span,
+				  "'%s' is already defined", t->name),
+		       NULL;
+	if (v->type == ET_TENSOR)
+		return def_buffer(L, view_buffer(L, t->name, v, sp), sp);
+	if ((v->type == ET_TUPLE || v->type == ET_STR) && lw_is_const_value(v)) {
+		lw_bind(L, t->name, SYM_CONST)->cval = v;
+		return NULL;
+	}
+	if (!lw_need_scalar(L, v, sp))
+		return NULL;
+	lw_settle(v);
+	return declare_var(L, t->name, v->dtype, v, sp);
+}
+
+/* a, b = x, y (or a tuple constant): every value is computed before any
+ * name is bound, as in Python; a scalar that an existing local would
+ * receive goes through a hidden local first (so a, b = b, a swaps). */
+static Stmt *
+lower_unpack(Lower *L, Ast *s)
+{
+	Ast *t = s->a;
+	Expr *v = lower_expr(L, s->b);
+	if (!v)
+		goto poison;
+	if (v->type != ET_TUPLE || v->u.tuple.n != t->list.n) {
+		diag_error(L->c, PT_E_UNPACK, s->b->span,
+			   "cannot unpack %s into %zu names",
+			   v->type == ET_TUPLE ? "a tuple of another length"
+					       : "a value that is not a tuple",
+			   t->list.n);
+		goto poison;
+	}
+	/* fresh names cannot be read by the values (they are unbound
+	 * there), so only an existing local needs the hidden copies */
+	bool rebinds = false;
+	for (size_t i = 0; i < t->list.n; i++) {
+		Ast *n = t->list.v[i];
+		Sym *o = n->kind == A_NAME ? lw_lookup_local(L, n->name) : NULL;
+		rebinds |= o && o->kind == SYM_VAR;
+	}
+	Expr **vals = NEWN(&L->c->arena, Expr *, t->list.n);
+	for (size_t i = 0; i < t->list.n; i++) {
+		Expr *x = v->u.tuple.v[i];
+		vals[i] = x;
+		if (!rebinds || !L->cur || x->type != ET_SCALAR ||
+		    lw_is_const_value(x))
+			continue;
+		lw_settle(x);
+		const char *tmp = arena_printf(&L->c->arena, "_unpack%d",
+					       L->next_tmp++);
+		Stmt *d = declare_var(L, tmp, x->dtype, x, s->span);
+		vec_push(&L->c->arena, L->cur, d);
+		Expr *r = ir_new_expr(L->c, EX_VAR, ET_SCALAR, x->dtype, x->span);
+		r->u.var = d->u.var.var;
+		vals[i] = r;
+	}
+	for (size_t i = 0; i < t->list.n; i++)
+		emit(L, L->cur, bind_unpacked(L, t->list.v[i], vals[i], s->span));
+	return NULL;
+poison:
+	for (size_t i = 0; i < t->list.n; i++)
+		if (t->list.v[i]->kind == A_NAME)
+			lw_poison(L, t->list.v[i]->name);
+	return NULL;
+}
+
 static Stmt *
 lower_assign(Lower *L, Ast *s)
 {
@@ -290,9 +455,10 @@ lower_assign(Lower *L, Ast *s)
 		Expr *v = lower_expr(L, s->b);
 		return v ? lower_store(L, t, v, s->span) : NULL;
 	}
+	if (t->kind == A_TUPLE || t->kind == A_LIST)
+		return lower_unpack(L, s);
 	diag_error(L->c, PT_E_UNSUPPORTED, t->span,
-		   t->kind == A_TUPLE ? "tuple unpacking is not supported"
-				      : "cannot assign to this target");
+		   "cannot assign to this target");
 	return NULL;
 }
 
@@ -401,6 +567,10 @@ lower_expr_stmt(Lower *L, Ast *s)
 	Expr *e = lower_call(L, a);
 	if (!e)
 		return NULL;
+	/* a TIRx helper that issued its instruction already and returned
+	 * the value (T.cuda.atomic_add as a statement): nothing is left */
+	if (e->kind == EX_VAR)
+		return NULL;
 	if (!L->fn->is_kernel) {
 		diag_error(L->c, PT_E_SCALAR_FN, s->span,
 			   "a scalar function holds only bindings, if/else "
@@ -415,6 +585,16 @@ lower_expr_stmt(Lower *L, Ast *s)
 static Stmt *
 lower_if(Lower *L, Ast *s)
 {
+	/* if T.constexpr(c): only the branch c picks exists (TIRx drops
+	 * the other at parse time, so it may hold what would not compile) */
+	if (s->a->kind == A_CALL &&
+	    lw_path_is(lw_ast_path(L, s->a->a), "constexpr")) {
+		Expr *k = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
+		if (!k)
+			return NULL;
+		lower_block(L, k->u.ival ? &s->body : &s->orelse, L->cur);
+		return NULL;
+	}
 	Expr *c = lw_need_bool(L, lower_expr(L, s->a), s->a->span);
 	Stmt *st = ir_new_stmt(L->c, ST_IF, s->span);
 	st->u.cond.cond = c;
@@ -576,9 +756,67 @@ is_sequence(Lower *L, Ast *a)
 	return sym && sym->kind == SYM_CONST && sym->cval->type == ET_TUPLE;
 }
 
+/* for i, j in T.grid(a, b): one serial loop per extent, outermost
+ * first (TIRx's nest), the body in the innermost. */
+static Stmt *
+lower_for_grid(Lower *L, Ast *s)
+{
+	Args a;
+	if (!lw_split_args(L, s->b, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL}, "T.grid"))
+		return NULL;
+	size_t n = s->a->kind == A_TUPLE ? s->a->list.n : 1;
+	if (a.pos.n == 0 || a.pos.n != n)
+		return diag_error(L->c, PT_E_UNPACK, s->a->span,
+				  "T.grid with %zu extents needs as many loop "
+				  "names, %zu given", a.pos.n, n),
+		       NULL;
+	Stmt *outer = NULL;
+	Block *body = NULL;
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		Ast *t = s->a->kind == A_TUPLE ? s->a->list.v[i] : s->a;
+		if (t->kind != A_NAME)
+			return diag_error(L->c, PT_E_UNPACK, t->span,
+					  "a T.grid loop target must be "
+					  "names"),
+			       NULL;
+		Expr *e = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[i]),
+					 a.pos.v[i].span);
+		Expr *b = ir_int(L->c, 0, DT_NONE, s->b->span);
+		Expr *st1 = ir_int(L->c, 1, DT_NONE, s->b->span);
+		if (!e || !lw_unify(L, &b, &e, a.pos.v[i].span) ||
+		    !lw_unify(L, &b, &st1, a.pos.v[i].span)) {
+			ok = false;
+			e = b = st1 = ir_int(L->c, 0, DT_INT32, s->b->span);
+		}
+		lw_settle(b), lw_settle(e), lw_settle(st1);
+		if (ok && !lw_need_int(L, e, a.pos.v[i].span))
+			ok = false;
+		Stmt *st = ir_new_stmt(L->c, ST_FOR, s->span);
+		st->u.loop.begin = b;
+		st->u.loop.end = e;
+		st->u.loop.step = st1;
+		Var *v = lw_new_var(L, t->name, b->dtype, VK_LOOP, t->span);
+		st->u.loop.var = v;
+		lw_bind(L, v->name, ok ? SYM_VAR : SYM_ERROR)->var = v;
+		if (body)
+			vec_push(&L->c->arena, body, st);
+		else
+			outer = st;
+		body = &st->u.loop.body;
+	}
+	L->loops++;
+	lower_block(L, &s->body, body);
+	L->loops--;
+	return ok ? outer : NULL;
+}
+
 static Stmt *
 lower_for(Lower *L, Ast *s)
 {
+	if (s->b->kind == A_CALL && lw_path_is(lw_ast_path(L, s->b->a), "grid"))
+		return lower_for_grid(L, s);
 	if (is_sequence(L, s->b)) {
 		Expr *seq = L->cur ? lower_expr(L, s->b) : NULL;
 		return seq ? lower_for_seq(L, s, seq) : NULL;
@@ -610,9 +848,17 @@ static Stmt *
 lower_return(Lower *L, Ast *s)
 {
 	if (L->fn->is_kernel) {
-		diag_error(L->c, PT_E_BAD_RETURN, s->span,
-			   "return is only valid in a scalar function");
-		return NULL;
+		/* TIRx's early exit: `return` or `return 0`, a PTX ret */
+		Expr *z = s->a ? lower_expr(L, s->a) : NULL;
+		if (s->a && !z)
+			return NULL;
+		if (z && (z->kind != EX_INT || z->u.ival != 0)) {
+			diag_error(L->c, PT_E_BAD_RETURN, s->a->span,
+				   "a kernel returns nothing: write return "
+				   "(or TIRx's return 0)");
+			return NULL;
+		}
+		return ir_new_stmt(L->c, ST_RETURN, s->span);
 	}
 	if (!s->a) {
 		diag_error(L->c, PT_E_SCALAR_FN, s->span,

@@ -656,9 +656,10 @@ put_stmt(Printer *P, const Stmt *s, int indent)
 	case ST_IF: put_if(P, s, indent, false); return;
 	case ST_BREAK: sb_puts(&P->b, "break"); break;
 	case ST_CONTINUE: sb_puts(&P->b, "continue"); break;
-	case ST_RETURN:
-		sb_puts(&P->b, "return ");
-		put_expr(P, s->u.value, PREC_LOWEST);
+	case ST_RETURN: /* a kernel's early exit has no value */
+		sb_puts(&P->b, s->u.value ? "return " : "return");
+		if (s->u.value)
+			put_expr(P, s->u.value, PREC_LOWEST);
 		break;
 	case ST_EVAL: put_expr(P, s->u.value, PREC_LOWEST); break;
 	}

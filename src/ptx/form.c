@@ -345,6 +345,16 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 		op->kind = PTXOP_SINK;
 		op->out = op->optional = true;
 		break;
+	case '=': /* "=0": a constant the form always has */
+	case '%': { /* "%clock64": a special register read, never an argument */
+		const char *s = k == '=' ? p : p - 1;
+		while (*p && *p != ',')
+			p++;
+		op->kind = PTXOP_SINK;
+		op->optional = true;
+		op->word = s; /* into the row text, up to ',' */
+		break;
+	}
 	default: PT_ASSERT(!"bad operand kind");
 	}
 	if (*p == ':') {
@@ -385,6 +395,10 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 		while (*p && *p != ',' && *p != '?')
 			p++;
 		present = quals_have(quals, s, (int)(p - s)) != neg;
+	}
+	if (*p == '^') {
+		op->reg_addr = true;
+		p++;
 	}
 	if (*p == '?') {
 		op->optional = true;

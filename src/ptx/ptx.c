@@ -751,7 +751,13 @@ ptx_describe_operands(Arena *a, const PtxInst *in)
 		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
 		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
 		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
-		case PTXOP_SINK: sb_puts(&b, "_ (takes no argument)"); continue;
+		case PTXOP_SINK:
+			if (op->word)
+				sb_printf(&b, "%.*s (takes no argument)",
+					  (int)strcspn(op->word, ","), op->word);
+			else
+				sb_puts(&b, "_ (takes no argument)");
+			continue;
 		case PTXOP_IMM: /* op->imm points into the row text: "{4,8,16}..." */
 			sb_puts(&b, "imm");
 			if (op->imm)

@@ -26,7 +26,7 @@
  *   w{...}                a shape .mMnNkK: $n is its N (wgmma).
  *
  * Operands, comma-separated, in PTX order:
- *   [>]KIND[:ARG][*COUNT][@[!]QUAL][?]
+ *   [>]KIND[:ARG][*COUNT][@[!]QUAL][^][?]
  *   >      written by the instruction (else read)
  *   r      one register of type ARG (a type name, $t or $u)
  *   ri     register or immediate of type ARG
@@ -40,8 +40,14 @@
  *   i      immediate; ARG is the allowed set {4,8,16} or {lo..hi/step}
  *   _      the sink `_` (mbarrier.arrive on a shared::cluster address
  *          returns no state): printed as is, never filled by an argument
+ *   %name  a special register the form reads (mov.u64 d, %clock64):
+ *          printed as is, never filled by an argument
+ *   =text  a constant operand printed as text, never an argument
+ *          (TIRx's two-operand st.bulk, whose initval is always 0)
  *   COUNT  a number or $v/$n, then optional +k -k *k /k steps
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
+ *   ^      an address ptxas takes only in a register (st.bulk): a
+ *          shared buffer's symbol is moved into one first
  *   ?      optional (may be left out by the caller)
  *
  * Several rows may accept one spelling with different operand lists (e.g.
@@ -132,7 +138,8 @@ typedef enum PtxOpKind {
 	PTXOP_TENSOR, /* [%rd1, {%r1, %r2}]: tensor map + vec coordinates */
 	PTXOP_PAIR,   /* %r1|%p1 (elect.sync) */
 	PTXOP_IMM,    /* an integer constant */
-	PTXOP_SINK    /* the sink `_`: always printed, never an argument */
+	PTXOP_SINK    /* the sink `_` or a special register (word): always
+		       * printed, never an argument */
 } PtxOpKind;
 
 typedef struct PtxOperand {
@@ -140,6 +147,8 @@ typedef struct PtxOperand {
 	bool out;          /* written by the instruction */
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
+	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
+	const char *word;  /* SINK: "%clock64", "0" up to ',' (NULL: `_`) */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
 	PtxSpace space;    /* state space of an ADDR */

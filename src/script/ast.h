@@ -36,6 +36,9 @@ typedef enum AstKind {
 	A_SLICE,     /* a : b : c, each may be NULL */
 	A_STAR,      /* * a (call argument or display element) */
 	A_KWARG,     /* name = a (call argument) */
+	A_FSTRING,   /* list = parts: A_STR pieces and field expressions */
+	A_IFEXP,     /* b if a else c */
+	A_LAMBDA,    /* lambda name: a (only as a call argument) */
 	/* statements */
 	S_EXPR,      /* a */
 	S_ASSIGN,    /* a = b */

@@ -9,11 +9,16 @@
  * Policy: indentation is spaces only (a tab there is PT_E_LEX_TAB); a
  * dedent must return to the column of an enclosing block; a backslash
  * right before the end of a line joins the next line; strings are '...',
- * "...", and their triple-quoted forms with the r/u prefixes (f and b
- * strings are unsupported); NUL characters in a string are rejected.
+ * "...", and their triple-quoted forms with the r/u prefixes (b strings
+ * are unsupported); NUL characters in a string are rejected.  An f-string
+ * is TK_FSTART, then its literal pieces (TK_STR) and replacement fields
+ * (TK_LBRACE, the field's tokens, TK_RBRACE), then TK_FEND; a field's
+ * expression must not hold the outer quote, and conversions (`!r`) and
+ * format specs (`:>4`) are PT_E_FSTRING_FIELD.
  * Lexing stops at the first error.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +39,12 @@ typedef struct Lexer {
 	int depth;
 	bool failed;
 	bool line_has_tokens;
+	int fdepth; /* f-strings open around the current field */
 } Lexer;
+
+/* f-strings nested in replacement fields beyond this are PT_E_PARSE_DEPTH
+ * (each level is one recursion of lex_fstring). */
+#define MAX_FSTRING_DEPTH 8
 
 static const char *const keyword_names[] = {
 	"",
@@ -71,6 +81,8 @@ tok_kind_name(TokKind k)
 	case TK_INT: return "integer";
 	case TK_FLOAT: return "float";
 	case TK_STR: return "string";
+	case TK_FSTART: return "f-string";
+	case TK_FEND: return "end of f-string";
 	default: break;
 	}
 	for (size_t i = 0; i < countof(puncts); i++)
@@ -349,7 +361,141 @@ lex_string(Lexer *L, size_t lo, bool raw)
 	return true;
 }
 
-/* A name, or a string with a prefix (r"", u""; f"" and b"" rejected). */
+static bool lex_token(Lexer *L, bool *at_line_start);
+
+/* The end of the replacement field starting at L->i (after its '{'): the
+ * offset of its closing '}', skipping brackets and strings of the other
+ * quote; SIZE_MAX after reporting an error. */
+static size_t
+fstring_field_end(Lexer *L, char q, size_t open)
+{
+	int depth = 0;
+	for (size_t j = L->i; j < L->n; j++) {
+		char ch = L->s[j];
+		if (ch == q || ch == '\n' || ch == '\\')
+			break;
+		if (ch == '"' || ch == '\'') {
+			size_t k = j + 1;
+			while (k < L->n && L->s[k] != ch && L->s[k] != '\n' &&
+			       L->s[k] != q)
+				k++;
+			if (k >= L->n || L->s[k] != ch)
+				break;
+			j = k;
+		} else if (ch == '(' || ch == '[' || ch == '{') {
+			depth++;
+		} else if (ch == ')' || ch == ']' || (ch == '}' && depth > 0)) {
+			depth--;
+		} else if (ch == '}') {
+			return j;
+		} else if (depth == 0 && (ch == ':' || ch == '!') &&
+			   !(ch == '!' && j + 1 < L->n && L->s[j + 1] == '=')) {
+			lex_error(L, PT_E_FSTRING_FIELD, j,
+				  "f-string conversions and format specs are "
+				  "not supported (write the value itself)%s",
+				  "");
+			return SIZE_MAX;
+		}
+	}
+	lex_error(L, PT_E_FSTRING_FIELD, open,
+		  "f-string field without a closing '}' (a field may not "
+		  "hold the string's own quote or a backslash)%s", "");
+	return SIZE_MAX;
+}
+
+/* The tokens of one replacement field [L->i, end): lexed like code inside
+ * brackets (newlines joined), into the same token array. */
+static bool
+lex_fstring_field(Lexer *L, size_t open, size_t end)
+{
+	Lexer F = *L;
+	F.n = end;
+	F.depth = 1;
+	F.brackets[0] = '{';
+	F.bracket_at[0] = open;
+	F.fdepth = L->fdepth + 1;
+	size_t first = L->out->n;
+	bool dummy = false;
+	while (!F.failed && F.i < F.n)
+		lex_token(&F, &dummy);
+	if (F.failed) {
+		L->failed = true;
+		return false;
+	}
+	if (F.depth != 1)
+		return lex_error(L, PT_E_LEX_BRACKET, F.bracket_at[F.depth - 1],
+				 "unclosed bracket in an f-string field%s", "");
+	if (L->out->n == first)
+		return lex_error(L, PT_E_FSTRING_FIELD, open,
+				 "empty f-string field%s", "");
+	L->i = end + 1;
+	return true;
+}
+
+/* f"...": TK_FSTART, pieces and fields, TK_FEND (see the file comment). */
+static bool
+lex_fstring(Lexer *L, size_t lo, bool raw)
+{
+	if (L->fdepth >= MAX_FSTRING_DEPTH)
+		return lex_error(L, PT_E_PARSE_DEPTH, lo,
+				 "f-strings nested too deep%s", "");
+	char q = L->s[L->i];
+	if (peekc(L, 1) == q && peekc(L, 2) == q)
+		return lex_error(L, PT_E_PARSE_UNSUPPORTED, lo,
+				 "triple-quoted f-strings are not "
+				 "supported%s", "");
+	L->i++;
+	push(L, TK_FSTART, lo, L->i);
+	StrBuf b;
+	sb_init(&b, &L->c->arena);
+	size_t piece = L->i;
+	for (;;) {
+		int ch = peekc(L, 0);
+		if (ch == -1 || ch == '\n')
+			return lex_error(L, PT_E_LEX_STRING, lo,
+					 "unterminated string%s", "");
+		if (ch == 0)
+			return lex_error(L, PT_E_LEX_STRING, L->i,
+					 "NUL character in string%s", "");
+		bool field = ch == '{' && peekc(L, 1) != '{';
+		if (ch == q || field) {
+			if (b.n) {
+				Token *t = push(L, TK_STR, piece, L->i);
+				t->str = sb_cstr(&b);
+				sb_init(&b, &L->c->arena);
+			}
+			if (ch == q)
+				break;
+			size_t open = L->i++;
+			push(L, TK_LBRACE, open, open + 1);
+			size_t end = fstring_field_end(L, q, open);
+			if (end == SIZE_MAX || !lex_fstring_field(L, open, end))
+				return false;
+			push(L, TK_RBRACE, end, end + 1);
+			piece = L->i;
+			continue;
+		}
+		L->i++;
+		if ((ch == '{' || ch == '}') && peekc(L, 0) == ch) {
+			L->i++;
+			sb_putc(&b, (char)ch);
+		} else if (ch == '}') {
+			return lex_error(L, PT_E_FSTRING_FIELD, L->i - 1,
+					 "single '}' in an f-string (write "
+					 "'}}')%s", "");
+		} else if (ch == '\\' && !raw) {
+			if (!lex_escape(L, &b, lo))
+				return false;
+		} else {
+			sb_putc(&b, (char)ch);
+		}
+	}
+	L->i++;
+	push(L, TK_FEND, L->i - 1, L->i);
+	return true;
+}
+
+/* A name, or a string with a prefix (r"", u"", f"", rf""; b"" rejected). */
 static bool
 lex_name(Lexer *L)
 {
@@ -359,20 +505,22 @@ lex_name(Lexer *L)
 	size_t n = L->i - lo;
 	int q = peekc(L, 0);
 	if ((q == '"' || q == '\'') && n <= 2) {
-		bool raw = false;
+		bool raw = false, fmt = false;
 		for (size_t j = lo; j < L->i; j++) {
 			char ch = (char)(L->s[j] | 0x20);
-			if (ch == 'f' || ch == 'b')
+			if (ch == 'b')
 				return lex_error(L, PT_E_PARSE_UNSUPPORTED, lo,
-						 "%s-strings are not supported",
-						 ch == 'f' ? "f" : "byte");
+						 "byte-strings are not "
+						 "supported%s", "");
 			if (ch == 'r')
 				raw = true;
+			else if (ch == 'f')
+				fmt = true;
 			else if (ch != 'u')
 				return lex_error(L, PT_E_LEX_STRING, lo,
 						 "bad string prefix%s", "");
 		}
-		return lex_string(L, lo, raw);
+		return fmt ? lex_fstring(L, lo, raw) : lex_string(L, lo, raw);
 	}
 	Keyword kw = keyword_of(L->s + lo, n);
 	Token *t = push(L, kw ? TK_KW : TK_NAME, lo, L->i);

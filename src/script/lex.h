@@ -61,6 +61,8 @@ typedef enum TokKind {
 	TK_INT,   /* Token.ival */
 	TK_FLOAT, /* Token.fval */
 	TK_STR,   /* Token.str (decoded, NUL-free) */
+	TK_FSTART, /* f" : pieces (TK_STR) and { fields } up to TK_FEND */
+	TK_FEND,
 #define P(id, s) TK_##id,
 	PT_PUNCTS(P)
 #undef P

@@ -20,12 +20,16 @@
  *               | import | from-import | expr_stmt
  *   expr_stmt  := exprlist (':' test ['=' exprlist] | augop exprlist
  *                          | ['=' exprlist])
- *   test       := or ; or := and ('or' and)* ; and := not ('and' not)*
+ *   test       := or ['if' or 'else' test] ; or := and ('or' and)*
+ *   and        := not ('and' not)*
  *   not        := 'not' not | comparison
  *   comparison := bor [cmpop bor]
  *   bor/bxor/band/shift/arith/term: left-associative binary levels
  *   factor     := ('-'|'+'|'~') factor | primary
  *   primary    := atom ('.' NAME | '(' args ')' | '[' subscripts ']')*
+ *   atom       := ... | (STRING | FSTRING)+   (an f-string's fields are tests)
+ *   arg        := test | NAME '=' (test | lambda) | '*' test | lambda
+ *   lambda     := 'lambda' NAME ':' test
  */
 #include <string.h>
 
@@ -127,6 +131,16 @@ static bool
 expect(Parser *P, TokKind k, const char *what)
 {
 	if (at(P, k)) {
+		advance(P);
+		return true;
+	}
+	return syntax_error(P, what);
+}
+
+static bool
+expect_kw(Parser *P, Keyword k, const char *what)
+{
+	if (at_kw(P, k)) {
 		advance(P);
 		return true;
 	}
@@ -256,9 +270,68 @@ parse_list(Parser *P)
 	return seal(P, a);
 }
 
+/* One f-string (at TK_FSTART) into the parts of f: its pieces as A_STR
+ * and each field's expression. */
+static bool
+parse_fstring_parts(Parser *P, Ast *f)
+{
+	advance(P);
+	while (!P->failed && !at(P, TK_FEND)) {
+		Token *t = cur(P);
+		if (t->kind == TK_STR) {
+			advance(P);
+			Ast *s = node(P, A_STR, t->span);
+			s->str = t->str;
+			vec_push(&P->c->arena, &f->list, seal(P, s));
+			continue;
+		}
+		if (!expect(P, TK_LBRACE, "an f-string field"))
+			return false;
+		Ast *e = parse_test(P);
+		if (!e || !expect(P, TK_RBRACE, "'}' closing the f-string field"))
+			return false;
+		vec_push(&P->c->arena, &f->list, e);
+	}
+	f->span = join(f->span, cur(P)->span);
+	return expect(P, TK_FEND, "the end of the f-string");
+}
+
+/* Adjacent literals, some of them f-strings: an A_FSTRING of all their
+ * parts (plain literals are pieces). */
+static Ast *
+parse_fstrings(Parser *P)
+{
+	Ast *f = node(P, A_FSTRING, cur(P)->span);
+	while (!P->failed && (at(P, TK_STR) || at(P, TK_FSTART))) {
+		if (at(P, TK_FSTART)) {
+			if (!parse_fstring_parts(P, f))
+				return NULL;
+			continue;
+		}
+		Token *t = advance(P);
+		Ast *s = node(P, A_STR, t->span);
+		s->str = t->str;
+		vec_push(&P->c->arena, &f->list, seal(P, s));
+		f->span = join(f->span, t->span);
+	}
+	return seal(P, f);
+}
+
+static bool
+fstring_follows(Parser *P)
+{
+	for (size_t k = 0; peek_at(P, k)->kind == TK_STR ||
+			   peek_at(P, k)->kind == TK_FSTART; k++)
+		if (peek_at(P, k)->kind == TK_FSTART)
+			return true;
+	return false;
+}
+
 static Ast *
 parse_strings(Parser *P)
 {
+	if (fstring_follows(P))
+		return parse_fstrings(P);
 	Token *t = advance(P);
 	Ast *a = node(P, A_STR, t->span);
 	if (!at(P, TK_STR)) {
@@ -329,6 +402,7 @@ parse_atom(Parser *P)
 		a->fval = t->fval;
 		return seal(P, a);
 	case TK_STR:
+	case TK_FSTART:
 		return parse_strings(P);
 	case TK_KW:
 		return parse_keyword_atom(P);
@@ -350,6 +424,25 @@ parse_atom(Parser *P)
 
 /* ---- trailers ---- */
 
+/* lambda NAME: test -- only as a call argument (T.cuda.wait_until's
+ * predicate); elsewhere a lambda stays PT_E_PARSE_UNSUPPORTED. */
+static Ast *
+parse_lambda(Parser *P)
+{
+	Token *kw = advance(P);
+	Token *name = cur(P);
+	if (!expect(P, TK_NAME, "one parameter name (lambda v: ...)") ||
+	    !expect(P, TK_COLON, "':' after the lambda parameter"))
+		return NULL;
+	Ast *body = parse_test(P);
+	if (!body)
+		return NULL;
+	Ast *a = node(P, A_LAMBDA, join(kw->span, body->span));
+	a->name = name->str;
+	a->a = body;
+	return seal(P, a);
+}
+
 static Ast *
 parse_arg(Parser *P)
 {
@@ -370,7 +463,7 @@ parse_arg(Parser *P)
 	if (t->kind == TK_NAME && peek_at(P, 1)->kind == TK_ASSIGN) {
 		advance(P);
 		advance(P);
-		Ast *v = parse_test(P);
+		Ast *v = at_kw(P, KW_LAMBDA) ? parse_lambda(P) : parse_test(P);
 		if (!v)
 			return NULL;
 		Ast *a = node(P, A_KWARG, join(t->span, v->span));
@@ -378,7 +471,7 @@ parse_arg(Parser *P)
 		a->a = v;
 		return seal(P, a);
 	}
-	Ast *v = parse_test(P);
+	Ast *v = at_kw(P, KW_LAMBDA) ? parse_lambda(P) : parse_test(P);
 	if (v && (at_kw(P, KW_FOR) || at_kw(P, KW_ASYNC))) {
 		unsupported(P, cur(P)->span, "a generator expression");
 		return NULL;
@@ -691,9 +784,19 @@ parse_test_inner(Parser *P)
 	}
 	Ast *a = parse_or(P);
 	if (a && at_kw(P, KW_IF)) {
-		unsupported(P, cur(P)->span,
-			    "a conditional expression (use T.if_then_else)");
-		return NULL;
+		advance(P);
+		Ast *cond = parse_or(P);
+		if (!cond || !expect_kw(P, KW_ELSE, "'else' of the conditional "
+					"expression"))
+			return NULL;
+		Ast *other = parse_test(P);
+		if (!other)
+			return NULL;
+		Ast *x = node(P, A_IFEXP, join(a->span, other->span));
+		x->a = cond;
+		x->b = a;
+		x->c = other;
+		return seal(P, x);
 	}
 	if (a && at(P, TK_WALRUS)) {
 		unsupported(P, cur(P)->span, "':='");

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Round trips through the CLI for every examples/*.py, tests/golden/*.py
+# Round trips through the CLI for every examples/*.py, tests/golden/*.py,
+# tests/tirx/*.py, tests/ptxforms/*.py
 # and tests/roundtrip/*.py:
 #   print(print(x)) == print(x)          (printing is a fixed point)
 #   print(json(x) read back) == print(x) (JSON keeps everything printed)
@@ -8,7 +9,7 @@
 BUILD=${BUILD:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in examples/*.py tests/golden/*.py tests/roundtrip/*.py; do
+for f in examples/*.py tests/golden/*.py tests/roundtrip/*.py tests/tirx/*.py tests/ptxforms/*.py; do
 	[ -f "$f" ] || continue
 	name=$f
 	if ! "$BUILD/ptxtile" print "$f" >"$tmp/p1.py" 2>"$tmp/err"; then

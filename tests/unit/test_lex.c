@@ -99,6 +99,28 @@ TEST(lex_numbers_strings_ops)
 	pt_ctx_free(c);
 }
 
+/* An f-string: its pieces and fields as tokens; {{ }} are braces, a
+ * field may hold brackets, strings of the other quote and newlines-free
+ * code; rf keeps backslashes. */
+TEST(lex_fstrings)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	bool ok;
+	CHECK_STR(lex_kinds(c, "f\"a{x}b{{c}}\"", &ok),
+		  "f-string 'a' { x } 'b{c}' end of f-string NL EOF");
+	CHECK(ok);
+	CHECK_STR(lex_kinds(c, "f'{d[\"k\"]}{(1, 2)}'", &ok),
+		  "f-string { d [ 'k' ] } { ( 1 , 2 ) } end of f-string NL EOF");
+	CHECK(ok);
+	CHECK_STR(lex_kinds(c, "rf'\\d{n}' f'\\n'", &ok),
+		  "f-string '\\d' { n } end of f-string f-string '\n' end of f-string NL EOF");
+	CHECK(ok);
+	CHECK_STR(lex_kinds(c, "f'{a != b}'", &ok),
+		  "f-string { a != b } end of f-string NL EOF");
+	CHECK(ok);
+	pt_ctx_free(c);
+}
+
 TEST(lex_errors)
 {
 	static const struct {
@@ -123,7 +145,17 @@ TEST(lex_errors)
 		{"a $ b\n", PT_E_LEX_CHAR},
 		{"a \\ b\n", PT_E_LEX_CHAR},
 		{"\xc3\xa9\n", PT_E_LEX_CHAR},
-		{"f'x'\n", PT_E_PARSE_UNSUPPORTED},
+		{"b'x'\n", PT_E_PARSE_UNSUPPORTED},
+		{"f'''x'''\n", PT_E_PARSE_UNSUPPORTED},
+		{"f'{a:3}'\n", PT_E_FSTRING_FIELD},
+		{"f'{a!r}'\n", PT_E_FSTRING_FIELD},
+		{"f'{a'\n", PT_E_FSTRING_FIELD},
+		{"f'{}'\n", PT_E_FSTRING_FIELD},
+		{"f'a}b'\n", PT_E_FSTRING_FIELD},
+		{"f'{(a}'\n", PT_E_FSTRING_FIELD},
+		{"f'{(a]}'\n", PT_E_LEX_BRACKET},
+		{"f'{a\n", PT_E_FSTRING_FIELD},
+		{"f'x\n", PT_E_LEX_STRING},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
 		Ctx *c = pt_ctx_new(NULL);

@@ -1,7 +1,8 @@
 from tvm_tirx.script import tirx as T
 
-
 @T.function
-def k(A: T.Tensor((64,), "float32")):
+def k(A: T.Tensor((32,), "int32")):
     T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
-    return
+    tx = T.cuda.thread_idx("x")
+    if T.constexpr(tx > 3):
+        A[tx] = 1

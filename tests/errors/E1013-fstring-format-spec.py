@@ -1,0 +1,8 @@
+from tvm_tirx.script import tirx as T
+
+W = 3
+@T.function
+def k(A: T.Tensor((32,), "int32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    tx = T.cuda.thread_idx("x")
+    T.ptx[f"add.s{W:>2}"](A[tx], A[tx], 1)
