@@ -163,9 +163,11 @@ sem_of(const Insn *in, bool write)
 	s.write = write;
 	s.acquire = s.read && (insn_q(in, PQ_ACQUIRE) || acq_rel);
 	s.release = write && (insn_q(in, PQ_RELEASE) || acq_rel);
-	s.strong = s.rmw || s.acquire || s.release ||
+	/* ld/st.volatile on global memory is relaxed at .sys scope */
+	bool vol = insn_q(in, PQ_VOLATILE);
+	s.strong = s.rmw || s.acquire || s.release || vol ||
 		   insn_q(in, PQ_RELAXED);
-	s.sys = s.strong && insn_q(in, PQ_SCOPE_SYS);
+	s.sys = s.strong && (vol || insn_q(in, PQ_SCOPE_SYS));
 	return s;
 }
 
