@@ -160,12 +160,15 @@ lin_kinds(const TileEnv *e, Lin l, bool *mark, unsigned *kinds)
 	return true;
 }
 
-/* The interval an exact thread id really has (a static block). */
+/* The interval an exact thread id really has (a static block), and the
+ * axis in its name for the counterexample. */
 static void
 narrow_exact(const TileEnv *e, Sym *s, int hq)
 {
+	static const char *const names[3] = {"tid.x", "tid.y", "tid.z"};
 	if (hq < HQ_TID_X)
 		return;
+	s->name = names[hq - HQ_TID_X];
 	int64_t hi = e->block[hq - HQ_TID_X] - 1;
 	if (s->lo < 0)
 		s->lo = 0;
@@ -184,7 +187,7 @@ refutation_table(const TileEnv *e, Lin g, SymTab *cp)
 	bool *mark = NEWN(st->arena, bool, n + 1);
 	bool *used = NEWN(st->arena, bool, n + 1);
 	unsigned kinds;
-	if (!lin_kinds(e, g, mark, &kinds) || kinds != 1u << SK_EXACT)
+	if (!lin_kinds(e, g, mark, &kinds) || (kinds & ~(1u << SK_EXACT)))
 		return false;
 	memcpy(used, mark, n + 1);
 	memset(cp, 0, sizeof(*cp));
@@ -240,6 +243,85 @@ refutation_table(const TileEnv *e, Lin g, SymTab *cp)
 	return true;
 }
 
+/* ---- counterexamples ---- */
+
+enum { ENUM_LIMIT = 1 << 18 }; /* valuations tried exhaustively */
+
+static bool
+holds(const SymTab *cp, Lin g, int64_t *vals)
+{
+	int64_t v;
+	if (!lin_eval(cp, g, vals, &v) || v >= 0)
+		return false;
+	for (size_t i = 0; i < cp->facts.n; i++)
+		if (!lin_eval(cp, cp->facts.v[i].f, vals, &v) || v < 0)
+			return false;
+	return true;
+}
+
+/* Every valuation of the free symbols of g and the facts, when there are
+ * few (a block of threads times a loop or two): complete, where the
+ * prover's local search can miss a counterexample that needs two
+ * symbols to move at once.  NULL: none, or too many to try. */
+static const char *
+enumerate_cex(const SymTab *cp, Lin g, bool *mark, int64_t **vals_out)
+{
+	size_t n = cp->syms.n;
+	int64_t *vals = NEWN(cp->arena, int64_t, n + 1);
+	int *ids = NEWN(cp->arena, int, n + 1);
+	int nid = 0;
+	uint64_t total = 1;
+	for (size_t i = 0; i < n; i++) {
+		const Sym *s = &cp->syms.v[i];
+		vals[i] = s->lo;
+		if (!mark[i])
+			continue;
+		uint64_t cnt = (uint64_t)(s->hi - s->lo) / (uint64_t)s->mult + 1;
+		if (s->hi < s->lo || s->lo % s->mult || cnt > ENUM_LIMIT ||
+		    (total *= cnt) > ENUM_LIMIT)
+			return NULL;
+		ids[nid++] = (int)i;
+	}
+	for (;;) {
+		if (holds(cp, g, vals))
+			break;
+		int k = 0;
+		for (; k < nid; k++) { /* the next valuation, odometer-wise */
+			const Sym *s = &cp->syms.v[ids[k]];
+			if (vals[ids[k]] + s->mult <= s->hi) {
+				vals[ids[k]] += s->mult;
+				break;
+			}
+			vals[ids[k]] = s->lo;
+		}
+		if (k == nid)
+			return NULL;
+	}
+	StrBuf b;
+	sb_init(&b, cp->arena);
+	for (int k = 0; k < nid; k++)
+		sb_printf(&b, "%s%s=%lld", k ? ", " : "",
+			  cp->syms.v[ids[k]].name, (long long)vals[ids[k]]);
+	*vals_out = vals;
+	return sb_cstr(&b);
+}
+
+static const char *
+counterexample(const SymTab *cp, Lin g, int64_t **vals)
+{
+	size_t n = cp->syms.n;
+	bool *mark = NEWN(cp->arena, bool, n + 1);
+	memset(mark, 0, n + 1);
+	mark_free(cp, g, mark, 0);
+	for (size_t i = 0; i < cp->facts.n; i++)
+		mark_free(cp, cp->facts.v[i].f, mark, 0);
+	const char *cex = enumerate_cex(cp, g, mark, vals);
+	if (cex)
+		return cex;
+	cex = prove_counterexample(cp, g, vals);
+	return cex && holds(cp, g, *vals) ? cex : NULL;
+}
+
 /* ---- one access ---- */
 
 static const char *
@@ -270,24 +352,38 @@ refute(TileEnv *e, const Buffer *b, const ExprVec *idx, int d, Lin g,
 	if (!refutation_table(e, g, &cp))
 		return true;
 	int64_t *vals = NULL, iv;
-	const char *cex = prove_counterexample(&cp, g, &vals);
+	const char *cex = counterexample(&cp, g, &vals);
 	if (!cex || !lin_eval(&cp, il, vals, &iv))
 		return true;
 	Ctx *c = e->c;
 	const char *it = ir_expr_text(c, idx->v[d]);
 	const char *acc = access_text(c, b, idx);
 	const char *ex = ir_expr_text(c, b->shape[d]);
+	/* an index over arguments (A[n] of n elements) has no one value;
+	 * no thread or loop symbol left: it fails every time it runs */
+	bool *m = NEWN(&c->arena, bool, e->st.syms.n + 1);
+	unsigned kinds = 0;
+	lin_kinds(e, il, m, &kinds);
+	const char *why =
+		kinds & ~(1u << SK_EXACT)
+			? *cex ? arena_printf(&c->arena,
+					      "counterexample: %s, for every "
+					      "value of the arguments", cex)
+			       : "whenever it runs, for every value of the "
+				 "arguments"
+		: *cex ? arena_printf(&c->arena,
+				      "counterexample: %s gives %s = %lld", cex,
+				      it, (long long)iv)
+		       : "whenever it runs";
 	if (!upper)
 		return diag_error(c, PT_E_BOUNDS_NEGATIVE, sp,
 				  "%s %s before the start of %s: %s >= 0 "
-				  "fails on axis %d; counterexample: %s gives "
-				  "%s = %lld", write ? "store" : "load", acc,
-				  b->name, it, d, cex, it, (long long)iv);
+				  "fails on axis %d; %s", write ? "store" : "load",
+				  acc, b->name, it, d, why);
 	return diag_error(c, PT_E_BOUNDS_OVERRUN, sp,
 			  "%s %s past the end of %s: %s < %s fails on axis "
-			  "%d (extent %s); counterexample: %s gives %s = %lld",
-			  write ? "store" : "load", acc, b->name, it, ex, d, ex,
-			  cex, it, (long long)iv);
+			  "%d (extent %s); %s", write ? "store" : "load", acc,
+			  b->name, it, ex, d, ex, why);
 }
 
 static bool
@@ -303,6 +399,8 @@ check_access(TileEnv *e, const Expr *base, const ExprVec *idx, bool write,
 	SymTab *st = &e->st;
 	for (int d = 0; d < b->ndim; d++) {
 		Lin i = tile_lin(e, idx->v[d]);
+		if (lin_is_const(i))
+			continue; /* a constant index is codegen's E9008 */
 		Lin ext = tile_lin(e, b->shape[d]);
 		Lin up = lin_add_const(st, lin_sub(st, ext, i), -1);
 		if (!refute(e, b, idx, d, i, i, false, write, sp) ||
@@ -312,8 +410,23 @@ check_access(TileEnv *e, const Expr *base, const ExprVec *idx, bool write,
 	return true;
 }
 
-/* Every load in x that certainly runs when x is evaluated: not the arms
- * of a select, not the right side of `and` / `or`. */
+static void walk_expr(TileEnv *e, const Expr *x, int depth);
+
+/* x, evaluated only when cond (negated: neg) holds: the arm of a select,
+ * the right side of `and` / `or`. */
+static void
+walk_under(TileEnv *e, const Expr *cond, bool neg, const Expr *x, int depth)
+{
+	size_t mark = tile_facts_guard(e, cond, neg);
+	int sure = tile_bounds_guard(e, cond, neg, mark);
+	if (!e->bounds_unsure)
+		walk_expr(e, x, depth + 1);
+	tile_bounds_restore(e, sure);
+	tile_facts_pop(e, mark);
+}
+
+/* Every load in x that runs when x is evaluated; those of a select's arm
+ * and of the right side of `and` / `or` under their conditions. */
 static void
 walk_expr(TileEnv *e, const Expr *x, int depth)
 {
@@ -333,11 +446,16 @@ walk_expr(TileEnv *e, const Expr *x, int depth)
 		return;
 	case EX_BINARY:
 		walk_expr(e, x->u.op.a, depth + 1);
-		if (x->u.op.op != BIN_LAND && x->u.op.op != BIN_LOR)
+		if (x->u.op.op == BIN_LAND || x->u.op.op == BIN_LOR)
+			walk_under(e, x->u.op.a, x->u.op.op == BIN_LOR,
+				   x->u.op.b, depth);
+		else
 			walk_expr(e, x->u.op.b, depth + 1);
 		return;
 	case EX_SELECT:
 		walk_expr(e, x->u.op.a, depth + 1);
+		walk_under(e, x->u.op.a, false, x->u.op.b, depth);
+		walk_under(e, x->u.op.a, true, x->u.op.c, depth);
 		return;
 	case EX_BUILTIN:
 		for (size_t i = 0; i < x->u.call.args.n; i++)
