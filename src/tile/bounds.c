@@ -30,6 +30,8 @@
 
 enum { SK_EXACT, SK_INDEP, SK_DEP };
 
+static bool ptx_tainted(const TileEnv *e, const Expr *x, int depth);
+
 /* The hardware quantity a symbol stands for: two symbols of one
  * quantity in a query are not independent, so the query gives up. */
 enum { HQ_NONE, HQ_LANE, HQ_WARP, HQ_TID_X, HQ_TID_Y, HQ_TID_Z, HQ_COUNT };
@@ -398,9 +400,13 @@ check_access(TileEnv *e, const Expr *base, const ExprVec *idx, bool write,
 		return true;
 	SymTab *st = &e->st;
 	for (int d = 0; d < b->ndim; d++) {
-		Lin i = tile_lin(e, idx->v[d]);
-		if (lin_is_const(i))
+		if (ptx_tainted(e, idx->v[d], 0) ||
+		    ptx_tainted(e, b->shape[d], 0))
+			continue;
+		int64_t k;
+		if (ir_const_int(idx->v[d], &k))
 			continue; /* a constant index is codegen's E9008 */
+		Lin i = tile_lin(e, idx->v[d]);
 		Lin ext = tile_lin(e, b->shape[d]);
 		Lin up = lin_add_const(st, lin_sub(st, ext, i), -1);
 		if (!refute(e, b, idx, d, i, i, false, write, sp) ||
@@ -523,7 +529,8 @@ captured(TileEnv *e, const Expr *cond, bool neg)
 		return false;
 	if (neg)
 		op = tile_negate_cmp(op);
-	if (op == BIN_NE)
+	if (op == BIN_NE || ptx_tainted(e, cond->u.op.a, 0) ||
+	    ptx_tainted(e, cond->u.op.b, 0))
 		return false;
 	Lin a = tile_lin(e, cond->u.op.a), b = tile_lin(e, cond->u.op.b);
 	Lin d = lin_sub(&e->st, b, a);
@@ -594,10 +601,126 @@ has_return(const Block *b)
 	return false;
 }
 
+/* ---- variables a raw PTX call writes ----
+ *
+ * A declared variable keeps its declaration's value in the tile
+ * checker's forms (env.c), but a raw PTX call naming it may overwrite
+ * it; an index or guard over such a variable is not refuted. */
+
+static void
+mark_ptx_args(TileEnv *e, const Expr *x, int depth)
+{
+	if (!x || depth > 64)
+		return;
+	switch (x->kind) {
+	case EX_PTX:
+		for (size_t i = 0; i < x->u.ptx.args.n; i++) {
+			const Expr *a = x->u.ptx.args.v[i];
+			if (a->kind == EX_VAR) {
+				size_t k = tile_slot(e, a->u.var->id);
+				while (e->bounds_ptxw.n <= k)
+					vec_push(&e->c->arena, &e->bounds_ptxw,
+						 false);
+				e->bounds_ptxw.v[k] = true;
+			}
+			mark_ptx_args(e, a, depth + 1);
+		}
+		return;
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		mark_ptx_args(e, x->u.op.a, depth + 1);
+		mark_ptx_args(e, x->u.op.b, depth + 1);
+		mark_ptx_args(e, x->u.op.c, depth + 1);
+		return;
+	case EX_LOAD:
+		for (size_t i = 0; i < x->u.access.indices.n; i++)
+			mark_ptx_args(e, x->u.access.indices.v[i], depth + 1);
+		return;
+	case EX_BUILTIN:
+		for (size_t i = 0; i < x->u.call.args.n; i++)
+			mark_ptx_args(e, x->u.call.args.v[i], depth + 1);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+scan_ptx_writes(TileEnv *e, const Block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		const Stmt *s = b->v[i];
+		switch (s->kind) {
+		case ST_VAR_DECL:
+		case ST_ASSIGN:
+			mark_ptx_args(e, s->u.var.value, 0);
+			break;
+		case ST_STORE:
+			mark_ptx_args(e, s->u.store.value, 0);
+			break;
+		case ST_EVAL:
+		case ST_RETURN:
+			mark_ptx_args(e, s->u.value, 0);
+			break;
+		case ST_FOR:
+			scan_ptx_writes(e, &s->u.loop.body);
+			break;
+		case ST_WHILE:
+			mark_ptx_args(e, s->u.whil.cond, 0);
+			scan_ptx_writes(e, &s->u.whil.body);
+			break;
+		case ST_IF:
+			mark_ptx_args(e, s->u.cond.cond, 0);
+			scan_ptx_writes(e, &s->u.cond.then);
+			scan_ptx_writes(e, &s->u.cond.els);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* x mentions a variable a raw PTX call writes, directly or through the
+ * declarations of the variables it names. */
+static bool
+ptx_tainted(const TileEnv *e, const Expr *x, int depth)
+{
+	if (!x || depth > 32)
+		return x != NULL;
+	switch (x->kind) {
+	case EX_VAR: {
+		size_t k = tile_slot_find(e, x->u.var->id);
+		if (k < e->bounds_ptxw.n && e->bounds_ptxw.v[k])
+			return true;
+		return k < e->var_init.n &&
+		       ptx_tainted(e, e->var_init.v[k], depth + 1);
+	}
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		return ptx_tainted(e, x->u.op.a, depth + 1) ||
+		       ptx_tainted(e, x->u.op.b, depth + 1) ||
+		       ptx_tainted(e, x->u.op.c, depth + 1);
+	case EX_BUILTIN:
+		for (size_t i = 0; i < x->u.call.args.n; i++)
+			if (ptx_tainted(e, x->u.call.args.v[i], depth + 1))
+				return true;
+		return false;
+	default:
+		return false; /* loads and PTX values are opaque already */
+	}
+}
+
 void
 tile_bounds_init(TileEnv *e)
 {
 	e->bounds_unsure = has_return(&e->f->body) ? 1 : 0;
+	scan_ptx_writes(e, &e->f->body);
 }
 
 /* Called after tile_env_loop and tile_facts_loop (mark: the stack
@@ -632,6 +755,19 @@ tile_bounds_loop(TileEnv *e, const Stmt *loop, size_t mark)
 		vec_push(&e->c->arena, &e->bounds_exact, false);
 	e->bounds_exact.v[s] = true;
 	return saved;
+}
+
+/* After the loop its variable (and every name declared from it in the
+ * body) holds one value, the last one, not each of its range. */
+void
+tile_bounds_loop_end(TileEnv *e, const Stmt *loop)
+{
+	size_t k = tile_slot_find(e, loop->u.loop.var->id);
+	if (k >= e->var_sym.n || !e->var_sym.v[k])
+		return;
+	size_t s = (size_t)(e->var_sym.v[k] - 1);
+	if (s < e->bounds_exact.n)
+		e->bounds_exact.v[s] = false;
 }
 
 void

@@ -304,6 +304,7 @@ walk_stmt(TileEnv *e, Stmt *s)
 		sure = tile_bounds_loop(e, s, mark);
 		walk_block(e, &s->u.loop.body);
 		tile_bounds_restore(e, sure);
+		tile_bounds_loop_end(e, s);
 		tile_facts_pop(e, mark);
 		break;
 	case ST_WHILE:

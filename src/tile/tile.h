@@ -224,6 +224,7 @@ struct TileEnv {
 	 * occurs */
 	int bounds_unsure;
 	VEC(bool) bounds_exact;
+	VEC(bool) bounds_ptxw; /* by Var.id: named by a raw PTX call */
 };
 
 void tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f);
@@ -274,6 +275,9 @@ void tile_bounds_init(TileEnv *e);
 int tile_bounds_guard(TileEnv *e, const Expr *cond, bool neg, size_t mark);
 int tile_bounds_loop(TileEnv *e, const Stmt *loop, size_t mark);
 void tile_bounds_restore(TileEnv *e, int saved);
+/* Leaving a for loop: its variable is no longer every value of its
+ * range. */
+void tile_bounds_loop_end(TileEnv *e, const Stmt *loop);
 void tile_facts_pop(TileEnv *e, size_t mark);
 /* Kills the facts that mention v (an assignment to v). */
 void tile_facts_assign(TileEnv *e, const Var *v);
