@@ -278,7 +278,8 @@ enumerate_cex(const SymTab *cp, Lin g, bool *mark, int64_t **vals_out)
 		vals[i] = s->lo;
 		if (!mark[i])
 			continue;
-		uint64_t cnt = (uint64_t)(s->hi - s->lo) / (uint64_t)s->mult + 1;
+		uint64_t cnt =
+			(uint64_t)(s->hi - s->lo) / (uint64_t)s->mult + 1;
 		if (s->hi < s->lo || s->lo % s->mult || cnt > ENUM_LIMIT ||
 		    (total *= cnt) > ENUM_LIMIT)
 			return NULL;
@@ -342,8 +343,8 @@ access_text(Ctx *c, const Buffer *b, const ExprVec *idx)
 /* g >= 0 must hold; a refutation reports it.  upper: the index below
  * the extent (else: at least 0). */
 static bool
-refute(TileEnv *e, const Buffer *b, const ExprVec *idx, int d, Lin g,
-       Lin il, bool upper, bool write, Span sp)
+refute(TileEnv *e, const Buffer *b, const ExprVec *idx, int d, Lin g, Lin il,
+       bool upper, bool write, Span sp)
 {
 	int64_t lo, hi;
 	if (g.overflow || !lin_bounds(&e->st, g, &lo, &hi) || lo >= 0)
@@ -370,7 +371,8 @@ refute(TileEnv *e, const Buffer *b, const ExprVec *idx, int d, Lin g,
 		kinds & ~(1u << SK_EXACT)
 			? *cex ? arena_printf(&c->arena,
 					      "counterexample: %s, for every "
-					      "value of the arguments", cex)
+					      "value of the arguments",
+					      cex)
 			       : "whenever it runs, for every value of the "
 				 "arguments"
 		: *cex ? arena_printf(&c->arena,
@@ -380,12 +382,14 @@ refute(TileEnv *e, const Buffer *b, const ExprVec *idx, int d, Lin g,
 	if (!upper)
 		return diag_error(c, PT_E_BOUNDS_NEGATIVE, sp,
 				  "%s %s before the start of %s: %s >= 0 "
-				  "fails on axis %d; %s", write ? "store" : "load",
-				  acc, b->name, it, d, why);
+				  "fails on axis %d; %s",
+				  write ? "store" : "load", acc, b->name, it, d,
+				  why);
 	return diag_error(c, PT_E_BOUNDS_OVERRUN, sp,
 			  "%s %s past the end of %s: %s < %s fails on axis "
-			  "%d (extent %s); %s", write ? "store" : "load", acc,
-			  b->name, it, ex, d, ex, why);
+			  "%d (extent %s); %s",
+			  write ? "store" : "load", acc, b->name, it, ex, d, ex,
+			  why);
 }
 
 static bool
@@ -538,7 +542,7 @@ captured(TileEnv *e, const Expr *cond, bool neg)
 		return false;
 	/* fact_push drops constant facts: a false one is a dead branch */
 	int64_t k = d.c0;
-	return !lin_is_const(d) || (op == BIN_LT ? k >= 1
+	return !lin_is_const(d) || (op == BIN_LT   ? k >= 1
 				    : op == BIN_LE ? k >= 0
 				    : op == BIN_GT ? k <= -1
 				    : op == BIN_GE ? k <= 0
@@ -578,9 +582,8 @@ leaves_early(const Block *b)
 		if (s->kind == ST_BREAK || s->kind == ST_CONTINUE ||
 		    s->kind == ST_RETURN)
 			return true;
-		if (s->kind == ST_IF &&
-		    (leaves_early(&s->u.cond.then) ||
-		     leaves_early(&s->u.cond.els)))
+		if (s->kind == ST_IF && (leaves_early(&s->u.cond.then) ||
+					 leaves_early(&s->u.cond.els)))
 			return true;
 	}
 	return false;
