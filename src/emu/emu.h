@@ -178,6 +178,9 @@ typedef struct Thread {
 	uint32_t cpa_group;    /* cp.async groups committed so far */
 	uint32_t bulk_group;   /* bulk async-groups committed so far */
 	uint32_t wg_group;     /* wgmma-groups committed so far */
+	/* race check: per lane of this warp, the number of the latest warp
+	 * collective of that lane this thread is ordered after */
+	uint32_t wvc[32];
 } Thread;
 
 typedef struct Mbar {
@@ -187,10 +190,16 @@ typedef struct Mbar {
 	uint32_t phase;
 } Mbar;
 
+/* The race check's record of one shared byte in one CTA epoch: the last
+ * writer (thread key, 0 none) with the warp-collective count of its warp
+ * then (wstamp); the readers since, as lanes of one warp (rwarp: warp
+ * key, 0 none) with the highest such count (rstamp), and the latest
+ * reader there (rkey); xkey: a reader of another warp (0 none). */
 typedef struct Shadow {
 	uint32_t epoch;
-	uint16_t writer, reader;
-	uint32_t wline;
+	uint16_t writer, rkey, xkey, rwarp;
+	uint32_t wline, rline, xline;
+	uint32_t wstamp, rstamp, rmask;
 } Shadow;
 
 typedef struct Cta {
@@ -209,6 +218,9 @@ typedef struct Cta {
 	 * last epoch, writer and reader (thread key, 0 none, 0xffff many) */
 	uint32_t epoch;
 	struct Shadow *shadow;
+	/* warp collectives completed per warp (happens-before inside a
+	 * warp: a collective orders only its own member lanes) */
+	uint32_t wseq[32];
 } Cta;
 
 typedef struct Pending Pending;

@@ -57,6 +57,96 @@ thread_of_key(Run *r, uint16_t key)
 	return &r->ctas[k >> 11].th[k & 2047];
 }
 
+/* Warp key of a thread: CTA rank and warp, + 1 (0 is "none"). */
+static uint16_t
+warp_key(Run *r, const Thread *t)
+{
+	return (uint16_t)((cta_of_thread(r, t)->rank << 5 | (t->warp & 31)) + 1);
+}
+
+/* An access of byte s made by thread `other` when its warp had
+ * completed `stamp` collectives happens before t's access now: the same
+ * thread, or a lane of t's warp that took part in a later collective t
+ * is ordered after.  (CTA-wide barriers start a new epoch instead.) */
+static bool
+ordered_after(Run *r, const Thread *t, uint16_t me, uint16_t other,
+	      uint32_t stamp)
+{
+	if (other == me)
+		return true;
+	const Thread *o = thread_of_key(r, other);
+	return warp_key(r, o) == warp_key(r, t) && t->wvc[o->lane] > stamp;
+}
+
+static _Noreturn void
+report_race(Run *r, Cta *owner, uint32_t byte, const Thread *t,
+	    const Insn *in, bool write, uint16_t other, bool wrote,
+	    uint32_t line)
+{
+	const Thread *o = thread_of_key(r, other);
+	char at[400];
+	emu_fail(r, PT_E_EMU_RACE, t, in,
+		 "shared-memory race on byte 0x%x of CTA rank %u: this %s, "
+		 "and thread (%u,%u,%u) of CTA rank %u %s it at %s with no "
+		 "synchronisation between", byte, owner->rank,
+		 write ? "write" : "read", o->tid[0], o->tid[1], o->tid[2],
+		 (unsigned)(other - 1) >> 11, wrote ? "wrote" : "read",
+		 emu_where(r, (int)line, at, sizeof(at)));
+}
+
+/* A write must come after every read since the last one. */
+static void
+check_readers(Run *r, Cta *owner, Shadow *s, uint32_t byte, const Thread *t,
+	      const Insn *in, uint16_t me)
+{
+	uint16_t wk = warp_key(r, t);
+	if (s->xkey)
+		report_race(r, owner, byte, t, in, true,
+			    s->rwarp == wk ? s->xkey : s->rkey, false,
+			    s->rwarp == wk ? s->xline : s->rline);
+	if (!s->rwarp)
+		return;
+	if (s->rwarp != wk)
+		report_race(r, owner, byte, t, in, true, s->rkey, false,
+			    s->rline);
+	if (!ordered_after(r, t, me, s->rkey, s->rstamp))
+		report_race(r, owner, byte, t, in, true, s->rkey, false,
+			    s->rline);
+	uint32_t first = (uint32_t)(me - 1) - t->lane;
+	for (uint32_t m = s->rmask & ~(1u << t->lane); m; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctz(m);
+		if (t->wvc[l] <= s->rstamp)
+			report_race(r, owner, byte, t, in, true,
+				    (uint16_t)(first + l + 1), false, s->rline);
+	}
+}
+
+static void
+note_read(Run *r, Shadow *s, const Thread *t, const Insn *in, uint16_t me)
+{
+	uint16_t wk = warp_key(r, t);
+	uint32_t seq = cta_of_thread(r, t)->wseq[t->warp & 31];
+	if (s->rwarp && s->rwarp != wk) {
+		s->xkey = me;
+		s->xline = (uint32_t)in->line;
+		return;
+	}
+	if (!s->rwarp) {
+		s->rwarp = wk;
+		s->rmask = 0;
+	}
+	/* readers already ordered before this one need no record */
+	for (uint32_t m = s->rmask; m; m &= m - 1) {
+		uint32_t l = (uint32_t)__builtin_ctz(m);
+		if (t->wvc[l] > s->rstamp)
+			s->rmask &= ~(1u << l);
+	}
+	s->rmask |= 1u << t->lane;
+	s->rstamp = seq;
+	s->rkey = me;
+	s->rline = (uint32_t)in->line;
+}
+
 void
 race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 	   const Insn *in, bool write)
@@ -64,45 +154,27 @@ race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 	if (!owner->shadow)
 		owner->shadow = NEWN(r->arena, Shadow, owner->smem_size + 1);
 	uint16_t me = thread_key(r, t);
+	uint32_t seq = cta_of_thread(r, t)->wseq[t->warp & 31];
 	for (uint64_t i = 0; i < n; i++) {
 		Shadow *s = &owner->shadow[off + i];
+		uint32_t byte = (uint32_t)(off + i);
 		if (s->epoch != owner->epoch) {
+			memset(s, 0, sizeof(*s));
 			s->epoch = owner->epoch;
-			s->writer = s->reader = 0;
 		}
-		uint16_t other = s->writer && s->writer != me ? s->writer
-				 : write && s->reader && s->reader != me
-					 ? s->reader
-					 : 0;
-		if (other == 0xffff)
-			emu_fail(r, PT_E_EMU_RACE, t, in,
-				 "shared-memory race on byte 0x%x of CTA rank %u: "
-				 "this write, and reads by several other threads "
-				 "with no synchronisation between",
-				 (unsigned)(off + i), owner->rank);
-		if (other) {
-			const Thread *o = thread_of_key(r, other);
-			char what[512], at[400];
-			if (other == s->writer)
-				snprintf(what, sizeof(what), "wrote at %s",
-					 emu_where(r, (int)s->wline, at,
-						   sizeof(at)));
-			else
-				snprintf(what, sizeof(what), "read");
-			emu_fail(r, PT_E_EMU_RACE, t, in,
-				 "shared-memory race on byte 0x%x of CTA rank %u: "
-				 "this %s, and thread (%u,%u,%u) of CTA rank %u %s "
-				 "it with no synchronisation between",
-				 (unsigned)(off + i), owner->rank,
-				 write ? "write" : "read", o->tid[0], o->tid[1],
-				 o->tid[2], (unsigned)(other - 1) >> 11, what);
+		if (s->writer && !ordered_after(r, t, me, s->writer, s->wstamp))
+			report_race(r, owner, byte, t, in, write, s->writer,
+				    true, s->wline);
+		if (!write) {
+			note_read(r, s, t, in, me);
+			continue;
 		}
-		if (write) {
-			s->writer = me;
-			s->wline = (uint32_t)in->line;
-		} else if (s->reader != me) {
-			s->reader = s->reader ? 0xffff : me;
-		}
+		check_readers(r, owner, s, byte, t, in, me);
+		s->writer = me;
+		s->wstamp = seq;
+		s->wline = (uint32_t)in->line;
+		s->rwarp = s->xkey = s->rkey = 0;
+		s->rmask = 0;
 	}
 }
 

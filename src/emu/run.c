@@ -283,6 +283,30 @@ run_thread(Run *r, Cta *c, Thread *t)
 
 /* ---- blocked threads ---- */
 
+/* A warp collective synchronises its member lanes and nothing else (PTX
+ * memory model: shfl/vote/redux/bar.warp order a warp, not the CTA): the
+ * race check's clocks of the members join and take the collective's
+ * number; other warps and the CTA epoch are untouched. */
+static void
+warp_clock(Cta *c, Thread **lanes, uint32_t n, uint32_t need)
+{
+	if (!need)
+		return;
+	uint32_t w = lanes[__builtin_ctz(need)]->warp;
+	uint32_t v = ++c->wseq[w & 31], j[32] = {0};
+	for (uint32_t l = 0; l < n; l++)
+		if (need & (1u << l))
+			for (int q = 0; q < 32; q++)
+				if (lanes[l]->wvc[q] > j[q])
+					j[q] = lanes[l]->wvc[q];
+	for (uint32_t l = 0; l < n; l++)
+		if (need & (1u << l))
+			j[l] = v;
+	for (uint32_t l = 0; l < n; l++)
+		if (need & (1u << l))
+			memcpy(lanes[l]->wvc, j, sizeof(j));
+}
+
 /* Runs the collective at pc once every lane that must take part (the
  * live lanes, or the member mask of a .sync instruction) waits at it. */
 static bool
@@ -320,7 +344,7 @@ resolve_collective(Run *r, Cta *c, Thread **lanes, uint32_t n, uint32_t live,
 			lanes[l]->st = TS_RUN;
 			lanes[l]->pc = pc + 1;
 		}
-	c->epoch++; /* the collective synchronises its lanes */
+	warp_clock(c, lanes, n, need);
 	return true;
 }
 
@@ -503,6 +527,7 @@ setup_cluster(Run *r, const unsigned cl[3])
 		c->nmbar = 0;
 		c->tmem_used = 0;
 		c->epoch++;
+		memset(c->wseq, 0, sizeof(c->wseq));
 		for (uint32_t j = 0; j < nth; j++) {
 			Thread *t = &c->th[j];
 			uint64_t *regs = t->r;

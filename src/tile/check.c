@@ -283,6 +283,8 @@ walk_stmt(TileEnv *e, Stmt *s)
 {
 	GuardSave g;
 	size_t mark;
+	int sure;
+	tile_bounds_stmt(e, s);
 	switch (s->kind) {
 	case ST_VAR_DECL:
 		tile_env_decl(e, s);
@@ -299,23 +301,32 @@ walk_stmt(TileEnv *e, Stmt *s)
 	case ST_FOR:
 		tile_env_loop(e, s);
 		mark = tile_facts_loop(e, s);
+		sure = tile_bounds_loop(e, s, mark);
 		walk_block(e, &s->u.loop.body);
+		tile_bounds_restore(e, sure);
+		tile_bounds_loop_end(e, s);
 		tile_facts_pop(e, mark);
 		break;
 	case ST_WHILE:
 		mark = tile_facts_loop(e, s);
+		sure = tile_bounds_loop(e, s, mark);
 		walk_block(e, &s->u.whil.body);
+		tile_bounds_restore(e, sure);
 		tile_facts_pop(e, mark);
 		break;
 	case ST_IF:
 		tile_guard_push(e, s->u.cond.cond, false, &g);
 		mark = tile_facts_guard(e, s->u.cond.cond, false);
+		sure = tile_bounds_guard(e, s->u.cond.cond, false, mark);
 		walk_block(e, &s->u.cond.then);
+		tile_bounds_restore(e, sure);
 		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		tile_guard_push(e, s->u.cond.cond, true, &g);
 		mark = tile_facts_guard(e, s->u.cond.cond, true);
+		sure = tile_bounds_guard(e, s->u.cond.cond, true, mark);
 		walk_block(e, &s->u.cond.els);
+		tile_bounds_restore(e, sure);
 		tile_facts_pop(e, mark);
 		tile_guard_pop(e, &g);
 		break;
@@ -343,6 +354,7 @@ check_module(Ctx *c, Module *m)
 		TileEnv e;
 		tile_env_init(&e, c, m, f);
 		scan_assigned(&e, &f->body);
+		tile_bounds_init(&e);
 		walk_block(&e, &f->body);
 		if (!ctx_has_errors(c))
 			tile_mbar_lint(&e, f);

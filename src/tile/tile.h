@@ -218,6 +218,13 @@ struct TileEnv {
 	Span tc05_span;
 	int block_sym[3];       /* block id symbol + 1 per axis, 0 = none */
 	bool in_floor;          /* tile_var_floor is running */
+	/* bounds.c: enclosing conditions, early exits and returns that
+	 * leave it unsure whether a statement runs (0: it certainly runs
+	 * under the facts), and the loop symbols every value of which
+	 * occurs */
+	int bounds_unsure;
+	VEC(bool) bounds_exact;
+	VEC(bool) bounds_ptxw; /* by Var.id: named by a raw PTX call */
 };
 
 void tile_env_init(TileEnv *e, Ctx *c, Module *m, Func *f);
@@ -256,6 +263,21 @@ size_t tile_facts_guard(TileEnv *e, const Expr *cond, bool negate);
 /* Kills facts about variables the loop body assigns, then pushes the
  * loop's own facts (while condition; begin <= i < end). */
 size_t tile_facts_loop(TileEnv *e, const Stmt *loop);
+/* ---- bounds.c: element accesses refuted at compile time ---- */
+
+/* Reports a load or store in s's own expressions whose index provably
+ * leaves its buffer's shape (PT_E_BOUNDS_*); unprovable ones pass. */
+void tile_bounds_stmt(TileEnv *e, const Stmt *s);
+void tile_bounds_init(TileEnv *e);
+/* Entering a branch (after its facts from mark were pushed) or a loop
+ * (after tile_env_loop and tile_facts_loop); each returns the state
+ * tile_bounds_restore puts back on leaving. */
+int tile_bounds_guard(TileEnv *e, const Expr *cond, bool neg, size_t mark);
+int tile_bounds_loop(TileEnv *e, const Stmt *loop, size_t mark);
+void tile_bounds_restore(TileEnv *e, int saved);
+/* Leaving a for loop: its variable is no longer every value of its
+ * range. */
+void tile_bounds_loop_end(TileEnv *e, const Stmt *loop);
 void tile_facts_pop(TileEnv *e, size_t mark);
 /* Kills the facts that mention v (an assignment to v). */
 void tile_facts_assign(TileEnv *e, const Var *v);

@@ -77,6 +77,53 @@ expect_rc race 1 "$P" run --emulate "$t/r.ptx" --meta "$t/b.json" --check-races
 grep -q "error\[E9509\]: CTA (0,0,0) thread (1,0,0), PTX line 9 (st.shared.u32): shared-memory race" "$t/err" &&
 	ok race_message || bad race_message "$(cat "$t/err")"
 
+# Race check through warp collectives (issue 22): a collective orders its
+# own member lanes, never another warp or the lanes outside its mask.
+# 64 threads; thread W writes shared word 0, then shuffles (one full-warp
+# shfl, or one per half warp with the half's mask), then thread 0 reads it
+race_ptx() { # writer-tid full|half
+	if [ "$2" = half ]; then
+		sh='\tand.b32 %%r3, %%r1, 31;\n\tsetp.lt.u32 %%p2, %%r3, 16;\n\t@%%p2 shfl.sync.bfly.b32 %%r2, %%r1, 1, 15, 0x0000ffff;\n\t@!%%p2 shfl.sync.bfly.b32 %%r2, %%r1, 1, 15, 0xffff0000;\n'
+	else
+		sh='\tshfl.sync.bfly.b32 %%r2, %%r1, 1, 31, 0xffffffff;\n'
+	fi
+	printf ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %%p<3>;\n\t.reg .b32 %%r<4>;\n\t.shared .align 4 .b8 s[4];\n\tmov.u32 %%r1, %%tid.x;\n\tsetp.eq.u32 %%p1, %%r1, $1;\n\t@%%p1 st.shared.u32 [s], %%r1;\n$sh\tsetp.eq.u32 %%p1, %%r1, 0;\n\t@%%p1 ld.shared.u32 %%r3, [s];\n\tret;\n}\n" >"$t/wr.ptx"
+}
+printf '{"format": "ptxtile-meta", "version": 1, "target": "sm_90", "kernels": [{"name": "k", "params": [], "launch": {"grid": [1, 1, 1], "block": [64, 1, 1], "dynamic_smem": 0}}]}\n' >"$t/b64.json"
+race_ptx 1 full
+expect_rc race_shfl_same_warp 0 "$P" run --emulate "$t/wr.ptx" --meta "$t/b64.json" --check-races
+race_ptx 33 full
+expect_rc race_shfl_other_warp 1 "$P" run --emulate "$t/wr.ptx" --meta "$t/b64.json" --check-races
+grep -q "error\[E9509\]: CTA (0,0,0) thread (0,0,0), PTX line 14 (ld.shared.u32): .* thread (33,0,0) of CTA rank 0 wrote it at PTX line 11 (st.shared.u32)" "$t/err" &&
+	ok race_shfl_other_warp_message || bad race_shfl_other_warp_message "$(cat "$t/err")"
+race_ptx 5 half
+expect_rc race_shfl_same_half 0 "$P" run --emulate "$t/wr.ptx" --meta "$t/b64.json" --check-races
+race_ptx 17 half
+expect_rc race_shfl_other_half 1 "$P" run --emulate "$t/wr.ptx" --meta "$t/b64.json" --check-races
+grep -q "error\[E9509\]: .* PTX line 17 (ld.shared.u32): .* thread (17,0,0) of CTA rank 0 wrote it at PTX line 11" "$t/err" &&
+	ok race_shfl_other_half_message || bad race_shfl_other_half_message "$(cat "$t/err")"
+
+# The racy softmax (tests/races/softmax_racy.py): lane 0 of each warp
+# reuses its shared slot for the sum while the other warp may still read
+# it for the max, with only shuffles between.  Reported with both script
+# lines (the write, line 32; the other warp's read, line 25) in either
+# order; the fixed version (a barrier after the reads) runs clean and
+# gives softmax(0..63): Y[i] = e^(i-63) / sum_j e^(j-63), within 1e-5
+# relative (T.exp is ex2.approx: 3.3e-6 measured)
+expect_rc race_softmax 1 "$P" run --emulate tests/races/softmax_racy.py --check-races --lineinfo
+if grep -q "error\[E9509\]: .* at tests/races/softmax_racy.py:\(32\|25\): shared-memory race .* at tests/races/softmax_racy.py:\(32\|25\) with no" "$t/err" &&
+   grep -q "softmax_racy.py:32" "$t/err" && grep -q "softmax_racy.py:25" "$t/err"; then
+	ok race_softmax_lines; else bad race_softmax_lines "$(cat "$t/err")"; fi
+expect_rc race_softmax_unchecked 0 "$P" run --emulate tests/races/softmax_racy.py
+expect_rc race_softmax_fixed 0 "$P" run --emulate tests/races/softmax_fixed.py --check-races \
+	--arg X=iota --dump Y
+if tr ' ' '\n' <"$t/out" | grep -v '^Y:$' | grep -v '^$' | awk '
+	BEGIN { for (j = 0; j < 64; j++) s += exp(j - 63) }
+	{ want = exp(NR - 1 - 63) / s; d = $1 - want; if (d < 0) d = -d
+	  if (d > 1e-5 * want) bad = 1; n++ }
+	END { exit !(n == 64 && !bad) }'; then ok race_softmax_fixed_values
+else bad race_softmax_fixed_values "$(head -c 300 "$t/out")"; fi
+
 # tests/golden/tile_wgmma.py: every wgmma form ptxtile emits (bf16/f16/
 # tf32/e4m3xe5m2/s8xu8, A in registers and from descriptors, MN-major B,
 # negation, .satfinite) and setmaxnreg, with ptxtile's own descriptors,

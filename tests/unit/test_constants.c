@@ -12,7 +12,9 @@
 #include "test.h"
 
 /* BLOCK sets .reqntid; TILE = BLOCK * 2 is the grid, so the PTX shows both
- * the override and a constant computed from it. */
+ * the override and a constant computed from it.  A holds one element per
+ * thread of the largest BLOCK used below (256): a smaller A would be
+ * written past its end, which the compiler proves (E6030). */
 static const char script[] =
 	"from tvm_tirx.script import tirx as T\n"
 	"BLOCK = 256\n"
@@ -23,7 +25,7 @@ static const char script[] =
 	"ON = True\n"
 	"DT = \"float32\"\n"
 	"@T.function\n"
-	"def k(A: T.Tensor((64,), DT)):\n"
+	"def k(A: T.Tensor((256,), DT)):\n"
 	"    T.device_entry(launch=T.cuda.LaunchConfig(grid=TILE, block=BLOCK))\n"
 	"    A[T.cuda.thread_idx(\"x\")] = T.cast(SCALE, DT)\n";
 

@@ -2499,7 +2499,8 @@ TEST(emu_race_check)
 	/* threads run one after another: thread 0 has read word 1 when
 	 * thread 1 writes it */
 	CHECK(strstr(ptem_errmsg(e), "thread (1,0,0), PTX line 17") &&
-	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 read it"));
+	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 read it at "
+				     "PTX line 20"));
 	ptem_free(e);
 	CHECK_INT(run_small(body, 32, 0, &e, &b), PT_OK);
 	ptem_free(e);
@@ -2517,8 +2518,8 @@ TEST(emu_race_check)
 		 "\t@!%%p1 ld.shared.u32 %%r5, [%%r4];\n\tret;\n", regs);
 	CHECK_INT(run_small(body, 32, PTEM_CHECK_RACES, &e, &b), PT_E_EMU_RACE);
 	CHECK(strstr(ptem_errmsg(e), "thread (1,0,0), PTX line 21") &&
-	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 wrote at "
-				     "PTX line 20"));
+	      strstr(ptem_errmsg(e), "thread (0,0,0) of CTA rank 0 wrote it "
+				     "at PTX line 20"));
 	ptem_free(e);
 }
 
