@@ -8,7 +8,7 @@
  * .u64, scalars typed, tensor maps .align 64 .b8[128]), one hidden .s32
  * parameter per symbolic size used, .reqntid from constant block dims and
  * .reqnctapercluster/.explicitcluster from the launch cluster.  Tensor
- * maps of TMA calls on tensor parameters (Module.tma_slots) are hidden
+ * maps of TMA calls on tensor parameters (Func.tmaps) are hidden
  * .align 64 .b8[128] parameters between the user's and the sizes.  The module
  * header's .version is the highest of the target's floor and what the
  * emitted instructions need.  Scalar functions (ewise lambdas) emit
@@ -16,7 +16,6 @@
  */
 #include <string.h>
 
-#include "api.h"
 #include "codegen/codegen.h"
 #include "base/json.h"
 #include "ptx/ptx.h"
@@ -358,10 +357,8 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 			load_scalar_param(g, p->var, name);
 		}
 	}
-	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
-		const TmapSlot *t = g->m->tma_slots.v[i];
-		if (t->func != f || !t->var)
-			continue;
+	for (size_t i = 0; i < f->tmaps.n; i++) {
+		const TmapSlot *t = f->tmaps.v[i];
 		const char *name = param_name(g, t->name);
 		sb_printf(out, "%s\t.param .align 64 .b8 %s[128]", sep, name);
 		tensormap_param(g, t->var, name);
