@@ -378,6 +378,22 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 	sb_puts(out, strcmp(sep, "\n") ? "\n)\n" : ")\n");
 }
 
+/* Whether the target has directive d (its gate row), recording the PTX
+ * version it needs; what: the script feature that asks for it. */
+static bool
+directive(Gen *g, PtxDirective d, const char *what)
+{
+	const PtxDirectiveRow *row = ptx_directive(d);
+	if (!ptx_gate_allows(row->gate, g->c->target)) {
+		gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
+			  "%s needs %s or newer", what,
+			  ptx_gate_min_target(row->gate));
+		return false;
+	}
+	gen_need_ptx(g, row->min_ptx);
+	return true;
+}
+
 static void
 gen_directives(Gen *g, StrBuf *out)
 {
@@ -395,26 +411,23 @@ gen_directives(Gen *g, StrBuf *out)
 		sb_printf(out, ".minnctapersm %lld\n",
 			  (long long)l->min_blocks_per_sm);
 	if (l->max_blocks_per_cluster) {
-		if (target_sm(g->c->target) < 90)
-			gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
-				  "max_blocks_per_cluster needs sm_90 or newer");
-		gen_need_ptx(g, 78);
-		sb_printf(out, ".maxclusterrank %lld\n",
+		directive(g, PTXD_MAXCLUSTERRANK, "max_blocks_per_cluster");
+		sb_printf(out, "%s %lld\n",
+			  ptx_directive(PTXD_MAXCLUSTERRANK)->name,
 			  (long long)l->max_blocks_per_cluster);
 	}
 	if (l->ncluster == 0)
 		return;
-	if (target_sm(g->c->target) < 90) {
-		gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
-			  "a launch cluster needs sm_90 or newer");
+	if (!directive(g, PTXD_REQNCTAPERCLUSTER, "a launch cluster") ||
+	    !directive(g, PTXD_EXPLICITCLUSTER, "a launch cluster"))
 		return;
-	}
 	int64_t c[3] = {1, 1, 1};
 	for (int i = 0; i < l->ncluster && i < 3; i++)
 		c[i] = l->cluster[i];
-	gen_need_ptx(g, 78);
-	sb_printf(out, ".reqnctapercluster %lld, %lld, %lld\n.explicitcluster\n",
-		  (long long)c[0], (long long)c[1], (long long)c[2]);
+	sb_printf(out, "%s %lld, %lld, %lld\n%s\n",
+		  ptx_directive(PTXD_REQNCTAPERCLUSTER)->name, (long long)c[0],
+		  (long long)c[1], (long long)c[2],
+		  ptx_directive(PTXD_EXPLICITCLUSTER)->name);
 }
 
 static void
