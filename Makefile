@@ -10,7 +10,8 @@
 #   make test-gpu    GPU tests (a skip, exit 0, when no driver)
 #   make test-tirx   compare tile instructions with apache-tvm-tirx (optional)
 #   make bench-frontend  front-end timing per example (bench/README.md)
-#   make lint        clang-format check of tools/lint-files.txt
+#   make lint        style check of every C file (clang-format but for
+#                    tools/lint-pending.txt; trailing whitespace)
 #   make install PREFIX=/usr/local
 O ?= build
 CC ?= cc
@@ -156,11 +157,18 @@ ptx-identical: all $(O)/ptxdiff
 		BUILD=$(O) sh tools/ptx_identical.sh "$(O)/ptx_identical_new" "$(REF)"; \
 	else BUILD=$(O) sh tools/ptx_identical.sh "$(REF)"; fi
 
-# Style check: the files in tools/lint-files.txt against .clang-format.
-LINT_LIST ?= tools/lint-files.txt
-LINT_FILES = $(shell sed -e 's/\#.*//' $(LINT_LIST))
+# Style check of every C source and header: no trailing whitespace in
+# any, and .clang-format for all but the files of tools/lint-pending.txt
+# (those not yet formatted; the list only shrinks).
+LINT_FILES ?= $(shell find src include tools bench examples tests \
+	-name '*.[ch]' | LC_ALL=C sort)
+LINT_PENDING ?= tools/lint-pending.txt
+LINT_FORMATTED = $(filter-out $(shell sed -e 's/\#.*//' $(LINT_PENDING)), \
+	$(LINT_FILES))
 lint:
-	clang-format --style=file --dry-run --Werror $(LINT_FILES)
+	@! grep -n '[[:space:]]$$' $(LINT_FILES) /dev/null || \
+		{ echo "lint: error: trailing whitespace (above)"; exit 1; }
+	clang-format --style=file --dry-run --Werror $(LINT_FORMATTED)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/ptxtile/codes $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

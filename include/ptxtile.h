@@ -28,7 +28,7 @@ extern "C" {
  * ctypes: raised whenever a prototype, struct or table it reads changes,
  * so a package and a library that disagree fail at import, not at a
  * launch.  pt_abi_version() returns the library's. */
-#define PT_ABI_VERSION 1
+#define PT_ABI_VERSION 2
 
 /* Status and diagnostic codes: PT_OK or PT_E_<NAME> (number in codes.def). */
 enum {
@@ -59,6 +59,19 @@ PT_API const char *pt_code_summary(int code);
 PT_API int pt_code_number(const char *name);
 /* PT_ABI_VERSION of the library. */
 PT_API int pt_abi_version(void);
+/* Row i of one of the library's tables, for bindings that read instead
+ * of copying them (src/abi.c): its name, with two numbers in *a and *b
+ * (either may be NULL); NULL past the end or for an unknown table.
+ *   "dtype"   a script dtype: bits, kind (0 bool, 1 int, 2 uint,
+ *             3 float, 4 raw bits)
+ *   "target"  a target: SM number, 1 when arch- or family-specific
+ *   "axis"    a layout axis: kind (0 storage, 1 thread, 2 CTA, 3 TMEM)
+ *   "import"  another importable builtin: module (0 layout, 1 axis)
+ *   "struct"  "T": sizeof, alignment; "T.f": offset, size of field f,
+ *             for the structs of ptxtile_rt.h / ptxtile_emu.h that
+ *             bindings lay out themselves */
+PT_API const char *pt_abi_row(const char *table, int i, long long *a,
+			      long long *b);
 
 /* Diagnostics of the last operation on ctx. */
 PT_API size_t pt_diag_count(const pt_ctx *ctx);

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "api.h"
+#include "codegen/codegen.h"
 #include "ir/ir.h"
+#include "ir/ir_json.h"
+#include "tile/program.h"
 
 const char *
 pt_default_target(void)
@@ -110,14 +112,34 @@ pt_to_json(pt_ctx *ctx, const pt_module *m, const char **text)
 	return first_error(ctx);
 }
 
+/* The checker's program of m, or NULL when the target is unknown or
+ * memory ran out (*st says which). */
+static TileProgram *
+check_program(Ctx *c, Module *m, const char *target, int *st)
+{
+	TileProgram *p = NULL;
+	*st = set_target(c, target);
+	if (*st)
+		return NULL;
+	jmp_buf jb;
+	c->arena.oom = &jb;
+	if (setjmp(jb)) {
+		c->arena.oom = NULL;
+		*st = out_of_memory(c);
+		return NULL;
+	}
+	p = check_module(c, m);
+	c->arena.oom = NULL;
+	*st = first_error(c);
+	return p;
+}
+
 int
 pt_check(pt_ctx *ctx, pt_module *m, const char *target)
 {
-	int st = set_target(ctx, target);
-	if (st)
-		return st;
-	GUARDED(ctx, check_module(ctx, m));
-	return first_error(ctx);
+	int st;
+	check_program(ctx, m, target, &st);
+	return st;
 }
 
 void
@@ -131,10 +153,11 @@ pt_compile(pt_ctx *ctx, pt_module *m, const char *target, const char **ptx,
 	   const char **meta)
 {
 	*ptx = *meta = NULL;
-	int st = pt_check(ctx, m, target);
+	int st;
+	TileProgram *p = check_program(ctx, m, target, &st);
 	if (st)
 		return st;
-	GUARDED(ctx, tile_lower_module(ctx, m));
+	GUARDED(ctx, tile_lower_module(ctx, m, p));
 	GUARDED(ctx, codegen_module(ctx, m, ptx, meta));
 	st = first_error(ctx);
 	if (st)
@@ -146,10 +169,11 @@ int
 pt_explain(pt_ctx *ctx, pt_module *m, const char *target, const char **text)
 {
 	*text = NULL;
-	int st = pt_check(ctx, m, target);
-	if (st && !((Module *)m)->tile_calls.n)
+	int st;
+	TileProgram *p = check_program(ctx, m, target, &st);
+	if (st && (!p || !p->calls.n))
 		return st;
 	/* with errors, the calls that passed are still explained */
-	GUARDED(ctx, *text = explain_module(ctx, m));
+	GUARDED(ctx, *text = explain_module(ctx, m, p));
 	return st ? st : first_error(ctx);
 }

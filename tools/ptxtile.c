@@ -403,6 +403,28 @@ run_json(pt_ctx *ctx, pt_module *m, const Options *o)
 	return st ? report(ctx, st, o) : write_output(o->out, text);
 }
 
+/* Tile calls in block b (a checked module still holds them: lowering
+ * replaces each by its instructions). */
+static size_t
+count_tile_calls(const Block *b)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const Stmt *s = b->v[i];
+		if (s->kind == ST_EVAL)
+			n += s->u.value->kind == EX_TILE_APPLY ||
+			     s->u.value->kind == EX_TILE_EWISE;
+		else if (s->kind == ST_FOR)
+			n += count_tile_calls(&s->u.loop.body);
+		else if (s->kind == ST_WHILE)
+			n += count_tile_calls(&s->u.whil.body);
+		else if (s->kind == ST_IF)
+			n += count_tile_calls(&s->u.cond.then) +
+			     count_tile_calls(&s->u.cond.els);
+	}
+	return n;
+}
+
 /* The whole compile with the outputs dropped: check rejects exactly
  * what compile rejects (code generation has its own limits: shared
  * memory, constant indices, budgets). */
@@ -411,7 +433,10 @@ run_check(pt_ctx *ctx, pt_module *m, const Options *o)
 {
 	const char *ptx, *meta;
 	int st = pt_check(ctx, m, o->target);
-	size_t calls = m->tile_calls.n; /* lowering consumes them */
+	size_t calls = 0; /* before lowering consumes them */
+	for (size_t i = 0; !st && i < m->funcs.n; i++)
+		if (m->funcs.v[i]->is_kernel)
+			calls += count_tile_calls(&m->funcs.v[i]->body);
 	if (!st)
 		st = pt_compile(ctx, m, o->target, &ptx, &meta);
 	int rc = report(ctx, st, o);

@@ -16,7 +16,7 @@ import struct
 import sys
 
 from . import _lib
-from ._errors import LaunchError
+from ._errors import ArgumentCountError, LaunchError
 
 # ptrt_arg: kind and dtype (ints), then a union at offset 8: the tensor
 # (u64 ptr, int ndim, int64 shape[8], int64 strides[8] in bytes), a scalar,
@@ -66,14 +66,22 @@ _DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl",
                  7: "vulkan", 8: "metal", 9: "vpi", 10: "rocm", 13:
                  "cuda_managed", 14: "oneapi"}
 
+def check_count(name, user, args):
+    """The one argument-count check of a launch (GPU and emulator): user
+    is the kernel's user parameters (ptxtile.Kernel._user)."""
+    if len(args) != len(user):
+        raise ArgumentCountError(
+            'kernel "%s" takes %d arguments (%s), got %d'
+            % (name, len(user), ", ".join(p.name for p in user), len(args)))
+
+
 _torch_dtypes = {}
 
 
 def _torch_dtype_name(torch, dt):
     if not _torch_dtypes:
-        for name in ("bool", "int8", "int16", "int32", "int64", "uint8",
-                     "uint16", "uint32", "uint64", "float16", "bfloat16",
-                     "float32", "float64", "float8_e4m3fn", "float8_e5m2"):
+        # the library's dtypes that torch spells alike
+        for name, _, _ in _lib.table("dtype"):
             t = getattr(torch, name, None)
             if t is not None:
                 _torch_dtypes[t] = name

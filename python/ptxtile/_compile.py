@@ -16,8 +16,7 @@ from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from . import (_args, _cache, _constants, _emulate, _lib, _runtime, _source,
                _target)
-from ._errors import (ArgumentCountError, CompileError, Diagnostic,
-                      LaunchError)
+from ._errors import CompileError, Diagnostic, LaunchError
 from .tirx import Function
 
 
@@ -357,11 +356,7 @@ class Kernel(object):
         host=True, host arrays (numpy, CPU tensors) are packed at their
         host addresses, for the checks alone."""
         user = self._user
-        if len(args) != len(user):
-            raise ArgumentCountError(
-                'kernel "%s" takes %d arguments (%s), got %d'
-                % (self.name, len(user), ", ".join(p.name for p in user),
-                   len(args)))
+        _args.check_count(self.name, user, args)
         keep, device, torch_seen = [], None, False
         torch = sys.modules.get("torch")
         tensor_type = torch.Tensor if torch is not None else ()
@@ -544,6 +539,7 @@ def _launch(*a):
     return _launch(*a)
 
 
+@_lib.c_struct("ptrt_packed_launch")
 class _Packed(ctypes.Structure):
     """ptrt_packed_launch of include/ptxtile_rt.h (ctypes lays it out by
     the C rules, so the offsets below are the C compiler's)."""

@@ -13,7 +13,7 @@ PTX.  An emulator error (E95xx: what failed, where) is an EmulatorError.
 import ctypes
 
 from . import _args, _lib
-from ._errors import ArgumentCountError, LaunchError
+from ._errors import LaunchError
 
 P = ctypes.POINTER
 c_int, c_size_t, c_char_p, c_void_p, c_uint64 = (
@@ -28,6 +28,7 @@ class EmulatorError(LaunchError):
     .code is the E95xx status."""
 
 
+@_lib.c_struct("ptrt_plan_tma")
 class _PlanTma(ctypes.Structure):
     _fields_ = [("format", c_int), ("rank", c_int), ("addr", c_uint64),
                 ("dims", c_uint64 * 5), ("strides", c_uint64 * 4),
@@ -37,29 +38,33 @@ class _PlanTma(ctypes.Structure):
                 ("oob_fill", c_int)]
 
 
+@_lib.c_struct("ptrt_plan_param")
 class _PlanParam(ctypes.Structure):
     _fields_ = [("size", ctypes.c_uint32), ("is_tma", c_int),
                 ("bytes", ctypes.c_uint8 * 128), ("tma", _PlanTma)]
 
 
+@_lib.c_struct("ptrt_plan")
 class _Plan(ctypes.Structure):
     _fields_ = [("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
                 ("cluster", ctypes.c_uint32 * 3), ("smem", ctypes.c_uint32),
                 ("nparams", ctypes.c_uint32), ("params", P(_PlanParam))]
 
 
+@_lib.c_struct("ptem_launch")
 class _Launch(ctypes.Structure):
     _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
                 ("cluster", ctypes.c_uint * 3), ("dynamic_smem", ctypes.c_uint),
                 ("flags", ctypes.c_uint), ("max_steps", c_uint64)]
 
 
+@_lib.c_struct("ptem_arg")
 class _Arg(ctypes.Structure):
     _fields_ = [("data", c_void_p), ("size", c_size_t)]
 
 
 # ptem_tma_desc has the fields of _PlanTma in the same order and types
-_TmaDesc = _PlanTma
+_TmaDesc = _lib.c_struct("ptem_tma_desc")(_PlanTma)
 
 _PROTOS = {
     "ptem_new": (c_void_p, []),
@@ -124,12 +129,7 @@ def launch(kernel, args, late=False, check_races=False, max_steps=0):
     """Runs kernel (a ptxtile.Kernel) on args in the emulator; tensor
     arguments are updated in place."""
     lib, rt = _libs()
-    user = kernel._user
-    if len(args) != len(user):
-        raise ArgumentCountError(
-            'kernel "%s" takes %d arguments (%s), got %d'
-            % (kernel.name, len(user), ", ".join(p.name for p in user),
-               len(args)))
+    _args.check_count(kernel.name, kernel._user, args)
     e = lib.ptem_new()
     if not e:
         raise MemoryError("ptem_new")

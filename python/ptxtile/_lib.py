@@ -1,6 +1,10 @@
 """Loading libptxtile (the compiler) and libptxtile_rt (the runtime) with
 ctypes, and the C prototypes of include/ptxtile.h and include/ptxtile_rt.h
-that the package calls.
+that the package calls, and what the package reads from the library instead of
+copying it (issue 21): the tables of pt_abi_row (dtypes, targets, axes,
+importable names) and the layout of every ctypes structure the package
+passes (checked at load: a structure that disagrees with the C header is
+an AbiMismatch, an ImportError, never a wrong launch).
 
 The libraries are looked up in $PTXTILE_LIB_DIR, then in the package's own
 _lib folder (where `pip install .` puts them), then in the build folder of
@@ -27,7 +31,7 @@ class AbiMismatch(ImportError):
 
 
 # PT_ABI_VERSION of include/ptxtile.h that these prototypes follow
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 
 def lib_dirs():
@@ -76,6 +80,8 @@ _COMPILER_PROTOS = {
 
     "pt_code_number": (c_int, [c_char_p]),
     "pt_abi_version": (c_int, []),
+    "pt_abi_row": (c_char_p, [c_char_p, c_int, P(ctypes.c_longlong),
+                              P(ctypes.c_longlong)]),
 }
 
 _RUNTIME_PROTOS = {
@@ -113,6 +119,9 @@ def _load(name, protos):
                 f = getattr(lib, fn)
                 f.restype = res
                 f.argtypes = args
+            if "pt_abi_row" in protos:
+                for cls, cname in _structs:
+                    _check_struct(lib, path, cls, cname)
             _loaded[name] = lib
         return lib
 
@@ -134,13 +143,70 @@ def _check_abi(lib, path):
             "repository, or `pip install .`)" % (path, have, ABI_VERSION))
 
 
+def _rows(lib, table):
+    out, a, b = [], ctypes.c_longlong(), ctypes.c_longlong()
+    while True:
+        name = lib.pt_abi_row(table.encode(), len(out), ctypes.byref(a),
+                              ctypes.byref(b))
+        if name is None:
+            return out
+        out.append((name.decode(), a.value, b.value))
+
+
+_tables = {}
+
+
+def table(name):
+    """Rows (name, a, b) of the library's table `name` (pt_abi_row in
+    include/ptxtile.h says what a and b are)."""
+    rows = _tables.get(name)
+    if rows is None:
+        rows = _tables[name] = _rows(compiler(), name)
+    return rows
+
+
+_structs = []
+
+
+def c_struct(cname):
+    """Class decorator: cls lays out the C struct cname of the public
+    headers; the layout is checked against the library's (pt_abi_row
+    "struct") when it loads, or now when it already has."""
+    def mark(cls):
+        lib = _loaded.get("libptxtile.so")
+        if lib is not None:
+            _check_struct(lib, lib._name, cls, cname)
+        _structs.append((cls, cname))
+        return cls
+    return mark
+
+
+def _check_struct(lib, path, cls, cname):
+    rows = {n: (a, b) for n, a, b in _rows(lib, "struct")
+            if n == cname or n.startswith(cname + ".")}
+    want = {cname: (ctypes.sizeof(cls), ctypes.alignment(cls))}
+    for f in cls._fields_:
+        d = getattr(cls, f[0])
+        want["%s.%s" % (cname, f[0])] = (d.offset, d.size)
+    if rows != want:
+        bad = sorted(k for k in set(rows) | set(want)
+                     if rows.get(k) != want.get(k))
+        raise AbiMismatch(
+            "%s lays out struct %s otherwise than this ptxtile package "
+            "(%s: library %s, package %s): rebuild the library from the "
+            "package's own sources" % (path, cname, bad[0],
+                                       rows.get(bad[0]), want.get(bad[0])))
+
+
 def compiler():
     """libptxtile.so with its prototypes declared."""
     return _load("libptxtile.so", _COMPILER_PROTOS)
 
 
 def runtime():
-    """libptxtile_rt.so with its prototypes declared."""
+    """libptxtile_rt.so with its prototypes declared (the compiler
+    first: its tables check the structures the runtime takes)."""
+    compiler()
     return _load("libptxtile_rt.so", _RUNTIME_PROTOS)
 
 

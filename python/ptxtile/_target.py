@@ -4,10 +4,20 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-# compute capability -> the target whose PTX runs there with every
-# instruction the architecture has: the arch-specific 'a' targets for the
-# architectures ptxtile knows, sm_80 for the Ampere/Ada family.
-_BY_CAPABILITY = {(9, 0): "sm_90a", (10, 0): "sm_100a", (10, 3): "sm_103a"}
+
+
+def _targets():
+    """(by capability, portable): from the library's target table
+    (src/base/targets.def, in capability order): each arch-specific 'a'
+    target is the one for its exact compute capability (every instruction
+    the architecture has); the portable (not specific) targets, oldest
+    first, serve their major version and, the newest, later families."""
+    from . import _lib
+    rows = _lib.table("target")
+    exact = {(sm // 10, sm % 10): n for n, sm, spec in rows
+             if spec and n.endswith("a")}
+    portable = [(sm, n) for n, sm, spec in rows if not spec]
+    return exact, portable
 
 
 def target_for_capability(major: int, minor: int) -> str:
@@ -15,15 +25,18 @@ def target_for_capability(major: int, minor: int) -> str:
     sm_90a, 10.0 -> sm_100a, 10.3 -> sm_103a, 8.x -> sm_80; any other
     (a later family, whose 'a' features differ) -> sm_90, plain PTX the
     driver compiles for it.  Below 8.0 ptxtile has no target: ValueError."""
-    t = _BY_CAPABILITY.get((major, minor))
+    exact, portable = _targets()
+    t = exact.get((major, minor))
     if t:
         return t
-    if major == 8:
-        return "sm_80"
-    if major < 8:
-        raise ValueError("compute capability %d.%d is below sm_80, the "
-                         "oldest ptxtile target" % (major, minor))
-    return "sm_90"
+    for sm, name in portable:
+        if sm // 10 == major:
+            return name
+    oldest_sm, oldest = portable[0]
+    if major < oldest_sm // 10:
+        raise ValueError("compute capability %d.%d is below %s, the "
+                         "oldest ptxtile target" % (major, minor, oldest))
+    return portable[-1][1]
 
 
 def device_capability(device=None):

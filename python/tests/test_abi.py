@@ -47,3 +47,55 @@ def test_abi_mismatch_is_an_import_error(monkeypatch):
     assert isinstance(e.value, _lib.AbiMismatch)
     assert "ABI version %d" % (_lib.ABI_VERSION - 1) in str(e.value)
     assert "needs %d" % _lib.ABI_VERSION in str(e.value)
+
+
+def def_rows(path, macro):
+    text = open(os.path.join(ROOT, path)).read()
+    return re.findall(r"^%s\((.*)\)$" % macro, text, re.M)
+
+
+def test_tables_are_the_def_files():
+    targets = [r.split(", ") for r in def_rows("src/base/targets.def",
+                                               "TARGET")]
+    assert [(n, a, b) for n, a, b in _lib.table("target")] == [
+        (t[1].strip('"'), int(t[2]), int(t[3])) for t in targets]
+    axes = [r.split(", ")[1].strip('"')
+            for r in def_rows("src/layout/axes.def", "AXIS")]
+    assert [n for n, _, _ in _lib.table("axis")] == axes
+    dtypes = [r.split(", ") for r in def_rows("src/ir/dtypes.def", "DTYPE")]
+    assert [(n, a) for n, a, _ in _lib.table("dtype")] == [
+        (d[1].strip('"'), int(d[2])) for d in dtypes]
+    imports = [r.split(", ")[0].strip('"')
+               for r in def_rows("src/ir/imports.def", "IMPORT")]
+    assert [n for n, _, _ in _lib.table("import")] == imports
+    assert _lib.table("no such table") == []
+
+
+def test_axis_and_layout_names_come_from_the_library():
+    from ptxtile import axis, layout
+    axes = [r.split(", ")[1].strip('"')
+            for r in def_rows("src/layout/axes.def", "AXIS")]
+    assert axis.NAMES == tuple(axes + ["Axis"])
+    assert layout.NAMES == ("S", "R", "TileLayout", "ComposeLayout",
+                            "TLane", "TCol")
+    assert axis.laneid.__class__.__name__ == "Placeholder"
+
+
+def test_struct_layouts_are_checked():
+    import ctypes
+    from ptxtile import _compile, _emulate  # noqa: F401 (checked on import)
+    _lib.compiler()
+
+    class Short(ctypes.Structure):  # ptem_arg without its size field
+        _fields_ = [("data", ctypes.c_void_p)]
+
+    with pytest.raises(ImportError) as e:
+        _lib.c_struct("ptem_arg")(Short)
+    assert isinstance(e.value, _lib.AbiMismatch)
+    assert "ptem_arg" in str(e.value)
+
+    class Good(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+    assert _lib.c_struct("ptem_arg")(Good) is Good
+    _lib._structs.pop()

@@ -246,8 +246,6 @@ struct pt_ctx {
 	ConstOverride *consts;   /* pt_set_constant, in set order; kept by
 				  * ctx_reset */
 	size_t stmts;            /* statements generated this compile */
-	void *ptx_memo;          /* ir.c: the last selection against a
-				  * given row, for the next repeat */
 };
 
 typedef struct pt_ctx Ctx;

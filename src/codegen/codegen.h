@@ -17,6 +17,10 @@
 #include "base/base.h"
 #include "ir/ir.h"
 
+/* module.c: the stage's entry (api.c): PTX text and kernel metadata
+ * JSON of a lowered module (every EX_PTX selected, no tile calls). */
+void codegen_module(Ctx *c, Module *m, const char **ptx, const char **meta);
+
 typedef enum RegClass {
 	RC_PRED, /* %p:  bool */
 	RC_B16,  /* %rs: 8/16-bit integers, float16, bfloat16, fp8 */

@@ -7,7 +7,7 @@
  *      "dynamic_smem"}}]}
  *
  * params are in PTX order: the user's parameters, then one "tma" entry
- * per runtime-encoded tensor map (Module.tma_slots), then one "dim" entry
+ * per runtime-encoded tensor map (Func.tmaps), then one "dim" entry
  * per symbolic size the kernel uses (a hidden .s32 parameter):
  * tensor {"name", "kind", "dtype", "shape" (ints or size names)[, "align"]},
  * scalar {"name", "kind", "dtype"}, tensormap {"name", "kind"},
@@ -86,9 +86,9 @@ only_tensor_maps(Gen *g, const Param *p)
 	const BufInfo *bi = gen_buf(g, p->buf);
 	if (!bi || bi->addressed)
 		return false;
-	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
-		const TmapSlot *t = g->m->tma_slots.v[i];
-		if (t->func == g->f && t->var && t->tensor == p->buf)
+	for (size_t i = 0; i < g->f->tmaps.n; i++) {
+		const TmapSlot *t = g->f->tmaps.v[i];
+		if (t->tensor == p->buf)
 			return true;
 	}
 	return false;
@@ -175,10 +175,8 @@ meta_kernel(Gen *g, StrBuf *b, bool first)
 			sb_puts(b, ", ");
 		write_param(g, b, &f->params.v[i]);
 	}
-	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
-		const TmapSlot *t = g->m->tma_slots.v[i];
-		if (t->func != f || !t->var)
-			continue;
+	for (size_t i = 0; i < f->tmaps.n; i++) {
+		const TmapSlot *t = f->tmaps.v[i];
 		if (np++)
 			sb_puts(b, ", ");
 		write_tma(b, t);

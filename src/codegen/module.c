@@ -8,7 +8,7 @@
  * .u64, scalars typed, tensor maps .align 64 .b8[128]), one hidden .s32
  * parameter per symbolic size used, .reqntid from constant block dims and
  * .reqnctapercluster/.explicitcluster from the launch cluster.  Tensor
- * maps of TMA calls on tensor parameters (Module.tma_slots) are hidden
+ * maps of TMA calls on tensor parameters (Func.tmaps) are hidden
  * .align 64 .b8[128] parameters between the user's and the sizes.  The module
  * header's .version is the highest of the target's floor and what the
  * emitted instructions need.  Scalar functions (ewise lambdas) emit
@@ -16,7 +16,6 @@
  */
 #include <string.h>
 
-#include "api.h"
 #include "codegen/codegen.h"
 #include "base/json.h"
 #include "ptx/ptx.h"
@@ -358,10 +357,8 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 			load_scalar_param(g, p->var, name);
 		}
 	}
-	for (size_t i = 0; i < g->m->tma_slots.n; i++) {
-		const TmapSlot *t = g->m->tma_slots.v[i];
-		if (t->func != f || !t->var)
-			continue;
+	for (size_t i = 0; i < f->tmaps.n; i++) {
+		const TmapSlot *t = f->tmaps.v[i];
 		const char *name = param_name(g, t->name);
 		sb_printf(out, "%s\t.param .align 64 .b8 %s[128]", sep, name);
 		tensormap_param(g, t->var, name);
@@ -381,6 +378,22 @@ gen_params(Gen *g, const Scan *s, StrBuf *out)
 	sb_puts(out, strcmp(sep, "\n") ? "\n)\n" : ")\n");
 }
 
+/* Whether the target has directive d (its gate row), recording the PTX
+ * version it needs; what: the script feature that asks for it. */
+static bool
+directive(Gen *g, PtxDirective d, const char *what)
+{
+	const PtxDirectiveRow *row = ptx_directive(d);
+	if (!ptx_gate_allows(row->gate, g->c->target)) {
+		gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
+			  "%s needs %s or newer", what,
+			  ptx_gate_min_target(row->gate));
+		return false;
+	}
+	gen_need_ptx(g, row->min_ptx);
+	return true;
+}
+
 static void
 gen_directives(Gen *g, StrBuf *out)
 {
@@ -398,26 +411,23 @@ gen_directives(Gen *g, StrBuf *out)
 		sb_printf(out, ".minnctapersm %lld\n",
 			  (long long)l->min_blocks_per_sm);
 	if (l->max_blocks_per_cluster) {
-		if (target_sm(g->c->target) < 90)
-			gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
-				  "max_blocks_per_cluster needs sm_90 or newer");
-		gen_need_ptx(g, 78);
-		sb_printf(out, ".maxclusterrank %lld\n",
+		directive(g, PTXD_MAXCLUSTERRANK, "max_blocks_per_cluster");
+		sb_printf(out, "%s %lld\n",
+			  ptx_directive(PTXD_MAXCLUSTERRANK)->name,
 			  (long long)l->max_blocks_per_cluster);
 	}
 	if (l->ncluster == 0)
 		return;
-	if (target_sm(g->c->target) < 90) {
-		gen_error(g, PT_E_CODEGEN_TARGET, g->f->span,
-			  "a launch cluster needs sm_90 or newer");
+	if (!directive(g, PTXD_REQNCTAPERCLUSTER, "a launch cluster") ||
+	    !directive(g, PTXD_EXPLICITCLUSTER, "a launch cluster"))
 		return;
-	}
 	int64_t c[3] = {1, 1, 1};
 	for (int i = 0; i < l->ncluster && i < 3; i++)
 		c[i] = l->cluster[i];
-	gen_need_ptx(g, 78);
-	sb_printf(out, ".reqnctapercluster %lld, %lld, %lld\n.explicitcluster\n",
-		  (long long)c[0], (long long)c[1], (long long)c[2]);
+	sb_printf(out, "%s %lld, %lld, %lld\n%s\n",
+		  ptx_directive(PTXD_REQNCTAPERCLUSTER)->name, (long long)c[0],
+		  (long long)c[1], (long long)c[2],
+		  ptx_directive(PTXD_EXPLICITCLUSTER)->name);
 }
 
 static void

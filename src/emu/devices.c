@@ -39,10 +39,10 @@ struct ptem_group {
 
 /* What one byte of global memory last had written to it. */
 typedef struct OShadow {
-	uint32_t clock;  /* the writer's own clock component then */
-	int32_t line;    /* the writing PTX line */
-	uint8_t dev;     /* writer + 1; 0: the contents at launch (owner) */
-	uint8_t strong;  /* a strong .sys write (relaxed, release, atomic) */
+	uint32_t clock; /* the writer's own clock component then */
+	int32_t line;	/* the writing PTX line */
+	uint8_t dev;	/* writer + 1; 0: the contents at launch (owner) */
+	uint8_t strong; /* a strong .sys write (relaxed, release, atomic) */
 } OShadow;
 
 /* A location a .sys release wrote: the clock an acquire of it gets. */
@@ -57,10 +57,10 @@ typedef struct Order {
 	Run *runs[MAXD];
 	uint32_t vc[MAXD][MAXD];   /* vc[d][e]: how much of e d has seen */
 	uint32_t pend[MAXD][MAXD]; /* released clocks d read relaxed */
-	int pend_line[MAXD];       /* the last such read (0: none) */
+	int pend_line[MAXD];	   /* the last such read (0: none) */
 	uint32_t frel[MAXD][MAXD]; /* d's clock at its last release fence */
 	bool has_frel[MAXD];
-	OShadow **shadow[MAXD];    /* per owner, per allocation, lazily */
+	OShadow **shadow[MAXD]; /* per owner, per allocation, lazily */
 	size_t nshadow[MAXD];
 	OSync *sync;
 	size_t capsync, nsync;
@@ -141,9 +141,8 @@ emu_peer_host(ptem *e, uint64_t addr, size_t n)
 bool
 emu_quiet_op(unsigned op)
 {
-	return op <= OP_CVT || op == OP_LD || op == OP_CVTA ||
-	       op == OP_MAPA || op == OP_PREFETCH || op == OP_BRA ||
-	       op == OP_FENCE;
+	return op <= OP_CVT || op == OP_LD || op == OP_CVTA || op == OP_MAPA ||
+	       op == OP_PREFETCH || op == OP_BRA || op == OP_FENCE;
 }
 
 /* ---- the ordering check ---- */
@@ -238,8 +237,8 @@ shadow_of(Run *r, Order *o, const Thread *t, const Insn *in, uint64_t addr,
 			lo = mid + 1;
 		else {
 			if (o->nshadow[owner] < e->nallocs) {
-				OShadow **v = NEWN(&o->arena, OShadow *,
-						   e->nallocs);
+				OShadow **v =
+					NEWN(&o->arena, OShadow *, e->nallocs);
 				if (!v)
 					break;
 				if (o->nshadow[owner])
@@ -277,14 +276,15 @@ order_report(Run *r, Order *o, const Thread *t, const Insn *in, uint64_t addr,
 	if (o->pend_line[d] && o->pend[d][w] >= wc)
 		snprintf(hint, sizeof(hint),
 			 "; its read of device %u's release at %s was relaxed "
-			 "and no fence.acq_rel.sys or fence.sc.sys followed it", w,
-			 emu_where(r, o->pend_line[d], at, sizeof(at)));
+			 "and no fence.acq_rel.sys or fence.sc.sys followed it",
+			 w, emu_where(r, o->pend_line[d], at, sizeof(at)));
 	emu_fail(r, PT_E_EMU_ORDER, t, in,
 		 "cross-device race: device %u %s byte 0x%llx (device %u's "
 		 "memory), which %s, with no synchronisation between: device "
 		 "%u has acquired no .sys release of device %u made after "
-		 "that write%s", d, write ? "writes" : "reads",
-		 (unsigned long long)addr, owner, who, d, w, hint);
+		 "that write%s",
+		 d, write ? "writes" : "reads", (unsigned long long)addr, owner,
+		 who, d, w, hint);
 }
 
 void
@@ -329,7 +329,8 @@ emu_order_global(Run *r, const Thread *t, const Insn *in, uint64_t addr,
 		join(x->vc, rel, o->n);
 		x->live = true;
 	} else if (!(s.rmw && s.sys)) {
-		/* a plain store ends the release sequence; an RMW continues it */
+		/* a plain store ends the release sequence; an RMW continues it
+		 */
 		OSync *x = sync_find(o, addr);
 		if (x)
 			x->live = false;

@@ -8,7 +8,6 @@
  */
 #include <string.h>
 
-#include "api.h"
 #include "ir/ir.h"
 #include "ir/ir_json.h"
 #include "ir/validate.h"

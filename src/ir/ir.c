@@ -260,14 +260,14 @@ ptx_arg_broad(const Expr *x)
 	return a;
 }
 
-/* The last selection against a given row (Ctx.ptx_memo, in the arena):
- * the repeats of one tile call read alike and share it. */
-typedef struct PtxMemo {
+/* The last selection against a given row (the caller's memo, in the
+ * arena): the repeats of one tile call read alike and share it. */
+struct PtxMemo {
 	const PtxInst *row;
 	const PtxSel *sel;
 	int n;
 	PtxArg *args;
-} PtxMemo;
+};
 
 static bool
 args_alike(const PtxArg *a, const PtxArg *b, int n)
@@ -283,14 +283,15 @@ args_alike(const PtxArg *a, const PtxArg *b, int n)
 }
 
 bool
-ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad)
+ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
+	      PtxMemo **memo)
 {
 	int n = (int)x->u.ptx.args.n;
 	PtxArg *args = NEWN(&c->arena, PtxArg, n + 1);
 	for (int i = 0; i < n; i++)
 		args[i] = broad ? ptx_arg_broad(x->u.ptx.args.v[i])
 				: ptx_arg(x->u.ptx.args.v[i]);
-	PtxMemo *m = c->ptx_memo;
+	PtxMemo *m = memo ? *memo : NULL;
 	if (row && m && m->row == row && m->n == n &&
 	    args_alike(m->args, args, n)) {
 		x->u.ptx.sel = m->sel;
@@ -310,23 +311,23 @@ ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad)
 						 : x->span);
 	}
 	x->u.ptx.sel = s;
-	if (row) {
+	if (row && memo) {
 		if (!m)
-			c->ptx_memo = m = NEW(&c->arena, PtxMemo);
+			*memo = m = NEW(&c->arena, PtxMemo);
 		*m = (PtxMemo){row, s, n, args};
 	}
 	return true;
 }
 
 Expr *
-ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling, ExprVec args,
-	     Expr *pred, Span sp)
+ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
+	     const char *spelling, ExprVec args, Expr *pred, Span sp)
 {
 	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
 	p->u.ptx.spelling = spelling;
 	p->u.ptx.args = args;
 	p->u.ptx.pred = pred;
-	ir_select_ptx(c, p, row, true);
+	ir_select_ptx(c, p, row, true, memo);
 	return p;
 }
 

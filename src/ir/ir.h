@@ -376,6 +376,11 @@ struct Func {
 	 * assumed to be multiples (metadata "assume", checked at launch);
 	 * not part of the IR's structure or serialisation */
 	VEC(struct SizeAssume) assume;
+	/* tensor maps the runtime encodes at launch (docs/metadata.md kind
+	 * "tma"), in the order their calls were lowered (tile/patterns/
+	 * tma.c); codegen declares each as a hidden parameter; not part of
+	 * the IR's structure or serialisation */
+	VEC(struct TmapSlot *) tmaps;
 };
 
 typedef struct SizeAssume {
@@ -386,13 +391,6 @@ typedef struct SizeAssume {
 struct pt_module {
 	VEC(Var *) dyn;    /* symbolic sizes, in definition order */
 	VEC(Func *) funcs; /* in source order; scalar functions included */
-	/* tile/check.c: one struct TileCall per tile call, program order
-	 * (tile/tile.h); not part of the IR's structure or serialisation */
-	VEC(struct TileCall *) tile_calls;
-	/* tile/patterns/tma.c: tensor maps the runtime encodes at launch
-	 * (docs/metadata.md kind "tma"); codegen declares each as a hidden
-	 * parameter; not part of the IR's structure or serialisation */
-	VEC(struct TmapSlot *) tma_slots;
 };
 
 typedef struct pt_module Module;
@@ -403,7 +401,7 @@ typedef struct pt_module Module;
  * order; `var` is bound to the map's generic address.  Arrays are
  * outermost first; the strings are docs/metadata.md spellings. */
 typedef struct TmapSlot {
-	const Func *func;
+	Func *func;
 	const Buffer *tensor;
 	const char *name;
 	Var *var;             /* set by the lowering (tile/patterns/tma.c) */
@@ -431,16 +429,21 @@ bool ir_const_int(const Expr *e, int64_t *v);
  * as ir_ptx_arg does, and records it in x->u.ptx.sel; row, when not
  * NULL, is the form already chosen (a tile call's), whose operands the
  * arguments must fill.  broad: read arguments as widely as codegen can
- * lower them (a call the checker did not see).  Reports a miss. */
-bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad);
+ * lower them (a call the checker did not see).  memo, when not NULL,
+ * keeps the last selection against a row (the caller's, e.g. the tile
+ * program's): a repeat whose arguments read alike shares it.  Reports a
+ * miss. */
+typedef struct PtxMemo PtxMemo;
+bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
+		   PtxMemo **memo);
 /* The one constructor of a selected EX_PTX (what a lowering issues):
  * spelling with args (in PTX operand order) under pred (NULL: always),
  * its form selected once here: fitted to row when not NULL (the form a
  * tile call's checker chose), else selected from the spelling and the
- * arguments.  A miss is reported and leaves the node unselected, which
+ * arguments (memo as for ir_select_ptx).  A miss is reported and leaves the node unselected, which
  * codegen then skips (never re-selects). */
-Expr *ir_ptx_issue(Ctx *c, const PtxInst *row, const char *spelling,
-		   ExprVec args, Expr *pred, Span sp);
+Expr *ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
+		   const char *spelling, ExprVec args, Expr *pred, Span sp);
 /* Checks a T.cuda.printf call (EX_BUILTIN BI_PRINTF): a string format,
  * then one scalar argument per conversion of a dtype that conversion
  * reads (pf_scan); reports PT_E_PRINTF_FORMAT. */
@@ -467,6 +470,12 @@ Expr *ir_inline_call(Ctx *c, const Func *f, Expr *const *args,
 /* print.c: one expression as script text (diagnostics quote the
  * script's own names). */
 const char *ir_expr_text(Ctx *c, const Expr *e);
+/* frontend.c: source text (a script or IR JSON) -> IR module; script
+ * errors are diagnostics on c. */
+Module *frontend_load(Ctx *c, const char *name, const char *text,
+		      size_t len);
+/* print.c: the canonical script text of m. */
+const char *ir_print_module(Ctx *c, const Module *m);
 /* Structural equality of modules: same shape, same constants, same
  * symbols up to renaming of ids (names must match), spans ignored. */
 bool ir_module_equal(const Module *a, const Module *b);

@@ -437,8 +437,11 @@ last_component(const char *dotted)
 static bool
 is_builtin_import(const char *name)
 {
-	static const char *const names[] = {"S", "R", "TileLayout",
-					    "ComposeLayout", "Axis", NULL};
+	static const char *const names[] = {
+#define IMPORT(name, module) name,
+#include "ir/imports.def"
+#undef IMPORT
+		NULL};
 	Axis ax;
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(names[i], name))

@@ -6,7 +6,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "api.h"
 #include "ir/ir.h"
 #include "ptx/ptx.h"
 #include "script/ast.h"

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
 #include "ir/ir.h"
 
 /* Python precedence levels, loosest first. */

@@ -60,6 +60,19 @@ ptx_sreg(PtxSreg r)
 	return &sregs[r];
 }
 
+static const PtxDirectiveRow directives[] = {
+#define DIRECTIVE(id, name, min_ptx, gate)                                 \
+	[PTXD_##id] = {name, min_ptx, PTXG_##gate},
+#include "ptx/directives.def"
+#undef DIRECTIVE
+};
+
+const PtxDirectiveRow *
+ptx_directive(PtxDirective d)
+{
+	return &directives[d];
+}
+
 const char *
 ptx_type_name(PtxType t)
 {

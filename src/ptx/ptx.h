@@ -130,6 +130,13 @@ typedef enum PtxSreg {
 	PTXR_COUNT
 } PtxSreg;
 
+typedef enum PtxDirective {
+#define DIRECTIVE(id, name, min_ptx, gate) PTXD_##id,
+#include "ptx/directives.def"
+#undef DIRECTIVE
+	PTXD_COUNT
+} PtxDirective;
+
 typedef enum PtxOpKind {
 	PTXOP_REG,    /* one register: %r1 */
 	PTXOP_PRED,   /* a predicate register: %p1 */
@@ -282,6 +289,9 @@ typedef struct PtxSregRow {
 	PtxGate gate;
 } PtxSregRow;
 const PtxSregRow *ptx_sreg(PtxSreg r);
+/* A kernel directive's row (directives.def): the same fields. */
+typedef PtxSregRow PtxDirectiveRow;
+const PtxDirectiveRow *ptx_directive(PtxDirective d);
 /* Whether target t passes gate g; the minimum target name of g. */
 bool ptx_gate_allows(PtxGate g, Target t);
 const char *ptx_gate_min_target(PtxGate g);

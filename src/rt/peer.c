@@ -136,7 +136,7 @@ remember(ptrt_ctx *rt, uint64_t p, const PtrAttrs *a)
 	if (a->size == 0 || p - a->start >= a->size)
 		r = (PtrRange){p, 1}; /* the driver gave no range */
 	unsigned i = rt->nptr_ok < RT_PTR_CACHE ? rt->nptr_ok++
-						 : rt->ptr_next++ % RT_PTR_CACHE;
+						: rt->ptr_next++ % RT_PTR_CACHE;
 	rt->ptr_ok[i] = r;
 }
 
@@ -175,12 +175,13 @@ enable_peer(ptrt_ctx *rt, const char *who, uint64_t p, const PtrAttrs *a)
 	CUdevice peer;
 	int can = 0, rc;
 	char what[240];
-	snprintf(what, sizeof(what), "%s: pointer 0x%llx of CUDA device %d, "
-		 "launching on device %d", who, (unsigned long long)p,
-		 a->ordinal, rt->ordinal);
+	snprintf(what, sizeof(what),
+		 "%s: pointer 0x%llx of CUDA device %d, "
+		 "launching on device %d",
+		 who, (unsigned long long)p, a->ordinal, rt->ordinal);
 	if ((rc = CU(rt, what, device_get, &peer, a->ordinal)) != PT_OK ||
-	    (rc = CU(rt, what, device_can_access_peer, &can, rt->dev,
-		     peer)) != PT_OK)
+	    (rc = CU(rt, what, device_can_access_peer, &can, rt->dev, peer)) !=
+		    PT_OK)
 		return rc;
 	if (!can)
 		return rt_fail(&rt->st, PT_E_RT_PEER_UNREACHABLE,
@@ -209,8 +210,10 @@ check_pointer(ptrt_ctx *rt, const char *who, uint64_t p)
 		return PT_OK;
 	if (c == PTR_ASK_ACCESS) {
 		char what[160];
-		snprintf(what, sizeof(what), "%s: reading the access flags of "
-			 "pointer 0x%llx", who, (unsigned long long)p);
+		snprintf(what, sizeof(what),
+			 "%s: reading the access flags of "
+			 "pointer 0x%llx",
+			 who, (unsigned long long)p);
 		int rc = rt_cu_check(rt, read_access(rt, p, &a),
 				     CUSYM_pointer_get_attributes, 0, what);
 		if (rc != PT_OK)
@@ -223,15 +226,16 @@ check_pointer(ptrt_ctx *rt, const char *who, uint64_t p)
 			return rc;
 	} else if (c == PTR_NO_ACCESS) {
 		char dev[40];
-		return rt_fail(&rt->st, PT_E_RT_PEER_NO_ACCESS,
-			       "%s: pointer 0x%llx is %s memory of %s without "
-			       "access for the launch device %d (its access "
-			       "flags for device %d are none; cuMemSetAccess or "
-			       "cuMemPoolSetAccess grants it)",
-			       who, (unsigned long long)p,
-			       a.pool ? "memory-pool" : "mapped (cuMemMap)",
-			       device_word(dev, sizeof(dev), a.ordinal),
-			       rt->ordinal, rt->ordinal);
+		return rt_fail(
+			&rt->st, PT_E_RT_PEER_NO_ACCESS,
+			"%s: pointer 0x%llx is %s memory of %s without "
+			"access for the launch device %d (its access "
+			"flags for device %d are none; cuMemSetAccess or "
+			"cuMemPoolSetAccess grants it)",
+			who, (unsigned long long)p,
+			a.pool ? "memory-pool" : "mapped (cuMemMap)",
+			device_word(dev, sizeof(dev), a.ordinal), rt->ordinal,
+			rt->ordinal);
 	}
 	remember(rt, p, &a);
 	return PT_OK;
@@ -248,8 +252,8 @@ peer_check_args(ptrt_ctx *rt, const RtKernelMeta *k, const ptrt_arg *args)
 		if (cached(rt, p))
 			continue;
 		char who[100];
-		snprintf(who, sizeof(who), "argument %d (\"%.60s\")", q->arg + 1,
-			 q->name);
+		snprintf(who, sizeof(who), "argument %d (\"%.60s\")",
+			 q->arg + 1, q->name);
 		int rc = check_pointer(rt, who, p);
 		if (rc != PT_OK)
 			return rc;

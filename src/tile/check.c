@@ -2,7 +2,7 @@
  * check.c - check_module: walks every kernel in program order, validates
  * raw T.ptx calls against the PTX form table and every tile call against
  * its family contract, and records each tile call's result on the module
- * (Module.tile_calls) for lower.c and explain.c.
+ * (the TileProgram it returns) for lower.c and explain.c.
  *
  * Input: a lowered module and ctx->target.  Output: diagnostics; the
  * TileCall records.  The walk tracks what the contract needs from the
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "tile/tile.h"
-#include "api.h"
 
 /* The tile families, indexed by PtxFamily, from the family table: a RAW
  * row has no checker. */
@@ -60,7 +59,8 @@ new_call(TileEnv *e, Expr *call, ExecScope scope)
 		call->u.apply.tile = tc;
 	else
 		call->u.ewise.tile = tc;
-	vec_push(&e->c->arena, &e->m->tile_calls, tc);
+	tc->prog = e->prog;
+	vec_push(&e->c->arena, &e->prog->calls, tc);
 	return tc;
 }
 
@@ -170,7 +170,7 @@ tile_check_ewise_call(TileEnv *e, Expr *call)
 static void
 check_raw_ptx(TileEnv *e, Expr *x)
 {
-	if (ir_select_ptx(e->c, x, NULL, false))
+	if (ir_select_ptx(e->c, x, NULL, false, NULL))
 		ptx_check_target(e->c, &x->u.ptx.sel->inst, x->span);
 }
 
@@ -342,21 +342,22 @@ walk_block(TileEnv *e, Block *b)
 		walk_stmt(e, b->v[i]);
 }
 
-void
+TileProgram *
 check_module(Ctx *c, Module *m)
 {
-	m->tile_calls.n = 0;
-	tile_tma_reset_slots(m);
+	TileProgram *p = NEW(&c->arena, TileProgram);
 	for (size_t i = 0; i < m->funcs.n; i++) {
 		Func *f = m->funcs.v[i];
 		if (!f->is_kernel)
 			continue;
 		TileEnv e;
 		tile_env_init(&e, c, m, f);
+		e.prog = p;
 		scan_assigned(&e, &f->body);
 		tile_bounds_init(&e);
 		walk_block(&e, &f->body);
 		if (!ctx_has_errors(c))
 			tile_mbar_lint(&e, f);
 	}
+	return p;
 }

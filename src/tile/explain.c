@@ -4,11 +4,10 @@
  * the number of instructions (ewise: scalar evaluations) it expands to
  * per issuing thread.
  *
- * Input: a module after check_module (Module.tile_calls).  Output: text,
+ * Input: a module after check_module (its TileProgram).  Output: text,
  * one block per call in program order.
  */
 #include "tile/tile.h"
-#include "api.h"
 
 static void
 put_dims(StrBuf *b, const int64_t *x, int n)
@@ -55,12 +54,12 @@ put_operand(StrBuf *b, const TileCall *tc, const TileOperand *op)
 }
 
 const char *
-explain_module(Ctx *c, Module *m)
+explain_module(Ctx *c, const Module *m, const TileProgram *p)
 {
 	StrBuf b;
 	sb_init(&b, &c->arena);
-	for (size_t i = 0; i < m->tile_calls.n; i++) {
-		const TileCall *tc = m->tile_calls.v[i];
+	for (size_t i = 0; i < p->calls.n; i++) {
+		const TileCall *tc = p->calls.v[i];
 		int line = 0, col = 0;
 		const char *file = "?";
 		if (tc->span.file) {

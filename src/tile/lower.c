@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "tile/tile.h"
-#include "api.h"
 
 typedef struct Lower {
 	Ctx *c;
@@ -227,8 +226,8 @@ tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
 			vec_push(&c->arena, args,
 				 tc->cache_policy);
 	}
-	Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
-			       tc->pred, sp);
+	Expr *p = ir_ptx_issue(c, &tc->prog->memo, &tc->inst,
+			       tc->inst.spelling, argv, tc->pred, sp);
 	p->u.ptx.preserve_dst = tc->preserve_dst;
 	return p;
 }
@@ -533,13 +532,13 @@ max_var_id(const Module *m)
 }
 
 void
-tile_lower_module(Ctx *c, Module *m)
+tile_lower_module(Ctx *c, Module *m, TileProgram *p)
 {
-	if (m->tile_calls.n == 0)
+	if (p->calls.n == 0)
 		return;
 	Lower L = {c, m, max_var_id(m) + 1};
 	for (size_t i = 0; i < m->funcs.n; i++)
 		if (m->funcs.v[i]->is_kernel)
 			lower_block(&L, &m->funcs.v[i]->body);
-	m->tile_calls.n = 0;
+	p->calls.n = 0; /* the calls are gone from the IR */
 }

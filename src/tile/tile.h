@@ -6,8 +6,8 @@
  * Input: a lowered IR module.  For every T.cuda.tile.apply / ewise call
  * the checker resolves the PTX form, the family, the execution groups and
  * the canonical operand coordinates (*group, *repeat, *atom), checks the
- * family contract and records the result as a TileCall on the module
- * (Module.tile_calls, program order).  The lowering then rewrites each
+ * family contract and records the result as a TileCall in the module's
+ * TileProgram (tile/program.h, program order).  The lowering then rewrites each
  * call into plain IR from that record; it never re-derives a decision.
  *
  * Invariants of a recorded TileCall (ok == true): every tensor operand's
@@ -26,6 +26,7 @@
 #include "layout/prove.h"
 #include "layout/view.h"
 #include "ptx/ptx.h"
+#include "tile/program.h"
 
 #define TILE_MAX_GROUP 5   /* cta z/y/x, warp, lane */
 #define TILE_MAX_COORDS (1 << 22) /* enumeration limit per call */
@@ -153,6 +154,7 @@ tile_atom_len(const TileOperand *op)
 struct TileCall {
 	Expr *call;
 	Span span;
+	TileProgram *prog;  /* the program that records it (its memo) */
 	const TileFamily *fam;
 	bool ok;            /* every check passed */
 	PtxInst inst;       /* apply: the selected form */
@@ -191,6 +193,7 @@ typedef struct TileProduct {
 struct TileEnv {
 	Ctx *c;
 	Module *m;
+	TileProgram *prog; /* check_module's result being filled */
 	Func *f;
 	SymTab st;
 	VEC(Expr *) sym_expr;   /* by symbol id; NULL for derived symbols */
@@ -444,9 +447,6 @@ bool tile_collective_slots(TileEnv *e, TileCall *tc, TileOperand *op,
 #undef RAW
 #undef TILE
 bool tile_check_ewise(TileEnv *e, TileCall *tc);
-/* Drops the tensor-map slots of calls not yet lowered (a re-check
- * records them again); lowered calls keep theirs. */
-void tile_tma_reset_slots(Module *m);
 
 /* ---- check.c / lower.c ---- */
 TileCall *tile_check_apply(TileEnv *e, Expr *call);

@@ -142,3 +142,30 @@ TEST(api_deep_expression_round_trips_through_json)
 	}
 	pt_ctx_free(c);
 }
+
+/* pt_abi_row: the tables bindings read (ptxtile.h).  Expected values
+ * from the .def files and the LP64 C layout of ptem_arg {void *, size_t}. */
+TEST(api_abi_rows)
+{
+	long long a = -1, b = -1;
+	CHECK_STR(pt_abi_row("target", 0, &a, &b), "sm_80");
+	CHECK(a == 80 && b == 0);
+	CHECK_STR(pt_abi_row("dtype", 0, &a, NULL), "bool");
+	CHECK(a == 1);
+	CHECK_STR(pt_abi_row("axis", 1, &a, NULL), "laneid");
+	CHECK(a == 1);
+	int i = 0;
+	const char *n;
+	while ((n = pt_abi_row("struct", i, &a, &b)) && strcmp(n, "ptem_arg"))
+		i++;
+	CHECK(n != NULL);
+	if (n) {
+		CHECK(a == 16 && b == 8);
+		CHECK_STR(pt_abi_row("struct", i + 2, &a, &b), "ptem_arg.size");
+		CHECK(a == 8 && b == 8);
+	}
+	CHECK(pt_abi_row("nope", 0, &a, &b) == NULL);
+	CHECK(pt_abi_row("target", -1, NULL, NULL) == NULL);
+	CHECK(pt_abi_row("target", 1 << 20, NULL, NULL) == NULL);
+	CHECK(pt_abi_row(NULL, 0, NULL, NULL) == NULL);
+}

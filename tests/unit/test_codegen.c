@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "api.h"
+#include "codegen/codegen.h"
 #include "ir/ir.h"
 #include "rt/rt.h"
 
@@ -147,7 +147,7 @@ eptx(B *b, const char *sp, Expr **args, int n, Expr *pred)
 	ExprVec a = {0};
 	for (int i = 0; i < n; i++)
 		vec_push(&b->c->arena, &a, args[i]);
-	return ir_ptx_issue(b->c, NULL, sp, a, pred, NOSP);
+	return ir_ptx_issue(b->c, NULL, NULL, sp, a, pred, NOSP);
 }
 
 static void

@@ -29,7 +29,8 @@ TEST(emu_mgpu_address_windows)
 	CHECK(ptem_group_device(g, 3) == NULL);
 	uint64_t a[3], b;
 	for (unsigned d = 0; d < 3; d++) {
-		CHECK_INT(ptem_alloc(ptem_group_device(g, d), 64, &a[d]), PT_OK);
+		CHECK_INT(ptem_alloc(ptem_group_device(g, d), 64, &a[d]),
+			  PT_OK);
 		/* window d: 0x100000000 + d * 2^40 */
 		CHECK(a[d] >= 0x100000000ull + d * PTEM_DEVICE_WINDOW);
 		CHECK(a[d] < 0x100000000ull + (d + 1) * PTEM_DEVICE_WINDOW);
@@ -46,7 +47,8 @@ TEST(emu_mgpu_address_windows)
 	/* one launch per device */
 	ptem_device_launch ls[2] = {{0}};
 	CHECK_INT(ptem_group_run(g, ls, 2), PT_E_EMU_ARGS);
-	CHECK(strstr(ptem_group_errmsg(g), "2 launches for a group of 3") != NULL);
+	CHECK(strstr(ptem_group_errmsg(g), "2 launches for a group of 3") !=
+	      NULL);
 	/* a device belongs to its group: freeing it alone does nothing */
 	ptem_free(ptem_group_device(g, 1));
 	CHECK(ptem_host(ptem_group_device(g, 1), b, 64) != NULL);
@@ -63,7 +65,8 @@ TEST(emu_mgpu_address_windows)
  * peer's data.  data and flag live on device 0, out on device 1. */
 static const char pc_ptx[] =
 	".version 8.0\n.target sm_90\n.address_size 64\n"
-	".visible .entry pc(.param .u64 data, .param .u64 flag, .param .u64 out,"
+	".visible .entry pc(.param .u64 data, .param .u64 flag, .param .u64 "
+	"out,"
 	" .param .u32 role)\n{\n"
 	"\t.reg .b32 %%r<8>;\n\t.reg .b64 %%rd<8>;\n\t.reg .pred %%p<4>;\n"
 	"\tld.param.u64 %%rd1, [data];\n\tld.param.u64 %%rd2, [flag];\n"
@@ -94,7 +97,8 @@ run_pc_roles(TestCtx *t, const char *rel, const char *acq, const char *after,
 		CHECK_INT(ptem_load(ptem_group_device(g, d), ptx, strlen(ptx)),
 			  PT_OK);
 	/* swap: device 1 produces, device 0 (scheduled first) consumes */
-	ptem *e0 = ptem_group_device(g, swap), *e1 = ptem_group_device(g, !swap);
+	ptem *e0 = ptem_group_device(g, swap),
+	     *e1 = ptem_group_device(g, !swap);
 	CHECK_INT(ptem_alloc(e0, 4, &data), PT_OK);
 	CHECK_INT(ptem_alloc(e0, 4, &flag), PT_OK);
 	CHECK_INT(ptem_alloc(e1, 4, &o), PT_OK);
@@ -131,12 +135,14 @@ TEST(emu_mgpu_ordering_forms)
 		{"st.release.sys.global.u32 [%rd2], %r3;",
 		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "", 0},
 		{"st.release.sys.global.u32 [%rd2], %r3;",
-		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "fence.acq_rel.sys;", 1},
+		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "fence.acq_rel.sys;",
+		 1},
 		{"st.release.sys.global.u32 [%rd2], %r3;",
 		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "fence.sc.sys;", 1},
 		/* a .gpu fence orders nothing across devices */
 		{"st.release.sys.global.u32 [%rd2], %r3;",
-		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "fence.acq_rel.gpu;", 0},
+		 "ld.relaxed.sys.global.u32 %r4, [%rd2];", "fence.acq_rel.gpu;",
+		 0},
 		{"fence.acq_rel.sys; st.relaxed.sys.global.u32 [%rd2], %r3;",
 		 "ld.acquire.sys.global.u32 %r4, [%rd2];", "", 1},
 		{"st.relaxed.sys.global.u32 [%rd2], %r3;",
@@ -160,7 +166,8 @@ TEST(emu_mgpu_ordering_forms)
 		{"st.release.sys.global.u32 [%rd2], %r3;",
 		 "ld.global.u32 %r4, [%rd2];", "", 0},
 		/* data written after the release is not covered by it */
-		{"st.release.sys.global.u32 [%rd2], %r3; st.global.u32 [%rd1], %r2;",
+		{"st.release.sys.global.u32 [%rd2], %r3; st.global.u32 [%rd1], "
+		 "%r2;",
 		 "ld.acquire.sys.global.u32 %r4, [%rd2];", "", 0},
 	};
 	for (size_t i = 0; i < countof(cases); i++) {
@@ -170,15 +177,18 @@ TEST(emu_mgpu_ordering_forms)
 				PTEM_CHECK_ORDER, &v, msg, sizeof(msg));
 		if (cases[i].ok) {
 			if (st != PT_OK)
-				test_fail(t, __FILE__, __LINE__, "case %zu: %s", i,
-					  msg);
+				test_fail(t, __FILE__, __LINE__, "case %zu: %s",
+					  i, msg);
 			CHECK_INT(v, 42);
 		} else {
 			if (st != PT_E_EMU_ORDER)
 				test_fail(t, __FILE__, __LINE__,
-					  "case %zu: status %d (%s)", i, st, msg);
-			CHECK(strstr(msg, "device 1: CTA (0,0,0) thread (0,0,0), PTX line") == msg);
-			CHECK(strstr(msg, "cross-device race: device 1 reads byte") != NULL);
+					  "case %zu: status %d (%s)", i, st,
+					  msg);
+			CHECK(strstr(msg, "device 1: CTA (0,0,0) thread "
+					  "(0,0,0), PTX line") == msg);
+			CHECK(strstr(msg, "cross-device race: device 1 reads "
+					  "byte") != NULL);
 		}
 	}
 	/* both lines named (counted in pc_ptx): the read (25), the
@@ -186,10 +196,14 @@ TEST(emu_mgpu_ordering_forms)
 	uint32_t v;
 	char msg[1300];
 	CHECK_INT(run_pc(t, cases[1].rel, cases[1].acq, "", PTEM_CHECK_ORDER,
-			 &v, msg, sizeof(msg)), PT_E_EMU_ORDER);
-	CHECK(strstr(msg, "PTX line 25 (ld.global.u32): cross-device race") != NULL);
-	CHECK(strstr(msg, "device 0 wrote at PTX line 17 (st.global.u32)") != NULL);
-	CHECK(strstr(msg, "release at PTX line 21 (ld.relaxed.sys.global.u32) was relaxed") != NULL);
+			 &v, msg, sizeof(msg)),
+		  PT_E_EMU_ORDER);
+	CHECK(strstr(msg, "PTX line 25 (ld.global.u32): cross-device race") !=
+	      NULL);
+	CHECK(strstr(msg, "device 0 wrote at PTX line 17 (st.global.u32)") !=
+	      NULL);
+	CHECK(strstr(msg, "release at PTX line 21 (ld.relaxed.sys.global.u32) "
+			  "was relaxed") != NULL);
 	/* the consumer spins on the peer's flag before it is written: a
 	 * strong .sys read of the launch contents is no race, and once it
 	 * sees the release the data read is ordered; a weak read is */
@@ -197,14 +211,19 @@ TEST(emu_mgpu_ordering_forms)
 			       PTEM_CHECK_ORDER, true, &v, msg, sizeof(msg)),
 		  PT_OK);
 	CHECK_INT(v, 42);
-	CHECK_INT(run_pc_roles(t, cases[0].rel, "ld.global.u32 %r4, [%rd2];", "",
-			       PTEM_CHECK_ORDER, true, &v, msg, sizeof(msg)),
+	CHECK_INT(run_pc_roles(t, cases[0].rel, "ld.global.u32 %r4, [%rd2];",
+			       "", PTEM_CHECK_ORDER, true, &v, msg,
+			       sizeof(msg)),
 		  PT_E_EMU_ORDER);
-	CHECK(strstr(msg, "device 0: CTA (0,0,0) thread (0,0,0), PTX line 21 (ld.global.u32): cross-device race: device 0 reads byte") == msg);
-	CHECK(strstr(msg, "which device 1 holds from before the launch") != NULL);
+	CHECK(strstr(msg, "device 0: CTA (0,0,0) thread (0,0,0), PTX line 21 "
+			  "(ld.global.u32): cross-device race: device 0 reads "
+			  "byte") == msg);
+	CHECK(strstr(msg, "which device 1 holds from before the launch") !=
+	      NULL);
 	/* the check is opt-in: the same run without it completes */
 	CHECK_INT(run_pc(t, cases[1].rel, cases[1].acq, "", 0, &v, msg,
-			 sizeof(msg)), PT_OK);
+			 sizeof(msg)),
+		  PT_OK);
 	CHECK_INT(v, 42);
 }
 
@@ -213,14 +232,17 @@ TEST(emu_mgpu_livelock)
 	/* the producer never sets the flag: the consumer spins forever */
 	uint32_t v;
 	char msg[1300];
-	CHECK_INT(run_pc(t, "", "ld.acquire.sys.global.u32 %r4, [%rd2];", "",
-			 0, &v, msg, sizeof(msg)), PT_E_EMU_LIVELOCK);
-	CHECK(strstr(msg, "device 1: CTA (0,0,0) thread (0,0,0), PTX line") == msg);
+	CHECK_INT(run_pc(t, "", "ld.acquire.sys.global.u32 %r4, [%rd2];", "", 0,
+			 &v, msg, sizeof(msg)),
+		  PT_E_EMU_LIVELOCK);
+	CHECK(strstr(msg, "device 1: CTA (0,0,0) thread (0,0,0), PTX line") ==
+	      msg);
 	CHECK(strstr(msg, "livelock") != NULL);
 	/* a spin the other device ends is not one */
 	CHECK_INT(run_pc(t, "st.release.sys.global.u32 [%rd2], %r3;",
 			 "ld.acquire.sys.global.u32 %r4, [%rd2];", "", 0, &v,
-			 msg, sizeof(msg)), PT_OK);
+			 msg, sizeof(msg)),
+		  PT_OK);
 	CHECK_INT(v, 42);
 }
 
@@ -275,8 +297,8 @@ compile_variant(TestCtx *t, Compiled *c, const char *path, const char *from,
 		st = meta_parse(&c->a, meta, strlen(meta), &c->meta, &rs);
 	}
 	if (st)
-		test_fail(t, __FILE__, __LINE__, "%s: compile failed (%d)", path,
-			  st);
+		test_fail(t, __FILE__, __LINE__, "%s: compile failed (%d)",
+			  path, st);
 	pt_ctx_free(ctx);
 	return c->status = st;
 }
@@ -308,8 +330,8 @@ plan_device(TestCtx *t, Arena *a, const RtKernelMeta *k, const ptrt_arg *args,
 		const RtParam *q = &k->params[i];
 		pa[i].data = plan.params[i];
 		pa[i].size = q->kind == RP_TENSOR ? 8
-			     : q->kind == RP_TMA ? 128
-			     : (size_t)dtype_size(q->dtype);
+			     : q->kind == RP_TMA  ? 128
+						 : (size_t)dtype_size(q->dtype);
 		if (q->kind == RP_TMA) {
 			uint8_t *map = NEWN(a, uint8_t, 128);
 			emu_tensormap_from_plan(&plan.tma[i], map);
@@ -321,7 +343,9 @@ plan_device(TestCtx *t, Arena *a, const RtKernelMeta *k, const ptrt_arg *args,
 		{plan.grid[0], plan.grid[1], plan.grid[2]},
 		{plan.block[0], plan.block[1], plan.block[2]},
 		{plan.cluster[0], plan.cluster[1], plan.cluster[2]},
-		plan.smem, flags, 0};
+		plan.smem,
+		flags,
+		0};
 	ls->args = pa;
 	ls->nargs = k->nparams;
 	return PT_OK;
@@ -429,11 +453,20 @@ allreduce_run(TestCtx *t, const Compiled *c, const char *kernel, bool bf16,
 		ptem_device_launch ls[8];
 		for (unsigned d = 0; d < world && !st; d++) {
 			ptrt_arg args[] = {
-				ptrt_arg_tensor(out[d], bf16 ? PTRT_BFLOAT16 : PTRT_FLOAT32, 1, (int64_t[]){n}, NULL),
-				ptrt_arg_tensor(inp[d], bf16 ? PTRT_BFLOAT16 : PTRT_FLOAT32, 1, (int64_t[]){n}, NULL),
-				ptrt_arg_tensor(intab[d], PTRT_UINT64, 1, (int64_t[]){8}, NULL),
-				ptrt_arg_tensor(padtab[d], PTRT_UINT64, 1, (int64_t[]){8}, NULL),
-				ptrt_arg_i32((int32_t)d), ptrt_arg_i32((int32_t)world),
+				ptrt_arg_tensor(out[d],
+						bf16 ? PTRT_BFLOAT16
+						     : PTRT_FLOAT32,
+						1, (int64_t[]){n}, NULL),
+				ptrt_arg_tensor(inp[d],
+						bf16 ? PTRT_BFLOAT16
+						     : PTRT_FLOAT32,
+						1, (int64_t[]){n}, NULL),
+				ptrt_arg_tensor(intab[d], PTRT_UINT64, 1,
+						(int64_t[]){8}, NULL),
+				ptrt_arg_tensor(padtab[d], PTRT_UINT64, 1,
+						(int64_t[]){8}, NULL),
+				ptrt_arg_i32((int32_t)d),
+				ptrt_arg_i32((int32_t)world),
 				ptrt_arg_u32(epoch)};
 			st = plan_device(t, &a, k, args, countof(args),
 					 PTEM_CHECK_ORDER, &ls[d]);
@@ -451,14 +484,16 @@ allreduce_run(TestCtx *t, const Compiled *c, const char *kernel, bool bf16,
 					memcpy(&b, o + 2 * i, 2);
 					bad += b != w;
 				} else {
-					bad += memcmp(o + 4 * i, &want[i], 4) != 0;
+					bad += memcmp(o + 4 * i, &want[i], 4) !=
+					       0;
 				}
 			}
 			if (bad)
-				test_fail(t, __FILE__, __LINE__,
-					  "%s world %u epoch %u device %u: %u of "
-					  "%u sums differ", kernel, world, epoch,
-					  d, bad, n);
+				test_fail(
+					t, __FILE__, __LINE__,
+					"%s world %u epoch %u device %u: %u of "
+					"%u sums differ",
+					kernel, world, epoch, d, bad, n);
 		}
 	}
 	arena_free(&a);
@@ -475,13 +510,16 @@ TEST(emu_script_allreduce_oneshot_mgpu)
 		static const unsigned worlds[] = {2, 4};
 		for (size_t w = 0; w < 2; w++) {
 			int st = allreduce_run(t, &c, "allreduce_f32", false,
-					       worlds[w], 1000, msg, sizeof(msg));
+					       worlds[w], 1000, msg,
+					       sizeof(msg));
 			if (st)
-				test_fail(t, __FILE__, __LINE__, "f32: %s", msg);
+				test_fail(t, __FILE__, __LINE__, "f32: %s",
+					  msg);
 			st = allreduce_run(t, &c, "allreduce_bf16", true,
 					   worlds[w], 777, msg, sizeof(msg));
 			if (st)
-				test_fail(t, __FILE__, __LINE__, "bf16: %s", msg);
+				test_fail(t, __FILE__, __LINE__, "bf16: %s",
+					  msg);
 		}
 	}
 	arena_free(&c.a);
@@ -494,7 +532,8 @@ TEST(emu_mgpu_allreduce_relaxed_is_reported)
 	 * release */
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allreduce_oneshot.py",
-			    "ld.acquire.sys", "ld.relaxed.sys", "sm_90a") == PT_OK) {
+			    "ld.acquire.sys", "ld.relaxed.sys",
+			    "sm_90a") == PT_OK) {
 		char msg[1300];
 		int st = allreduce_run(t, &c, "allreduce_f32", false, 2, 300,
 				       msg, sizeof(msg));
@@ -502,7 +541,8 @@ TEST(emu_mgpu_allreduce_relaxed_is_reported)
 		CHECK(strstr(msg, "cross-device race: device") != NULL);
 		CHECK(strstr(msg, "(ld.global.f32)") != NULL);
 		CHECK(strstr(msg, "holds from before the launch") != NULL);
-		CHECK(strstr(msg, "(ld.relaxed.sys.global.u32) was relaxed") != NULL);
+		CHECK(strstr(msg, "(ld.relaxed.sys.global.u32) was relaxed") !=
+		      NULL);
 	}
 	arena_free(&c.a);
 }
@@ -515,8 +555,7 @@ TEST(emu_mgpu_allreduce_relaxed_is_reported)
 static float
 ag_value(unsigned s, unsigned i, unsigned k, unsigned salt)
 {
-	uint32_t h = (s * 73856093u) ^ (i * 19349663u) ^ (k * 83492791u) ^
-		     salt;
+	uint32_t h = (s * 73856093u) ^ (i * 19349663u) ^ (k * 83492791u) ^ salt;
 	h ^= h >> 13;
 	h *= 2654435761u;
 	return (float)((int)(h >> 27) - 16) / 8.0f;
@@ -540,11 +579,13 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 		CHECK_INT(ptem_load(e, c->ptx, strlen(c->ptx)), PT_OK);
 		for (unsigned i = 0; i < Ms; i++)
 			for (unsigned kk = 0; kk < K; kk++)
-				hb[i * K + kk] = f32_to_bf16(ag_value(d, i, kk, 1));
+				hb[i * K + kk] =
+					f32_to_bf16(ag_value(d, i, kk, 1));
 		ash[d] = put(e, hb, (size_t)Ms * K * 2);
 		for (unsigned j = 0; j < N; j++)
 			for (unsigned kk = 0; kk < K; kk++)
-				hb[j * K + kk] = f32_to_bf16(ag_value(d, j, kk, 2));
+				hb[j * K + kk] =
+					f32_to_bf16(ag_value(d, j, kk, 2));
 		b[d] = put(e, hb, (size_t)N * K * 2);
 		cc[d] = put(e, NULL, (size_t)M * N * 2);
 		pad[d] = put(e, NULL, 24 * 4);
@@ -554,10 +595,13 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 	uint8_t tab[8][128];
 	memset(tab, 0, sizeof(tab));
 	for (unsigned s = 0; s < world; s++) {
-		ptem_tma_desc td = {.format = 9 /* BFLOAT16 */, .rank = 2,
-				    .addr = ash[s], .dims = {K, Ms},
+		ptem_tma_desc td = {.format = 9 /* BFLOAT16 */,
+				    .rank = 2,
+				    .addr = ash[s],
+				    .dims = {K, Ms},
 				    .strides = {(uint64_t)K * 2},
-				    .box = {64, 128}, .elem_strides = {1, 1},
+				    .box = {64, 128},
+				    .elem_strides = {1, 1},
 				    .swizzle = 3 /* 128B */};
 		CHECK_INT(ptem_tensormap_encode(&td, tab[s]), PT_OK);
 	}
@@ -568,14 +612,19 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 	ptem_device_launch ls[8];
 	int st = PT_OK;
 	for (unsigned d = 0; d < world && !st; d++) {
-		ptrt_arg args[] = {
-			ptrt_arg_tensor(maps[d], PTRT_UINT8, 2, (int64_t[]){8, 128}, NULL),
-			ptrt_arg_tensor(b[d], PTRT_BFLOAT16, 2, (int64_t[]){N, K}, NULL),
-			ptrt_arg_tensor(cc[d], PTRT_BFLOAT16, 2, (int64_t[]){M, N}, NULL),
-			ptrt_arg_tensor(padtab[d], PTRT_UINT64, 1, (int64_t[]){8}, NULL),
-			ptrt_arg_i32((int32_t)d), ptrt_arg_i32((int32_t)world),
-			ptrt_arg_i32((int32_t)Ms), ptrt_arg_i32((int32_t)sms),
-			ptrt_arg_u32(1)};
+		ptrt_arg args[] = {ptrt_arg_tensor(maps[d], PTRT_UINT8, 2,
+						   (int64_t[]){8, 128}, NULL),
+				   ptrt_arg_tensor(b[d], PTRT_BFLOAT16, 2,
+						   (int64_t[]){N, K}, NULL),
+				   ptrt_arg_tensor(cc[d], PTRT_BFLOAT16, 2,
+						   (int64_t[]){M, N}, NULL),
+				   ptrt_arg_tensor(padtab[d], PTRT_UINT64, 1,
+						   (int64_t[]){8}, NULL),
+				   ptrt_arg_i32((int32_t)d),
+				   ptrt_arg_i32((int32_t)world),
+				   ptrt_arg_i32((int32_t)Ms),
+				   ptrt_arg_i32((int32_t)sms),
+				   ptrt_arg_u32(1)};
 		st = plan_device(t, &a, k, args, countof(args),
 				 PTEM_CHECK_ORDER, &ls[d]);
 	}
@@ -599,7 +648,8 @@ allgather_gemm_run(TestCtx *t, const Compiled *c, unsigned world, unsigned Ms,
 		if (bad)
 			test_fail(t, __FILE__, __LINE__,
 				  "world %u device %u: %u of %u elements of C "
-				  "differ", world, d, bad, M * N);
+				  "differ",
+				  world, d, bad, M * N);
 	}
 	arena_free(&a);
 	ptem_group_free(g);
@@ -614,9 +664,11 @@ TEST(emu_script_allgather_gemm_mgpu)
 		char msg[1300];
 		/* 2 devices: 2 k-tiles, ragged N; 4 devices with 2 CTAs each
 		 * (the last-CTA done round) and a shard of 72 rows */
-		if (allgather_gemm_run(t, &c, 2, 64, 128, 40, 1, msg, sizeof(msg)))
+		if (allgather_gemm_run(t, &c, 2, 64, 128, 40, 1, msg,
+				       sizeof(msg)))
 			test_fail(t, __FILE__, __LINE__, "%s", msg);
-		if (allgather_gemm_run(t, &c, 4, 72, 64, 24, 2, msg, sizeof(msg)))
+		if (allgather_gemm_run(t, &c, 4, 72, 64, 24, 2, msg,
+				       sizeof(msg)))
 			test_fail(t, __FILE__, __LINE__, "%s", msg);
 	}
 	arena_free(&c.a);
@@ -628,11 +680,15 @@ TEST(emu_mgpu_allgather_gemm_relaxed_is_reported)
 	 * read of a peer's shard is not ordered after the peer's release */
 	Compiled c;
 	if (compile_variant(t, &c, "examples/allgather_gemm.py",
-			    "ld.acquire.sys", "ld.relaxed.sys", "sm_90a") == PT_OK) {
+			    "ld.acquire.sys", "ld.relaxed.sys",
+			    "sm_90a") == PT_OK) {
 		char msg[1300];
 		CHECK_INT(allgather_gemm_run(t, &c, 2, 64, 64, 16, 1, msg,
-					     sizeof(msg)), PT_E_EMU_ORDER);
-		CHECK(strstr(msg, "(cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes): cross-device race") != NULL);
+					     sizeof(msg)),
+			  PT_E_EMU_ORDER);
+		CHECK(strstr(msg, "(cp.async.bulk.tensor.2d.shared::cta.global."
+				  "tile.mbarrier::complete_tx::bytes): "
+				  "cross-device race") != NULL);
 		CHECK(strstr(msg, "holds from before the launch") != NULL);
 	}
 	arena_free(&c.a);

@@ -427,6 +427,27 @@ TEST(ptx_builtin_rows)
 	CHECK(ptx_gate_allows(PTXG_SM90, TGT_SM_90A));
 }
 
+/* The cluster directives (PTX ISA "Cluster dimension directives"): PTX
+ * 7.8, sm_90 and newer; every other target has them. */
+TEST(ptx_directive_rows_gate_cluster_directives)
+{
+	static const char *const names[] = {
+		".maxclusterrank", ".reqnctapercluster", ".explicitcluster"};
+	static const PtxDirective ids[] = {
+		PTXD_MAXCLUSTERRANK, PTXD_REQNCTAPERCLUSTER,
+		PTXD_EXPLICITCLUSTER};
+	CHECK_INT(PTXD_COUNT, 3);
+	for (int i = 0; i < 3; i++) {
+		const PtxDirectiveRow *d = ptx_directive(ids[i]);
+		CHECK_STR(d->name, names[i]);
+		CHECK_INT(d->min_ptx, 78);
+		CHECK(!ptx_gate_allows(d->gate, TGT_SM_80));
+		for (int k = TGT_SM_90; k < TGT_COUNT; k++)
+			CHECK(ptx_gate_allows(d->gate, (Target)k));
+		CHECK_STR(ptx_gate_min_target(d->gate), "sm_90");
+	}
+}
+
 TEST(ptx_emit_prints_operands)
 {
 	pt_ctx *c = new_ctx(TGT_SM_90A);

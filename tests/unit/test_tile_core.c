@@ -39,8 +39,8 @@ TEST(tile_ld_global_v4_cta_example)
 	Expr *ops[] = {tb_ref(&b, R), tb_ref(&b, A)};
 	tb_apply(&b, "ld.global.v4.b32", ES_CTA, 2, ops);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.n, 1);
-	TileCall *tc = b.m->tile_calls.v[0];
+	CHECK_INT(b.prog->calls.n, 1);
+	TileCall *tc = b.prog->calls.v[0];
 	CHECK(tc->ok);
 	CHECK_INT(tc->ngroup, 2);
 	CHECK_INT(tc->group[0].ext, 2);
@@ -53,11 +53,11 @@ TEST(tile_ld_global_v4_cta_example)
 		CHECK_INT(tc->ops[0].slot[i], i);
 	/* atom start m = 384*w + 12*l + 4*r: constant part 4*r */
 	CHECK_INT(tc->ops[1].addr[2].c0, 8);
-	const char *ex = explain_module(b.c, b.m);
+	const char *ex = explain_module(b.c, b.m, b.prog);
 	CHECK(strstr(ex, "ld family") != NULL);
 	CHECK(strstr(ex, "group (2, 32) repeat (3,) atom (4,)") != NULL);
 	CHECK(strstr(ex, "expands to 3 instructions") != NULL);
-	tile_lower_module(b.c, b.m);
+	tile_lower_module(b.c, b.m, b.prog);
 	CHECK_INT(b.f->body.n, 3);
 	for (size_t i = 0; i < b.f->body.n; i++) {
 		Expr *p = b.f->body.v[i]->u.value;
@@ -108,13 +108,13 @@ TEST(tile_st_shared_v4_permuted_slots)
 	Expr *ops[] = {tb_ref(&b, S), tb_ref(&b, R)};
 	tb_apply(&b, "st.shared.v4.b32", ES_CTA, 2, ops);
 	CHECK_INT(tb_check(&b), 0);
-	TileCall *tc = b.m->tile_calls.v[0];
+	TileCall *tc = b.prog->calls.v[0];
 	/* repeat r, word a lives in register r + 3*a */
 	for (int r = 0; r < 3; r++)
 		for (int a = 0; a < 4; a++)
 			CHECK_INT(tc->ops[1].slot[r * 4 + a], r + 3 * a);
 	CHECK_INT(tc->count, 3);
-	tile_lower_module(b.c, b.m);
+	tile_lower_module(b.c, b.m, b.prog);
 	Expr *p = b.f->body.v[1]->u.value;
 	/* repeat 1 stores 16 bytes (4 float32 words) after repeat 0:
 	 * repeat 0's pointer plus an immediate */
@@ -197,7 +197,7 @@ TEST(tile_ld_symbolic_alignment)
 	tb_init(&b, 32, 0, 0);
 	lo = tb_bin(&b, BIN_MUL, tb_hw(&b, BI_LANE_ID), tb_int(&b, 4));
 	CHECK_INT(thread_ld("ld.global.v4.b32", 4, 132, lo, 16, NULL, &b), 0);
-	tile_lower_module(b.c, b.m);
+	tile_lower_module(b.c, b.m, b.prog);
 	Expr *p = b.f->body.v[0]->u.value;
 	CHECK(p->u.ptx.args.v[1]->kind == EX_PTR_TO);
 	tb_free(&b);
@@ -251,7 +251,7 @@ TEST(tile_ld_cache_policy)
 	pol = tb_var(&b, "pol", DT_UINT64, VK_PARAM);
 	tb_param(&b, call, "cache_policy", tb_vref(&b, pol));
 	CHECK_INT(tb_check(&b), 0);
-	tile_lower_module(b.c, b.m);
+	tile_lower_module(b.c, b.m, b.prog);
 	Expr *p = b.f->body.v[0]->u.value;
 	CHECK_INT(p->u.ptx.args.n, 3);
 	CHECK(p->u.ptx.args.v[2]->kind == EX_VAR);
@@ -341,7 +341,7 @@ TEST(tile_preserve_dst_rules)
 					   PT_E_TILE_PRESERVE_NO_RESULT, 0};
 		CHECK_INT(tb_check(&b), want[k]);
 		if (k == 3) {
-			tile_lower_module(b.c, b.m);
+			tile_lower_module(b.c, b.m, b.prog);
 			Expr *x = b.f->body.v[4]->u.value;
 			CHECK(x->u.ptx.preserve_dst);
 			CHECK(x->u.ptx.pred != NULL);
@@ -402,7 +402,7 @@ TEST(tile_scopes)
 	Expr *ops2b[] = {tb_ref(&b, R), ir_float(b.c, 1.0, DT_FLOAT32, TB_SP)};
 	tb_apply(&b, "mov.f32", ES_WARP, 2, ops2b);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->group[0].lo, 16);
+	CHECK_INT(b.prog->calls.v[0]->group[0].lo, 16);
 	tb_free(&b);
 
 	/* cluster scope needs a launch cluster */
@@ -424,7 +424,7 @@ TEST(tile_scopes)
 	Expr *ops4[] = {tb_ref(&b, R), ir_float(b.c, 1.0, DT_FLOAT32, TB_SP)};
 	tb_apply(&b, "mov.f32", ES_CLUSTER, 2, ops4);
 	CHECK_INT(tb_check(&b), 0);
-	TileCall *tc = b.m->tile_calls.v[0];
+	TileCall *tc = b.prog->calls.v[0];
 	CHECK_INT(tc->ngroup, 3);
 	CHECK(tc->group[0].kind == GK_CTA_X);
 	CHECK_INT(tc->count, 1);
@@ -583,7 +583,7 @@ TEST(tile_operand_view_errors)
 	Expr *ops4[] = {tb_ref(&b, R1), pr};
 	tb_apply(&b, "ld.global.b32", ES_THREAD, 2, ops4);
 	CHECK_INT(tb_check(&b), 0);
-	TileCall *tc = b.m->tile_calls.v[0];
+	TileCall *tc = b.prog->calls.v[0];
 	CHECK(tc->ops[1].addr_x[0] != NULL);
 	CHECK(tc->ops[1].addr_x[0]->kind == EX_BINARY &&
 	      tc->ops[1].addr_x[0]->u.op.op == BIN_MUL);

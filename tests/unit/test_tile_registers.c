@@ -24,8 +24,8 @@ f32(TB *b, double v)
 static Expr *
 lowered(TB *b, size_t i)
 {
-	if (b->m->tile_calls.n)
-		tile_lower_module(b->c, b->m);
+	if (b->prog && b->prog->calls.n)
+		tile_lower_module(b->c, b->m, b->prog);
 	return i < b->f->body.n ? b->f->body.v[i]->u.value : NULL;
 }
 
@@ -47,7 +47,7 @@ TEST(tile_add_f32_scalar_broadcast)
 	Expr *ops[] = {tb_ref(&b, D), tb_ref(&b, A), f32(&b, 2.0)};
 	tb_apply(&b, "add.rn.f32", ES_THREAD, 3, ops);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->count, 8);
+	CHECK_INT(b.prog->calls.v[0]->count, 8);
 	Expr *p = lowered(&b, 5);
 	CHECK_INT(b.f->body.n, 8);
 	CHECK_STR(p->u.ptx.spelling, "add.rn.f32");
@@ -91,7 +91,7 @@ TEST(tile_unary_families_counts)
 		Expr *ops[] = {tb_ref(&b, D), tb_ref(&b, A)};
 		tb_apply(&b, ops_[k], ES_THREAD, 2, ops);
 		CHECK_INT(tb_check(&b), 0);
-		CHECK_INT(b.m->tile_calls.v[0]->count, 6);
+		CHECK_INT(b.prog->calls.v[0]->count, 6);
 		Expr *p = lowered(&b, 4);
 		CHECK_INT(b.f->body.n, 6);
 		CHECK_STR(p->u.ptx.spelling, ops_[k]);
@@ -138,7 +138,7 @@ TEST(tile_packed_carriers)
 			tb_ref(&b, V2)};
 	tb_apply(&b, "fma.rn.f32x2", ES_THREAD, 4, ops4);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->count, 4);
+	CHECK_INT(b.prog->calls.v[0]->count, 4);
 	tb_free(&b);
 
 	/* an integer tensor for a float instruction */
@@ -179,7 +179,7 @@ TEST(tile_min_max_two_and_three_inputs)
 	Expr *ops[] = {tb_ref(&b, D), tb_ref(&b, D), f32(&b, 0.0)};
 	tb_apply(&b, "max.f32", ES_THREAD, 3, ops);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->inst.nops, 3);
+	CHECK_INT(b.prog->calls.v[0]->inst.nops, 3);
 	tb_free(&b);
 	/* the three-input form is an sm_100 form */
 	tb_init(&b, 32, 0, 0);
@@ -198,7 +198,7 @@ TEST(tile_min_max_two_and_three_inputs)
 			f32(&b, 0.0)};
 	tb_apply(&b, "max.f32", ES_THREAD, 4, ops3);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->inst.nops, 4);
+	CHECK_INT(b.prog->calls.v[0]->inst.nops, 4);
 	Expr *p = lowered(&b, 0);
 	CHECK_INT(p->u.ptx.args.n, 4);
 	tb_free(&b);
@@ -257,7 +257,7 @@ TEST(tile_mov_forms)
 	Expr *ops[] = {tb_ref(&b, D), f32(&b, 0.5)};
 	tb_apply(&b, "mov.f32", ES_THREAD, 2, ops);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->count, 8);
+	CHECK_INT(b.prog->calls.v[0]->count, 8);
 	tb_free(&b);
 	/* pack two b32 words into a b64 and unpack them again */
 	tb_init(&b, 32, 0, 0);
@@ -268,7 +268,7 @@ TEST(tile_mov_forms)
 	Expr *ops3[] = {tb_ref(&b, P), tb_ref(&b, W)};
 	tb_apply(&b, "mov.b64", ES_THREAD, 2, ops3);
 	CHECK_INT(tb_check(&b), 0);
-	TileCall *pack = b.m->tile_calls.v[0], *unpack = b.m->tile_calls.v[1];
+	TileCall *pack = b.prog->calls.v[0], *unpack = b.prog->calls.v[1];
 	CHECK(pack->inst.ops[1].kind == PTXOP_VEC);
 	CHECK(unpack->inst.ops[0].kind == PTXOP_VEC);
 	CHECK_INT(pack->count, 4);
@@ -407,8 +407,8 @@ TEST(tile_ewise_silu)
 	Expr *ops[] = {tb_ref(&b, D), tb_ref(&b, X)};
 	tb_ewise(&b, fn, 2, ops);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->count, 8);
-	tile_lower_module(b.c, b.m);
+	CHECK_INT(b.prog->calls.v[0]->count, 8);
+	tile_lower_module(b.c, b.m, b.prog);
 	/* per element: a result variable, its assignment, the store */
 	CHECK_INT(b.f->body.n, 24);
 	Stmt *st = b.f->body.v[3 * 5 + 2];
@@ -451,7 +451,7 @@ TEST(tile_ewise_if_else_returns)
 	Expr *ops[] = {tb_ref(&b, D), tb_ref(&b, D)};
 	tb_ewise(&b, f, 2, ops);
 	CHECK_INT(tb_check(&b), 0);
-	tile_lower_module(b.c, b.m);
+	tile_lower_module(b.c, b.m, b.prog);
 	CHECK_INT(b.f->body.n, 12);
 	Stmt *c = b.f->body.v[1];
 	CHECK(c->kind == ST_IF);
@@ -517,6 +517,6 @@ TEST(tile_ewise_errors)
 	Expr *ops6[] = {tb_ref(&b, D), f32(&b, 3.0)};
 	tb_ewise(&b, fn, 2, ops6);
 	CHECK_INT(tb_check(&b), 0);
-	CHECK_INT(b.m->tile_calls.v[0]->count, 4);
+	CHECK_INT(b.prog->calls.v[0]->count, 4);
 	tb_free(&b);
 }

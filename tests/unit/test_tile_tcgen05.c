@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api.h"
+#include "tile/program.h"
 #include "ir/ir.h"
 #include "tile/tile.h"
 #include "test.h"
@@ -191,14 +191,14 @@ run_case(TestCtx *t, const Case *k)
 		pt_ctx_free(c);
 		return 0;
 	}
-	check_module(c, m);
+	TileProgram *prog = check_module(c, m);
 	CHECK_INT((int)c->nerrors, 0);
-	CHECK_INT((int)m->tile_calls.n, 1);
-	if (c->nerrors || m->tile_calls.n != 1) {
+	CHECK_INT((int)prog->calls.n, 1);
+	if (c->nerrors || prog->calls.n != 1) {
 		pt_ctx_free(c);
 		return 0;
 	}
-	const TileCall *tc = m->tile_calls.v[0];
+	const TileCall *tc = prog->calls.v[0];
 	int nmem = k->split ? 2 : 1;
 	const TileOperand *rop = &tc->ops[k->is_ld ? 0 : nmem];
 	Side reg, mem[2];
@@ -216,7 +216,7 @@ run_case(TestCtx *t, const Case *k)
 		int64_t th = p.v[AX_WID_IN_WG] * 32 + p.v[AX_LANEID];
 		owner[th * 16 + p.v[AX_M]] = f;
 	}
-	tile_lower_module(c, m);
+	tile_lower_module(c, m, prog);
 	CHECK_INT((int)c->nerrors, 0);
 	const Block *b = &m->funcs.v[0]->body;
 	int issues = 0;

@@ -403,3 +403,23 @@ TEST(tile_tma_interleave_slot)
 	arena_free(&a);
 	pt_ctx_free(o.ctx);
 }
+
+/* A module compiled twice: the second check sees the TMA call already
+ * lowered (raw PTX), so only its kernel (Func.tmaps) still knows the
+ * tensor map; the hidden parameter and the metadata slot must survive. */
+TEST(tile_tma_slot_survives_recompile)
+{
+	pt_module *m = NULL;
+	pt_ctx *c = pt_ctx_new(NULL);
+	const char *ptx1, *meta1, *ptx2, *meta2;
+	CHECK_INT(pt_load(c, "t.py", src_slots, strlen(src_slots), &m), PT_OK);
+	CHECK_INT(pt_compile(c, m, "sm_90a", &ptx1, &meta1), PT_OK);
+	CHECK_INT(pt_compile(c, m, "sm_90a", &ptx2, &meta2), PT_OK);
+	if (ptx1 && ptx2) {
+		CHECK(strstr(ptx1, ".param .align 64 .b8 k_A_tmap[128]") !=
+		      NULL);
+		CHECK_STR(ptx2, ptx1);
+		CHECK_STR(meta2, meta1);
+	}
+	pt_ctx_free(c);
+}

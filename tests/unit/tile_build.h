@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-#include "api.h"
 #include "ir/ir.h"
 #include "tile/tile.h"
 
@@ -18,6 +17,7 @@ typedef struct TB {
 	Func *f;
 	Block *cur;  /* where statements go */
 	int nbuf, nvar;
+	TileProgram *prog; /* the last tb_check's */
 } TB;
 
 static const Span TB_SP = {0, 0, 0};
@@ -196,7 +196,7 @@ tb_param(TB *b, Expr *call, const char *name, Expr *v)
 static inline int
 tb_check(TB *b)
 {
-	check_module(b->c, b->m);
+	b->prog = check_module(b->c, b->m);
 	return b->c->diags ? b->c->diags->code : (int)b->c->nerrors;
 }
 

@@ -5,7 +5,8 @@
  *
  * Operands: a load takes (shared, global); a store or reduction takes
  * (global, shared).  The global side is a whole T.Tensor parameter (its
- * tensor map is recorded as a Module.tma_slots entry that the runtime
+ * tensor map is recorded as a tensor-map slot (TileProgram.tma_slots,
+ * then its kernel's Func.tmaps once lowered) that the runtime
  * encodes at launch from the actual argument) or a T.TensorMap()
  * parameter encoded by the caller (its fields are the caller's contract;
  * nothing is inspected).  The shared side has shape (*group, *repeat,
@@ -883,8 +884,8 @@ find_slot(TileEnv *e, const Buffer *b, int rank, const TmaFields *f)
 		memcpy(want.region_extent, f->extent, sizeof(want.region_extent));
 	}
 	int same_tensor = 0;
-	for (size_t i = 0; i < e->m->tma_slots.n; i++) {
-		TmapSlot *s = e->m->tma_slots.v[i];
+	for (size_t i = 0; i < e->prog->tma_slots.n; i++) {
+		TmapSlot *s = e->prog->tma_slots.v[i];
 		if (s->func != e->f || s->tensor != b)
 			continue;
 		same_tensor++;
@@ -907,18 +908,8 @@ find_slot(TileEnv *e, const Buffer *b, int rank, const TmaFields *f)
 	s->name = same_tensor ? arena_printf(&c->arena, "%s_tmap%d", b->name,
 					     same_tensor)
 			      : arena_printf(&c->arena, "%s_tmap", b->name);
-	vec_push(&c->arena, &e->m->tma_slots, s);
+	vec_push(&c->arena, &e->prog->tma_slots, s);
 	return s;
-}
-
-void
-tile_tma_reset_slots(Module *m)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < m->tma_slots.n; i++)
-		if (m->tma_slots.v[i]->var)
-			m->tma_slots.v[n++] = m->tma_slots.v[i];
-	m->tma_slots.n = n;
 }
 
 /* ---- lowering ---- */
@@ -1012,6 +1003,8 @@ map_expr(Ctx *c, const TileCall *tc, TmaCall *k, Span sp)
 		v->kind = VK_PARAM;
 		v->span = sp;
 		s->var = v;
+		/* lowered: the slot is now a parameter of its kernel */
+		vec_push(&c->arena, &s->func->tmaps, s);
 	}
 	Expr *x = ir_new_expr(c, EX_VAR, ET_SCALAR, DT_UINT64, sp);
 	x->u.var = s->var;
@@ -1040,8 +1033,8 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 		}
 		if (tc->cache_policy)
 			vec_push(&c->arena, a, tc->cache_policy);
-		Expr *p = ir_ptx_issue(c, &tc->inst, tc->inst.spelling, argv,
-				       tc->pred, sp);
+		Expr *p = ir_ptx_issue(c, &tc->prog->memo, &tc->inst,
+				       tc->inst.spelling, argv, tc->pred, sp);
 		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 		s->u.value = p;
 		vec_push(&c->arena, out, s);

@@ -437,9 +437,9 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 				/* one spelling has a row per A source
 				 * (smem descriptor or registers): select by
 				 * the arguments, not only the spelling */
-				Expr *p = ir_ptx_issue(c, NULL,
-						       tc->inst.spelling, argv,
-						       tc->pred, sp);
+				Expr *p = ir_ptx_issue(
+					c, &tc->prog->memo, NULL,
+					tc->inst.spelling, argv, tc->pred, sp);
 				Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 				s->u.value = p;
 				vec_push(&c->arena, out, s);
