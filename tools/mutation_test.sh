@@ -17,7 +17,9 @@
 # json_roundtrip, codes and the fuzz replay are left out for time: 5 to
 # 30 s each per surviving mutant); a mutant is killed when any test
 # fails, the build breaks, or a test program or suite exits non-zero
-# (a signal included).  Prints each mutant
+# (a signal included).  Only mut/ptxtile and mut/unit_tests are built
+# (every suite above runs those two; the shared libraries and the host
+# example would only cost links).  Prints each mutant
 # and "killed K of N (P%)"; survivors are listed for a closer look
 # (an equivalent mutant cannot be killed).  MUTANTS=FILE re-tests the
 # sites FILE lists instead (file:line:col:op lines, as printed in the
@@ -66,7 +68,7 @@ grep -n '^[[:space:]]*\(} else \)\?if (' src/tile/*.c src/tile/patterns/*.c \
 done >sites
 total=$(wc -l <sites)
 [ -n "$SITES" ] && { cat sites; echo "candidate sites: $total"; exit 0; }
-make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1 || {
+make -s -j2 O=mut mut/ptxtile mut/unit_tests >/dev/null 2>&1 || {
 	echo "mutation_test: the unmutated tree does not build"; exit 2; }
 suites="errors golden hostile rtsize tile_counts tile_tcgen05_ld_st tile_tma
 	property dx gemm_mxf8 wgmma_explain tirx_compat roundtrip"
@@ -114,7 +116,7 @@ while IFS=: read -r f l c op; do
 		$0 = substr($0, 1, c - 1) new substr($0, c + length(op)) } { print }' \
 		"$f.orig" >"$f"
 	n=$((n + 1))
-	if ! make -s -j2 O=mut all mut/unit_tests >/dev/null 2>&1; then
+	if ! make -s -j2 O=mut mut/ptxtile mut/unit_tests >/dev/null 2>&1; then
 		verdict="killed (build)"
 	elif run_tests; then
 		verdict="SURVIVED"

@@ -358,6 +358,8 @@ check_module(Ctx *c, Module *m)
 		walk_block(&e, &f->body);
 		if (!ctx_has_errors(c))
 			tile_mbar_lint(&e, f);
+		if (!ctx_has_errors(c))
+			tile_setmaxnreg_lint(&e, f);
 	}
 	return p;
 }

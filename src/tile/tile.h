@@ -289,6 +289,10 @@ void tile_facts_assign(TileEnv *e, const Var *v);
 /* mbarrier storage narrower than 8 bytes; mbarriers never initialised. */
 void tile_mbar_lint(TileEnv *e, const Func *f);
 
+/* ---- setmaxnreg_lint.c ---- */
+/* E3020: a setmaxnreg.dec above every count the kernel can hold. */
+void tile_setmaxnreg_lint(TileEnv *e, const Func *f);
+
 /* ---- symshape.c: global tensors with symbolic sizes ---- */
 
 /* True when some extent of b is not a constant. */

@@ -97,3 +97,37 @@ TEST(contract_broadcast_position_bounds)
 	}
 	pt_ctx_free(c);
 }
+
+/* lin_eval recomputes derived symbols from their definitions (the
+ * counterexample search and its "gives row = ..." text use it): with
+ * tid in [0, 127], tid // 8 and tid % 5 are fresh symbols; at tid = 43
+ * they are 5 and 3 (43 = 5 * 8 + 3 = 8 * 5 + 3), and at x = -13 in
+ * [-20, 20] floor division and floor modulo give -2 and 3
+ * (-13 = -2 * 8 + 3).  Kills the layout/facts.c:165 mutant (seed 9),
+ * which evaluated '/' as the swizzle and '%' as a division. */
+TEST(contract_lin_eval_floordiv_mod)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int tid = sym_new(&st, "tid", 0, 127, 1);
+	int x = sym_new(&st, "x", -20, 20, 1);
+	Lin q = lin_floordiv(&st, lin_sym(&st, tid), 8);
+	Lin r = lin_mod(&st, lin_sym(&st, tid), 5);
+	Lin qx = lin_floordiv(&st, lin_sym(&st, x), 8);
+	Lin rx = lin_mod(&st, lin_sym(&st, x), 8);
+	int64_t *vals = NEWN(&a, int64_t, st.syms.n + 1);
+	vals[tid] = 43;
+	vals[x] = -13;
+	int64_t v = 0;
+	CHECK(lin_eval(&st, q, vals, &v));
+	CHECK_INT(v, 5);
+	CHECK(lin_eval(&st, r, vals, &v));
+	CHECK_INT(v, 3);
+	CHECK(lin_eval(&st, qx, vals, &v));
+	CHECK_INT(v, -2);
+	CHECK(lin_eval(&st, rx, vals, &v));
+	CHECK_INT(v, 3);
+	arena_free(&a);
+}
