@@ -129,6 +129,16 @@ $(O)/bench_frontend: bench/frontend.c $(O)/libptxtile.a $(RT_OBJ)
 bench-frontend: all $(O)/bench_frontend
 	$(O)/bench_frontend examples/*.py
 
+# A stand-in libcuda.so.1 (tests/stubcuda/stubcuda.c): every driver call
+# succeeds and does nothing, so the runtime's own per-launch cost can be
+# timed and its driver calls counted without a GPU
+# (LD_LIBRARY_PATH=$(O)/stubcuda; bench/launch_stub.py, bench/README.md).
+$(O)/stubcuda/libcuda.so.1: tests/stubcuda/stubcuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fvisibility=hidden -MMD -MP,$(CFLAGS_ALL)) -shared -o $@ $<
+bench-launch-stub: all $(O)/stubcuda/libcuda.so.1
+	@LD_LIBRARY_PATH=$(O)/stubcuda PTXTILE_LIB_DIR=$(O) PYTHONPATH=python python3 bench/launch_stub.py
+
 # exit 77 (no driver or GPU) is a skip, reported by run.sh, not an error
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
@@ -174,6 +184,7 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
+.PHONY: bench-launch-stub
 .PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
