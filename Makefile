@@ -73,7 +73,7 @@ $(O)/unit_tests: $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ)
 $(O)/ptxdiff: $(O)/tools/ptxdiff.o $(O)/libptxtile.a
 	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
-test: all $(O)/unit_tests $(O)/ptxdiff
+test: all $(O)/unit_tests $(O)/ptxdiff $(O)/stubcuda/libcuda.so.1
 	@BUILD=$(O) sh tests/run.sh
 
 asan:
@@ -135,7 +135,8 @@ bench-frontend: all $(O)/bench_frontend
 # (LD_LIBRARY_PATH=$(O)/stubcuda; bench/launch_stub.py, bench/README.md).
 $(O)/stubcuda/libcuda.so.1: tests/stubcuda/stubcuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -fvisibility=hidden -MMD -MP,$(CFLAGS_ALL)) -shared -o $@ $<
+	$(CC) $(filter-out -fvisibility=hidden -MMD -MP,$(CFLAGS_ALL)) -shared \
+		-Wl,-soname,libcuda.so.1 -o $@ $<
 bench-launch-stub: all $(O)/stubcuda/libcuda.so.1
 	@LD_LIBRARY_PATH=$(O)/stubcuda PTXTILE_LIB_DIR=$(O) PYTHONPATH=python python3 bench/launch_stub.py
 
@@ -191,6 +192,6 @@ clean:
 # The Python package (python/ptxtile, issue 13): the shared libraries it
 # ships (setup.py runs this), and its CPU tests alone.
 pylib: $(O)/libptxtile.so $(O)/libptxtile_rt.so
-test-python: pylib
+test-python: pylib $(O)/stubcuda/libcuda.so.1
 	@BUILD=$(O) sh tests/suites/python.sh
 .PHONY: pylib test-python

@@ -12,6 +12,12 @@ back to back from Python by:
                       argument array built once (the C runtime's share)
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel
   triton              the same kernel as a @triton.jit function
+  driver cuLaunchKernel / cuLaunchKernelEx (floor)
+                      the driver's own entry points called through
+                      ctypes (PyDLL, argtypes set) with the parameter
+                      array built once, on the same cubin: the floor of
+                      any launch from Python, and which of the two entry
+                      points the driver makes cheaper
 and, host time only, ptxtile's argument conversion without the launch
 (the general path, taken by the first call of a signature) and the fast
 path with the C launch replaced by a no-op (the Python share of the
@@ -83,6 +89,10 @@ def launchers(x, y):
         launch(handle, addr, 3, stream)
     out["ptxtile (prepacked)"] = prepacked
     out["torch y.add_(x)"] = lambda: y.add_(x, alpha=1.0)
+    try:  # diagnostic rows: their failure must not hide the others
+        out.update(raw_driver_launchers(k, x, y, stream))
+    except Exception as e:
+        print("# raw driver rows skipped: %s" % e)
     try:
         import triton
         import triton.language as tl
@@ -98,6 +108,54 @@ def launchers(x, y):
     except Exception as e:  # not installed, or cannot compile here
         print("# triton skipped: %s" % e)
     return out
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig of cuda.h (grid, block, shared memory, stream,
+    attributes)."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.c_void_p), ("nattrs", ctypes.c_uint)]
+
+
+def raw_driver_launchers(k, x, y, stream):
+    """cuLaunchKernel and cuLaunchKernelEx straight from libcuda with a
+    prebuilt parameter array: X, Y, a, n (the PTX parameters of SRC)."""
+    cu = ctypes.PyDLL("libcuda.so.1")
+    vp, u = ctypes.c_void_p, ctypes.c_uint
+    mod, fn = vp(), vp()
+    image = k.cubin or (k.ptx.encode() + b"\0")
+    cu.cuModuleLoadData.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p]
+    cu.cuModuleGetFunction.argtypes = [ctypes.POINTER(vp), vp,
+                                       ctypes.c_char_p]
+    if cu.cuModuleLoadData(ctypes.byref(mod), image) or \
+            cu.cuModuleGetFunction(ctypes.byref(fn), mod, k.name.encode()):
+        raise RuntimeError("cuModuleLoadData/GetFunction failed")
+    vals = [ctypes.c_uint64(x.data_ptr()), ctypes.c_uint64(y.data_ptr()),
+            ctypes.c_float(1.0), ctypes.c_int32(N)]
+    params = (vp * 4)(*[ctypes.addressof(v) for v in vals])
+    launch = cu.cuLaunchKernel
+    launch.restype = ctypes.c_int
+    launch.argtypes = [vp, u, u, u, u, u, u, u, vp, vp, vp]
+    grid = (N + 1023) // 1024
+    s = stream or None
+    if launch(fn, grid, 1, 1, 1024, 1, 1, 0, s, params, None):
+        raise RuntimeError("cuLaunchKernel failed")
+    cfg = _LaunchConfig((grid, 1, 1), (1024, 1, 1), 0, s, None, 0)
+    ex = cu.cuLaunchKernelEx
+    ex.restype = ctypes.c_int
+    ex.argtypes = [vp, vp, vp, vp]
+    pcfg = ctypes.addressof(cfg)
+    if ex(pcfg, fn, params, None):
+        raise RuntimeError("cuLaunchKernelEx failed")
+
+    def plain(keep=(vals, params, mod)):
+        launch(fn, grid, 1, 1, 1024, 1, 1, 0, s, params, None)
+
+    def extended(keep=(vals, params, cfg, mod)):
+        ex(pcfg, fn, params, None)
+    return {"driver cuLaunchKernel (floor)": plain,
+            "driver cuLaunchKernelEx (floor)": extended}
 
 
 def fast_path_alone_us(x, y):
@@ -184,7 +242,9 @@ def main():
         rows.append((name, h, ev))
     # every launcher adds x (ones) to y: y counts the launches
     torch.cuda.synchronize()
-    launches = len(runs) * (20 + ROUNDS * CALLS + 100 + ROUNDS * CALLS) + 1
+    # + the first launch of "prepacked", and one of each raw driver row
+    launches = len(runs) * (20 + ROUNDS * CALLS + 100 + ROUNDS * CALLS) + \
+        1 + sum(1 for name in runs if name.startswith("driver "))
     if not torch.equal(y, torch.full_like(y, float(launches))):
         raise SystemExit("FAIL: y = %s, expected %d launches"
                          % (y[:4].tolist(), launches))

@@ -22,6 +22,15 @@
 typedef int CUresult;
 enum { OK = 0, NOT_FOUND = 500 };
 
+/* What the stub exports. */
+API CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int version,
+				 uint64_t flags, int *status);
+API long stubcuda_calls(const char *name);
+API void stubcuda_reset(void);
+API void stubcuda_param_sizes(const int *sizes, int n);
+API uint64_t stubcuda_last_param(int i);
+API uint64_t stubcuda_last_launch(int what);
+
 /* One row per entry point the stub serves: its name and counter slot. */
 #define STUB_SYMS(X)                                                       \
 	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName)                  \
@@ -129,10 +138,35 @@ s_getattr(int *v, int a, void *f)
 	*v = 0;
 	return OK;
 }
+/* What the last launch handed the driver, for tests: the launch
+ * dimensions, the stream and the parameters (sizes set by the test). */
+typedef struct StubCfg {
+	unsigned grid[3], block[3], smem;
+	void *stream;
+	void *attrs;
+	unsigned nattrs;
+} StubCfg;
+
+enum { MAX_PARAMS = 16 };
+static StubCfg last_cfg;
+static int param_sizes[MAX_PARAMS];
+static uint64_t last_params[MAX_PARAMS];
+
+static void
+record_params(void **p)
+{
+	for (int i = 0; i < MAX_PARAMS && param_sizes[i] > 0; i++) {
+		last_params[i] = 0;
+		memcpy(&last_params[i], p[i], (size_t)param_sizes[i]);
+	}
+}
+
 static CUresult
 s_launch_ex(const void *cfg, void *f, void **p, void **e)
 {
 	COUNT(cuLaunchKernelEx);
+	memcpy(&last_cfg, cfg, sizeof(last_cfg));
+	record_params(p);
 	return OK;
 }
 static CUresult
@@ -141,6 +175,9 @@ s_launch(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	 void **e)
 {
 	COUNT(cuLaunchKernel);
+	StubCfg c = {{gx, gy, gz}, {bx, by, bz}, smem, stream, NULL, 0};
+	last_cfg = c;
+	record_params(p);
 	return OK;
 }
 static CUresult
@@ -258,4 +295,34 @@ API void
 stubcuda_reset(void)
 {
 	memset(calls, 0, sizeof(calls));
+}
+
+/* The byte size of each parameter the next launches record (a size of
+ * 0 ends the list; at most 16). */
+API void
+stubcuda_param_sizes(const int *sizes, int n)
+{
+	memset(param_sizes, 0, sizeof(param_sizes));
+	for (int i = 0; i < n && i < MAX_PARAMS; i++)
+		param_sizes[i] = sizes[i] == 4 || sizes[i] == 8 ? sizes[i] : 0;
+}
+
+/* Parameter i of the last launch (as many bytes as its size). */
+API uint64_t
+stubcuda_last_param(int i)
+{
+	return i >= 0 && i < MAX_PARAMS ? last_params[i] : 0;
+}
+
+/* The last launch's grid (what 0-2), block (3-5), dynamic shared memory
+ * (6) or stream handle (7). */
+API uint64_t
+stubcuda_last_launch(int what)
+{
+	if (what >= 0 && what < 3)
+		return last_cfg.grid[what];
+	if (what >= 3 && what < 6)
+		return last_cfg.block[what - 3];
+	return what == 6 ? last_cfg.smem
+	       : what == 7 ? (uint64_t)(uintptr_t)last_cfg.stream : 0;
 }
