@@ -15,17 +15,28 @@ Rows (host us per launch, median of ROUNDS rounds of CALLS launches):
   k(X, Y, 1.0)        the package's general path (the fast path needs
                       torch tensors), arguments with
                       __cuda_array_interface__
+  k(x, y, 1.0) fast   the package's fast path on tensors of the torch
+                      stand-in of python/tests/stub_torch (its
+                      attributes are Python code, slower than torch's:
+                      compare rows of one run, not with a GPU's)
 and the driver calls per launch of ptrt_launch, counted by the stub.
 Usage: python3 bench/launch_stub.py
 """
 import ctypes
 import ctypes.util
+import os
 import statistics
 import sys
 import time
 
-import ptxtile
-from ptxtile import _compile, _lib, _runtime
+# the torch stand-in, never the real torch: this process's libcuda is
+# the stub, which real torch cannot use
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python", "tests", "stub_torch"))
+import torch  # noqa: E402
+
+import ptxtile  # noqa: E402
+from ptxtile import _compile, _lib, _runtime  # noqa: E402
 
 SRC = '''
 from tvm_tirx.script import tirx as T
@@ -111,6 +122,13 @@ def main():
                  per_call_us(loop(lambda: noop(empty)))))
     rows.append(("k(X, Y, 1.0) general path",
                  per_call_us(loop(lambda: k(x, y, 1.0)), CALLS // 10)))
+    assert torch.__version__.endswith("test-stand-in")
+    tx, ty = torch.Tensor(ptrs[0], (N,)), torch.Tensor(ptrs[1], (N,))
+    k(tx, ty, 1.0)
+    if k._fast is None:
+        raise SystemExit("FAIL: no fast path")
+    rows.append(("k(x, y, 1.0) fast path (torch stand-in)",
+                 per_call_us(loop(lambda: k(tx, ty, 1.0)))))
     names = [n.decode() for n in (b"cuCtxSetCurrent", b"cuCtxGetCurrent",
                                   b"cuLaunchKernelEx", b"cuLaunchKernel",
                                   b"cuFuncSetAttribute")]

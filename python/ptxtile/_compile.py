@@ -564,6 +564,7 @@ def _fast_path(kernel, args, buf, handle, rt, device):
     (no loop, no per-argument tuple), because this is the whole Python
     cost of a launch."""
     torch = sys.modules["torch"]
+    one_device = _one_cuda_device(torch)
     env = {"acquire": rt.lock.acquire, "release": rt.lock.release,
            "go": _lib.launch_packed(),
            "raw": _current_stream_fn(), "device": device, "rt": rt,
@@ -576,8 +577,8 @@ def _fast_path(kernel, args, buf, handle, rt, device):
             env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
             env["st%d" % i] = a.stride()
             checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
-                          "%s or a%d.get_device() != device" % (
-                              i, i, i, i, _strides_differ(a, i), i))
+                          "%s or %s" % (i, i, i, i, _strides_differ(a, i),
+                                        _device_differs(i, one_device)))
             values.append("a%d.data_ptr()" % i)
             fmt += "Q"
             slots.append((off + 8, 8))
@@ -602,6 +603,9 @@ def _fast_path(kernel, args, buf, handle, rt, device):
         plan.slot_offset[j], plan.slot_size[j] = off, size
     # a structure without argtypes would go by value: pass a pointer
     env["plan"], env["pplan"] = plan, ctypes.pointer(plan)
+    # struct writes through a memoryview: packing into the ctypes object
+    # itself would export its buffer anew on every call
+    env["slots"] = memoryview(plan).cast("B")
     env["mine"] = mine  # the argument array lives as long as fast
     env["put"] = _args.struct.Struct(fmt).pack_into
     n = len(args)
@@ -614,7 +618,7 @@ def _fast_path(kernel, args, buf, handle, rt, device):
             "            return False",
             "        acquire()",
             "        try:",
-            "            put(plan, %d, raw(device), %s)" % (
+            "            put(slots, %d, raw(device), %s)" % (
                 _STREAM_AT, ", ".join(values)),
             "            rc = go(pplan)",
             "        finally:",
@@ -637,6 +641,24 @@ def _strides_differ(t, i):
     if t.dim() and min(t.shape) >= 2 and t.is_contiguous():
         return "not a%d.is_contiguous()" % i
     return "a%d.stride() != st%d" % (i, i)
+
+
+def _one_cuda_device(torch):
+    """True when torch sees exactly one CUDA device (the count is fixed
+    for the life of a process once CUDA is initialised)."""
+    try:
+        return torch.cuda.is_initialized() and torch.cuda.device_count() == 1
+    except Exception:
+        return False
+
+
+def _device_differs(i, one_device):
+    """The test that argument i is not on the signature's device: with
+    one device, being a CUDA tensor says it (is_cuda is a plain
+    attribute read; get_device() is a method call)."""
+    if one_device:
+        return "not a%d.is_cuda" % i
+    return "a%d.get_device() != device" % i
 
 
 def _current_stream_fn():

@@ -153,6 +153,7 @@ else:
 print("ok")
 ''',
     "another_device_takes_the_general_path": '''
+torch.cuda.devices = 2  # torch sees two; the stub driver has one
 x, y = t(0x10000, 1000), t(0x20000, 1000)
 k(x, y, 1.0, 2)
 n0 = launches()

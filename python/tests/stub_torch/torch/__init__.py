@@ -46,21 +46,18 @@ class device(object):
 
 class Tensor(object):
     """shape, strides (in elements), dtype, device index (None: CPU) and
-    a data address; methods as torch spells them."""
+    a data address; methods as torch spells them, each as cheap as a
+    Python call can be (the launch benchmark times the code around
+    them)."""
 
     def __init__(self, ptr, shape, dt=float32, strides=None, dev=0):
-        self._ptr, self._shape = ptr, Size(shape)
+        self._ptr, self.shape = ptr, Size(shape)
         self._strides = tuple(strides) if strides is not None \
             else _dense(shape)
         self.dtype, self._dev = dt, dev
-
-    @property
-    def shape(self):
-        return self._shape
-
-    @property
-    def is_cuda(self):
-        return self._dev is not None
+        self.is_cuda = dev is not None
+        self._contiguous = all(s == d for s, d, n in zip(
+            self._strides, _dense(self.shape), self.shape) if n != 1)
 
     @property
     def device(self):
@@ -73,7 +70,7 @@ class Tensor(object):
         return self._strides
 
     def dim(self):
-        return len(self._shape)
+        return len(self.shape)
 
     def element_size(self):
         return self.dtype.itemsize
@@ -82,9 +79,7 @@ class Tensor(object):
         return -1 if self._dev is None else self._dev
 
     def is_contiguous(self):
-        return all(s == d for s, d, n in zip(self._strides,
-                                             _dense(self._shape),
-                                             self._shape) if n != 1)
+        return self._contiguous
 
 
 class _C(object):
@@ -106,6 +101,12 @@ class cuda(object):
     @staticmethod
     def is_initialized():
         return True
+
+    devices = 1  # what device_count() says
+
+    @staticmethod
+    def device_count():
+        return cuda.devices
 
     @staticmethod
     def current_device():
