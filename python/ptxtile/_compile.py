@@ -601,8 +601,10 @@ def _fast_path(kernel, args, buf, handle, rt, device):
                    nargs=len(args), nslots=len(slots))
     for j, (off, size) in enumerate(slots):
         plan.slot_offset[j], plan.slot_size[j] = off, size
-    # a structure without argtypes would go by value: pass a pointer
-    env["plan"], env["pplan"] = plan, ctypes.pointer(plan)
+    # a structure without argtypes would go by value: pass a pointer,
+    # made once - ctypes passes a byref() object as it is, where a
+    # ctypes pointer object is converted anew on every call
+    env["plan"], env["pplan"] = plan, ctypes.byref(plan)
     # struct writes through a memoryview: packing into the ctypes object
     # itself would export its buffer anew on every call
     env["slots"] = memoryview(plan).cast("B")

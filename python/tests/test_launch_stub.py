@@ -11,7 +11,7 @@ and the runtime's launch cache (C) pass every new pointer, scalar and
 stream to the driver; any other signature - dtype, shape, strides,
 device, kinds, count - is refused or re-planned exactly as a first call
 would be, from either cache; a launch of the cached signature makes one
-cuCtxGetCurrent and one cuLaunchKernel (no cluster) and nothing else."""
+cuCtxGetCurrent and one cuLaunchKernelEx and nothing else."""
 import os
 import subprocess
 import sys
@@ -55,7 +55,7 @@ def calls(name):
     return stub.stubcuda_calls(name.encode())
 
 def launches():
-    return calls("cuLaunchKernel") + calls("cuLaunchKernelEx")
+    return calls("cuLaunchKernelEx")
 
 def param(i):
     return stub.stubcuda_last_param(i)
@@ -177,7 +177,7 @@ for i in range(100):
     k(t(0x10000 + 256 * i, 1000), y, float(i), i)
 after = {n: calls(n) - before[n] for n in names}
 want = dict.fromkeys(names, 0)
-want.update(cuCtxGetCurrent=100, cuLaunchKernel=100)
+want.update(cuCtxGetCurrent=100, cuLaunchKernelEx=100)
 assert after == want, after
 print("ok")
 ''',

@@ -4,8 +4,8 @@
  *
  * Input: an image (PTX text or ELF), metadata JSON, launch arguments.
  * Output: driver modules and functions owned by the ptrt_ctx; launches
- * through cuLaunchKernel, or cuLaunchKernelEx when there is a cluster
- * dimension, with dynamic shared memory.  Metadata and arguments are validated before the driver sees
+ * through cuLaunchKernelEx with cluster dimensions and dynamic shared
+ * memory.  Metadata and arguments are validated before the driver sees
  * anything; the PTX JIT error log is kept for ptrt_jit_log.
  */
 #include <setjmp.h>
@@ -245,11 +245,11 @@ raise_smem_limit(ptrt_ctx *rt, ptrt_kernel *k, uint32_t smem)
 	return rc;
 }
 
-/* A clustered launch: the cluster shape is a launch attribute. */
-static CUresult
-launch_clustered(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
-		 const uint32_t block[3], const uint32_t cluster[3],
-		 uint32_t smem, void **params, ptrt_stream *stream)
+/* The driver call of a launch whose plan is made and checked. */
+static int
+launch_driver(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
+	      const uint32_t block[3], const uint32_t cluster[3],
+	      uint32_t smem, void **params, ptrt_stream *stream)
 {
 	CUlaunchAttribute attr;
 	memset(&attr, 0, sizeof(attr));
@@ -257,27 +257,13 @@ launch_clustered(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
 	attr.value.cluster_dim.x = cluster[0];
 	attr.value.cluster_dim.y = cluster[1];
 	attr.value.cluster_dim.z = cluster[2];
+	bool clustered = cluster[0] * cluster[1] * cluster[2] > 1;
 	CUlaunchConfig cfg = {
 		grid[0], grid[1], grid[2], block[0], block[1], block[2],
-		smem, (CUstream)stream, &attr, 1u,
+		smem, (CUstream)stream, clustered ? &attr : NULL,
+		clustered ? 1u : 0u,
 	};
-	return rt->drv.launch_kernel_ex(&cfg, k->fn, params, NULL);
-}
-
-/* The driver call of a launch whose plan is made and checked. */
-static int
-launch_driver(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
-	      const uint32_t block[3], const uint32_t cluster[3],
-	      uint32_t smem, void **params, ptrt_stream *stream)
-{
-	bool clustered = cluster[0] * cluster[1] * cluster[2] > 1;
-	CUresult r =
-		clustered ? launch_clustered(rt, k, grid, block, cluster, smem,
-					     params, stream)
-			  : rt->drv.launch_kernel(k->fn, grid[0], grid[1],
-						  grid[2], block[0], block[1],
-						  block[2], smem,
-						  (CUstream)stream, params, NULL);
+	CUresult r = rt->drv.launch_kernel_ex(&cfg, k->fn, params, NULL);
 	if (r == CUDA_SUCCESS)
 		return PT_OK;
 	/* the message is formatted only on failure: this is the hot path
@@ -285,10 +271,7 @@ launch_driver(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
 	char what[200];
 	snprintf(what, sizeof(what), "launching kernel \"%.120s\"",
 		 k->meta->name);
-	return rt_cu_check(rt, r,
-			   clustered ? CUSYM_launch_kernel_ex
-				     : CUSYM_launch_kernel,
-			   0, what);
+	return rt_cu_check(rt, r, CUSYM_launch_kernel_ex, 0, what);
 }
 
 /* The full check and plan; an accepted launch becomes the cache. */

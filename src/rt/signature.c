@@ -3,7 +3,7 @@
  * parameter list, before anything is launched.
  *
  * Metadata is input too: a lying parameter list (too few, wrong sizes)
- * would make the launch read past the parameter array it is given.
+ * would make cuLaunchKernelEx read past the parameter array it is given.
  * For a PTX image every kernel's `.entry NAME(...)` is found outside
  * line comments and its `.param` declarations are compared with the
  * metadata in order: same count, the name <kernel>_<param>, the byte

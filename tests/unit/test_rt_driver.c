@@ -28,7 +28,6 @@ static struct Fake {
 	uint64_t lookup_flags[64];
 	const char *missing; /* symbol the fake driver lacks */
 	int loads, launches, encodes, set_attrs, ctx_sets;
-	int plain_launches; /* of launches: through cuLaunchKernel */
 	CUcontext current; /* what cuCtxSetCurrent made current */
 	bool not_tk; /* the launched kernel is not "tk": keep no params */
 	bool axs;    /* the launched kernel is axs_src's: keep its params */
@@ -216,17 +215,6 @@ f_launch_kernel_ex(const CUlaunchConfig *cfg, CUfunction fn, void **params,
 	fk.p_map_addr = (uintptr_t)params[2];
 	memcpy(&fk.p_n, params[3], 4);
 	return 0;
-}
-/* The launches without a cluster: recorded as cuLaunchKernelEx's
- * config without attributes, so each check reads one record. */
-static CUresult
-f_launch_kernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
-		unsigned bx, unsigned by, unsigned bz, unsigned smem,
-		CUstream stream, void **params, void **extra)
-{
-	CUlaunchConfig cfg = {gx, gy, gz, bx, by, bz, smem, stream, NULL, 0};
-	fk.plain_launches++;
-	return f_launch_kernel_ex(&cfg, fn, params, extra);
 }
 static CUresult
 f_mem_alloc(CUdeviceptr *p, size_t n)
@@ -547,7 +535,6 @@ TEST(rt_driver_launch_tma)
 	CHECK_INT(fk.cfg.block_x, 128);
 	CHECK_INT(fk.cfg.shared_mem_bytes, 65536);
 	CHECK_INT(fk.cfg.num_attrs, 1);
-	CHECK_INT(fk.plain_launches, 0); /* a cluster: cuLaunchKernelEx */
 	CHECK_INT(fk.attr.id, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
 	CHECK_INT(fk.attr.value.cluster_dim.x, 2);
 	CHECK_INT(fk.attr.value.cluster_dim.y, 1);
@@ -918,8 +905,7 @@ TEST(rt_launch_cache_rewrites_pointers_and_scalars)
 		CHECK_INT(fk.cfg.grid_x, 8);
 		CHECK_INT(fk.cfg.block_x, 128);
 		CHECK(fk.cfg.stream == (CUstream)0x99);
-		CHECK_INT(fk.cfg.num_attrs, 0); /* no cluster: */
-		CHECK_INT(fk.plain_launches, 2); /* cuLaunchKernel */
+		CHECK_INT(fk.cfg.num_attrs, 0); /* no cluster attribute */
 		/* g binds the grid: a new g is a new plan */
 		axs_args(args, 0x30000, 0x40004, 1000, -0.5f, 3);
 		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
