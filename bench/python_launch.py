@@ -16,8 +16,9 @@ back to back from Python by:
                       the driver's own entry points called through
                       ctypes (PyDLL, argtypes set) with the parameter
                       array built once, on the same cubin: the floor of
-                      any launch from Python, and which of the two entry
-                      points the driver makes cheaper
+                      any launch from Python (cuLaunchKernel's row also
+                      pays ctypes for 7 more arguments than the Ex row's
+                      4, so the two rows differ by more than the driver)
 and, host time only, ptxtile's argument conversion without the launch
 (the general path, taken by the first call of a signature) and the fast
 path with the C launch replaced by a no-op (the Python share of the
