@@ -7,7 +7,8 @@ back to back from Python by:
                       the first call, the fast path (the packed argument
                       array of the last signature, only the stream, the
                       pointers and scalars rewritten, one ctypes call to
-                      ptrt_launch_packed; ptrt_launch still checks in C)
+                      ptrt_launch_packed; ptrt_launch's cache, in C, redoes
+                      the pointer checks)
   ptxtile (prepacked) the same ptrt_launch through ctypes with the
                       argument array built once (the C runtime's share)
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel

@@ -556,9 +556,11 @@ def _fast_path(kernel, args, buf, handle, rt, device):
     scalar values change: one struct.pack_into writes them into the slots
     of a private ptrt_packed_launch and one ctypes call with one pointer
     (ptrt_launch_packed, _lib.launch_packed: the GIL held) copies them
-    into the argument array and launches; ptrt_launch still checks every
-    launch in C.  None when args
-    are not of that kind.
+    into the argument array and launches; ptrt_launch, in C, finds the
+    signature it accepted last and redoes the pointers' null and
+    alignment checks (so the checks here must pin everything else: a
+    stale shape or stride in the packed array would be taken as true).
+    None when args are not of that kind.
 
     The function is generated for the signature, one line per argument
     (no loop, no per-argument tuple), because this is the whole Python

@@ -59,9 +59,12 @@ static uint64_t
 scalar_bits(const ptrt_arg *a)
 {
 	switch (a->dtype) {
-	case PTRT_INT32: return (uint64_t)(int64_t)a->scalar.i32;
-	case PTRT_UINT32: return a->scalar.u32;
-	default: return a->scalar.u64;
+	case PTRT_INT32:
+		return (uint64_t)(int64_t)a->scalar.i32;
+	case PTRT_UINT32:
+		return a->scalar.u32;
+	default:
+		return a->scalar.u64;
 	}
 }
 
@@ -104,8 +107,8 @@ launch_cache_match(ptrt_kernel *k, const ptrt_arg *args, size_t nargs)
 static size_t
 param_bytes(const RtParam *p)
 {
-	return p->kind == RP_DIM &&
-			       (p->dtype == PTRT_INT32 || p->dtype == PTRT_UINT32)
+	return p->kind == RP_DIM && (p->dtype == PTRT_INT32 ||
+				     p->dtype == PTRT_UINT32)
 		       ? 4
 		       : 8;
 }
