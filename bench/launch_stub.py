@@ -112,7 +112,7 @@ def main():
     rows.append(("ptrt_launch via ctypes, prepacked",
                  per_call_us(loop(lambda: launch(handle, addr, 3, None)))))
     plan = _compile._Packed(kernel=handle, args=addr, nargs=3, nslots=0)
-    pplan = ctypes.pointer(plan)
+    pplan = ctypes.byref(plan)
     go = _lib.launch_packed()
     rows.append(("ptrt_launch_packed via ctypes, one pointer",
                  per_call_us(loop(lambda: go(pplan)))))

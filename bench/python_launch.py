@@ -11,6 +11,11 @@ back to back from Python by:
                       the pointer checks)
   ptxtile (prepacked) the same ptrt_launch through ctypes with the
                       argument array built once (the C runtime's share)
+  ptxtile (packed, one pointer)
+                      the fast path's own C entry, ptrt_launch_packed
+                      through ctypes.PyDLL with a prebuilt plan and no
+                      slot: the C runtime and the driver as the fast path
+                      calls them, without its Python
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel
   triton              the same kernel as a @triton.jit function
   driver cuLaunchKernel / cuLaunchKernelEx (floor)
@@ -21,9 +26,11 @@ back to back from Python by:
                       pays ctypes for 7 more arguments than the Ex row's
                       4, so the two rows differ by more than the driver)
 and, host time only, ptxtile's argument conversion without the launch
-(the general path, taken by the first call of a signature) and the fast
+(the general path, taken by the first call of a signature), the fast
 path with the C launch replaced by a no-op (the Python share of the
-"ptxtile" row, ctypes call included).
+"ptxtile" row, ctypes call included) and the driver's cuCtxGetCurrent
+alone through ctypes (the one driver call a launch makes besides
+cuLaunchKernelEx).
 Then ptxtile.kernels.matmul against a direct call of the example kernel
 it wraps (examples/gemm_wgmma.py, 4096^3 bf16), CUDA events, median of 5
 rounds of 50; the issue's targets are printed as MET / NOT MET lines:
@@ -92,6 +99,17 @@ def launchers(x, y):
     def prepacked(buf=buf):  # buf must outlive the launches
         launch(handle, addr, 3, stream)
     out["ptxtile (prepacked)"] = prepacked
+    from ptxtile import _compile
+    plan = _compile._Packed(kernel=handle, args=addr, nargs=3, nslots=0)
+    plan.stream = stream or None
+    pplan, go = ctypes.byref(plan), _lib.launch_packed()
+    if go(pplan) != 0:
+        raise RuntimeError("packed launch failed: " + str(rt.error()))
+    SETUP[0] += 1
+
+    def packed(keep=(buf, plan)):
+        go(pplan)
+    out["ptxtile (packed, one pointer)"] = packed
     out["torch y.add_(x)"] = lambda: y.add_(x, alpha=1.0)
     try:  # diagnostic rows: their failure must not hide the others
         out.update(raw_driver_launchers(k, x, y, stream))
@@ -275,6 +293,19 @@ def main():
     except (Exception, SystemExit) as e:
         lines.append("| ptxtile: fast path alone: not measured (%s) | - | "
                      "- | - |" % e)
+    try:  # diagnostic row
+        cu = ctypes.PyDLL("libcuda.so.1")
+        cur = ctypes.c_void_p()
+        ref = ctypes.byref(cur)
+        get = cu.cuCtxGetCurrent
+        get.restype = ctypes.c_int
+        if get(ref) != 0:
+            raise RuntimeError("cuCtxGetCurrent failed")
+        lines.append("| driver cuCtxGetCurrent alone (no launch) | %.2f "
+                     "| - | - |" % host_us(lambda: get(ref)))
+    except Exception as e:
+        lines.append("| driver cuCtxGetCurrent alone: not measured (%s) "
+                     "| - | - | - |" % e)
     ratio = rows[0][1] / torch_h
     lines.append("")
     lines.append("target ptxtile <= 1.0x torch add_ per launch (host): "
