@@ -74,7 +74,7 @@ $(O)/unit_tests: $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ)
 $(O)/ptxdiff: $(O)/tools/ptxdiff.o $(O)/libptxtile.a
 	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
-test: all $(O)/unit_tests $(O)/ptxdiff
+test: all $(O)/unit_tests $(O)/ptxdiff $(O)/stubcuda/libcuda.so.1
 	@BUILD=$(O) sh tests/run.sh
 
 asan:
@@ -130,6 +130,17 @@ $(O)/bench_frontend: bench/frontend.c $(O)/libptxtile.a $(RT_OBJ)
 bench-frontend: all $(O)/bench_frontend
 	$(O)/bench_frontend examples/*.py
 
+# A stand-in libcuda.so.1 (tests/stubcuda/stubcuda.c): every driver call
+# succeeds and does nothing, so the runtime's own per-launch cost can be
+# timed and its driver calls counted without a GPU
+# (LD_LIBRARY_PATH=$(O)/stubcuda; bench/launch_stub.py, bench/README.md).
+$(O)/stubcuda/libcuda.so.1: tests/stubcuda/stubcuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fvisibility=hidden -MMD -MP,$(CFLAGS_ALL)) -shared \
+		-Wl,-soname,libcuda.so.1 -o $@ $<
+bench-launch-stub: all $(O)/stubcuda/libcuda.so.1
+	@LD_LIBRARY_PATH=$(O)/stubcuda PTXTILE_LIB_DIR=$(O) PYTHONPATH=python python3 bench/launch_stub.py
+
 # exit 77 (no driver or GPU) is a skip, reported by run.sh, not an error
 test-gpu: all
 	@BUILD=$(O) sh tests/gpu/run.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
@@ -182,12 +193,13 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
+.PHONY: bench-launch-stub
 .PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it
 # ships (setup.py runs this), and its CPU tests alone.
 pylib: $(O)/libptxtile.so $(O)/libptxtile_rt.so
-test-python: pylib
+test-python: pylib $(O)/stubcuda/libcuda.so.1
 	@BUILD=$(O) sh tests/suites/python.sh
 .PHONY: pylib test-python

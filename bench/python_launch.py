@@ -7,15 +7,30 @@ back to back from Python by:
                       the first call, the fast path (the packed argument
                       array of the last signature, only the stream, the
                       pointers and scalars rewritten, one ctypes call to
-                      ptrt_launch_packed; ptrt_launch still checks in C)
+                      ptrt_launch_packed; ptrt_launch's cache, in C, redoes
+                      the pointer checks)
   ptxtile (prepacked) the same ptrt_launch through ctypes with the
                       argument array built once (the C runtime's share)
+  ptxtile (packed, one pointer)
+                      the fast path's own C entry, ptrt_launch_packed
+                      through ctypes.PyDLL with a prebuilt plan and no
+                      slot: the C runtime and the driver as the fast path
+                      calls them, without its Python
   torch               y.add_(x, alpha=1.0): one torch elementwise kernel
   triton              the same kernel as a @triton.jit function
+  driver cuLaunchKernel / cuLaunchKernelEx (floor)
+                      the driver's own entry points called through
+                      ctypes (PyDLL, argtypes set) with the parameter
+                      array built once, on the same cubin: the floor of
+                      any launch from Python (cuLaunchKernel's row also
+                      pays ctypes for 7 more arguments than the Ex row's
+                      4, so the two rows differ by more than the driver)
 and, host time only, ptxtile's argument conversion without the launch
-(the general path, taken by the first call of a signature) and the fast
+(the general path, taken by the first call of a signature), the fast
 path with the C launch replaced by a no-op (the Python share of the
-"ptxtile" row, ctypes call included).
+"ptxtile" row, ctypes call included) and the driver's cuCtxGetCurrent
+alone through ctypes (the one driver call a launch makes besides
+cuLaunchKernelEx).
 Then ptxtile.kernels.matmul against a direct call of the example kernel
 it wraps (examples/gemm_wgmma.py, 4096^3 bf16), CUDA events, median of 5
 rounds of 50; the issue's targets are printed as MET / NOT MET lines:
@@ -50,6 +65,7 @@ def axpy(X: T.Tensor((n,), "float32"), Y: T.Tensor((n,), "float32"), a: T.float3
         Y[i] = Y[i] + a * X[i]
 '''
 N, CALLS, ROUNDS = 1024, 2000, 5
+SETUP = [0]  # launches made while setting the launchers up
 
 
 def host_us(fn):
@@ -78,11 +94,27 @@ def launchers(x, y):
     stream = torch.cuda.current_stream().cuda_stream
     if launch(handle, addr, 3, stream) != 0:
         raise RuntimeError("prepacked launch failed: " + str(rt.error()))
+    SETUP[0] += 1
 
     def prepacked(buf=buf):  # buf must outlive the launches
         launch(handle, addr, 3, stream)
     out["ptxtile (prepacked)"] = prepacked
+    from ptxtile import _compile
+    plan = _compile._Packed(kernel=handle, args=addr, nargs=3, nslots=0)
+    plan.stream = stream or None
+    pplan, go = ctypes.byref(plan), _lib.launch_packed()
+    if go(pplan) != 0:
+        raise RuntimeError("packed launch failed: " + str(rt.error()))
+    SETUP[0] += 1
+
+    def packed(keep=(buf, plan)):
+        go(pplan)
+    out["ptxtile (packed, one pointer)"] = packed
     out["torch y.add_(x)"] = lambda: y.add_(x, alpha=1.0)
+    try:  # diagnostic rows: their failure must not hide the others
+        out.update(raw_driver_launchers(k, x, y, stream))
+    except Exception as e:
+        print("# raw driver rows skipped: %s" % e)
     try:
         import triton
         import triton.language as tl
@@ -98,6 +130,56 @@ def launchers(x, y):
     except Exception as e:  # not installed, or cannot compile here
         print("# triton skipped: %s" % e)
     return out
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUlaunchConfig of cuda.h (grid, block, shared memory, stream,
+    attributes)."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("smem", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.c_void_p), ("nattrs", ctypes.c_uint)]
+
+
+def raw_driver_launchers(k, x, y, stream):
+    """cuLaunchKernel and cuLaunchKernelEx straight from libcuda with a
+    prebuilt parameter array: X, Y, a, n (the PTX parameters of SRC)."""
+    cu = ctypes.PyDLL("libcuda.so.1")
+    vp, u = ctypes.c_void_p, ctypes.c_uint
+    mod, fn = vp(), vp()
+    image = k.cubin or (k.ptx.encode() + b"\0")
+    cu.cuModuleLoadData.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p]
+    cu.cuModuleGetFunction.argtypes = [ctypes.POINTER(vp), vp,
+                                       ctypes.c_char_p]
+    if cu.cuModuleLoadData(ctypes.byref(mod), image) or \
+            cu.cuModuleGetFunction(ctypes.byref(fn), mod, k.name.encode()):
+        raise RuntimeError("cuModuleLoadData/GetFunction failed")
+    vals = [ctypes.c_uint64(x.data_ptr()), ctypes.c_uint64(y.data_ptr()),
+            ctypes.c_float(1.0), ctypes.c_int32(N)]
+    params = (vp * 4)(*[ctypes.addressof(v) for v in vals])
+    launch = cu.cuLaunchKernel
+    launch.restype = ctypes.c_int
+    launch.argtypes = [vp, u, u, u, u, u, u, u, vp, vp, vp]
+    grid = (N + 1023) // 1024
+    s = stream or None
+    if launch(fn, grid, 1, 1, 1024, 1, 1, 0, s, params, None):
+        raise RuntimeError("cuLaunchKernel failed")
+    SETUP[0] += 1
+    cfg = _LaunchConfig((grid, 1, 1), (1024, 1, 1), 0, s, None, 0)
+    ex = cu.cuLaunchKernelEx
+    ex.restype = ctypes.c_int
+    ex.argtypes = [vp, vp, vp, vp]
+    pcfg = ctypes.addressof(cfg)
+    if ex(pcfg, fn, params, None):
+        raise RuntimeError("cuLaunchKernelEx failed")
+    SETUP[0] += 1
+
+    def plain(keep=(vals, params, mod)):
+        launch(fn, grid, 1, 1, 1024, 1, 1, 0, s, params, None)
+
+    def extended(keep=(vals, params, cfg, mod)):
+        ex(pcfg, fn, params, None)
+    return {"driver cuLaunchKernel (floor)": plain,
+            "driver cuLaunchKernelEx (floor)": extended}
 
 
 def fast_path_alone_us(x, y):
@@ -184,7 +266,8 @@ def main():
         rows.append((name, h, ev))
     # every launcher adds x (ones) to y: y counts the launches
     torch.cuda.synchronize()
-    launches = len(runs) * (20 + ROUNDS * CALLS + 100 + ROUNDS * CALLS) + 1
+    launches = len(runs) * (20 + ROUNDS * CALLS + 100 + ROUNDS * CALLS) + \
+        SETUP[0]
     if not torch.equal(y, torch.full_like(y, float(launches))):
         raise SystemExit("FAIL: y = %s, expected %d launches"
                          % (y[:4].tolist(), launches))
@@ -210,6 +293,19 @@ def main():
     except (Exception, SystemExit) as e:
         lines.append("| ptxtile: fast path alone: not measured (%s) | - | "
                      "- | - |" % e)
+    try:  # diagnostic row
+        cu = ctypes.PyDLL("libcuda.so.1")
+        cur = ctypes.c_void_p()
+        ref = ctypes.byref(cur)
+        get = cu.cuCtxGetCurrent
+        get.restype = ctypes.c_int
+        if get(ref) != 0:
+            raise RuntimeError("cuCtxGetCurrent failed")
+        lines.append("| driver cuCtxGetCurrent alone (no launch) | %.2f "
+                     "| - | - |" % host_us(lambda: get(ref)))
+    except Exception as e:
+        lines.append("| driver cuCtxGetCurrent alone: not measured (%s) "
+                     "| - | - | - |" % e)
     ratio = rows[0][1] / torch_h
     lines.append("")
     lines.append("target ptxtile <= 1.0x torch add_ per launch (host): "

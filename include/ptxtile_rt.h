@@ -168,7 +168,12 @@ PT_API int ptrt_kernel_get(ptrt_module *m, const char *name,
 PT_API size_t ptrt_kernel_nargs(const ptrt_kernel *k);
 
 /* Checks args against the metadata, binds symbolic sizes, evaluates the
- * launch dimensions, encodes the tensor maps and launches on stream. */
+ * launch dimensions, encodes the tensor maps and launches on stream.
+ * The kernel keeps the plan of the last arguments it accepted: a launch
+ * that differs from them only in data pointers and in scalars no size or
+ * launch dimension depends on redoes just the null and alignment checks
+ * of the pointers (kernels with tensor map parameters are always planned
+ * in full).  The context is made current only when another one is. */
 PT_API int ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 		       ptrt_stream *stream);
 /* A launch in one buffer, for callers that pay per foreign call and per

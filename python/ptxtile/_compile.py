@@ -568,14 +568,17 @@ def _fast_path(kernel, args, buf, handle, rt, device):
     scalar values change: one struct.pack_into writes them into the slots
     of a private ptrt_packed_launch and one ctypes call with one pointer
     (ptrt_launch_packed, _lib.launch_packed: the GIL held) copies them
-    into the argument array and launches; ptrt_launch still checks every
-    launch in C.  None when args
-    are not of that kind.
+    into the argument array and launches; ptrt_launch, in C, finds the
+    signature it accepted last and redoes the pointers' null and
+    alignment checks (so the checks here must pin everything else: a
+    stale shape or stride in the packed array would be taken as true).
+    None when args are not of that kind.
 
     The function is generated for the signature, one line per argument
     (no loop, no per-argument tuple), because this is the whole Python
     cost of a launch."""
     torch = sys.modules["torch"]
+    one_device = _one_cuda_device(torch)
     env = {"acquire": rt.lock.acquire, "release": rt.lock.release,
            "go": _lib.launch_packed(),
            "raw": _current_stream_fn(), "device": device, "rt": rt,
@@ -588,8 +591,8 @@ def _fast_path(kernel, args, buf, handle, rt, device):
             env["dt%d" % i], env["sh%d" % i] = a.dtype, a.shape
             env["st%d" % i], env["dev%d" % i] = a.stride(), a.get_device()
             checks.append("a%d.dtype is not dt%d or a%d.shape != sh%d or "
-                          "%s or a%d.get_device() != dev%d" % (
-                              i, i, i, i, _strides_differ(a, i), i, i))
+                          "%s or %s" % (i, i, i, i, _strides_differ(a, i),
+                                        _device_differs(i, one_device)))
             values.append("a%d.data_ptr()" % i)
             fmt += "Q"
             slots.append((off + 8, 8))
@@ -612,8 +615,13 @@ def _fast_path(kernel, args, buf, handle, rt, device):
                    nargs=len(args), nslots=len(slots))
     for j, (off, size) in enumerate(slots):
         plan.slot_offset[j], plan.slot_size[j] = off, size
-    # a structure without argtypes would go by value: pass a pointer
-    env["plan"], env["pplan"] = plan, ctypes.pointer(plan)
+    # a structure without argtypes would go by value: pass a pointer,
+    # made once - ctypes passes a byref() object as it is, where a
+    # ctypes pointer object is converted anew on every call
+    env["plan"], env["pplan"] = plan, ctypes.byref(plan)
+    # struct writes through a memoryview: packing into the ctypes object
+    # itself would export its buffer anew on every call
+    env["slots"] = memoryview(plan).cast("B")
     env["mine"] = mine  # the argument array lives as long as fast
     env["put"] = _args.struct.Struct(fmt).pack_into
     n = len(args)
@@ -626,7 +634,7 @@ def _fast_path(kernel, args, buf, handle, rt, device):
             "            return False",
             "        acquire()",
             "        try:",
-            "            put(plan, %d, raw(device), %s)" % (
+            "            put(slots, %d, raw(device), %s)" % (
                 _STREAM_AT, ", ".join(values)),
             "            rc = go(pplan)",
             "        finally:",
@@ -649,6 +657,25 @@ def _strides_differ(t, i):
     if t.dim() and min(t.shape) >= 2 and t.is_contiguous():
         return "not a%d.is_contiguous()" % i
     return "a%d.stride() != st%d" % (i, i)
+
+
+def _one_cuda_device(torch):
+    """True when torch sees exactly one CUDA device (the count is fixed
+    for the life of a process once CUDA is initialised)."""
+    try:
+        return torch.cuda.is_initialized() and torch.cuda.device_count() == 1
+    except Exception:
+        return False
+
+
+def _device_differs(i, one_device):
+    """The test that argument i is not on the device it had in the
+    signature (tensors may live on different devices: peer pointers):
+    with one device, being a CUDA tensor says it (is_cuda is a plain
+    attribute read; get_device() is a method call)."""
+    if one_device:
+        return "not a%d.is_cuda" % i
+    return "a%d.get_device() != dev%d" % (i, i)
 
 
 def _current_stream_fn():

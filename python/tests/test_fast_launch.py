@@ -40,7 +40,7 @@ class Recorder(object):
         self.calls, self.streams = [], []
 
     def ptrt_launch_packed(self, pplan):
-        p = pplan.contents
+        p = pplan._obj  # the structure of a ctypes.byref()
         assert p.kernel == 7 and p.nslots <= _compile.PACKED_SLOTS
         for j in range(p.nslots):
             assert p.slot_size[j] in (4, 8)

@@ -286,19 +286,22 @@ eval_dim(const RtExpr *e, const int64_t *vals, int64_t lo, const char *what,
 	 int axis, uint32_t *out, RtStatus *st)
 {
 	int64_t v;
+	if (!meta_eval(e, vals, &v, st))
+		return st->code;
+	if (v >= lo && v <= UINT32_MAX) {
+		*out = (uint32_t)v;
+		return PT_OK;
+	}
+	/* the name is formatted only here: profiles of the launch path
+	 * showed its snprintf as the largest cost */
 	char name[40];
 	if (axis >= 0)
 		snprintf(name, sizeof(name), "%s.%c", what, "xyz"[axis]);
 	else
 		snprintf(name, sizeof(name), "%s", what);
-	if (!meta_eval(e, vals, &v, st))
-		return st->code;
-	if (v < lo || v > UINT32_MAX)
-		return rt_fail(st, PT_E_RT_LAUNCH_DIMS,
-			       "%s is %lld, outside [%lld, 2^32)", name,
-			       (long long)v, (long long)lo);
-	*out = (uint32_t)v;
-	return PT_OK;
+	return rt_fail(st, PT_E_RT_LAUNCH_DIMS,
+		       "%s is %lld, outside [%lld, 2^32)", name, (long long)v,
+		       (long long)lo);
 }
 
 static int

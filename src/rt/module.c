@@ -77,6 +77,7 @@ bind_kernels(ptrt_ctx *rt, ptrt_module *m)
 				     PT_E_RT_NO_KERNEL, what);
 		if (rc != PT_OK)
 			return rc;
+		launch_cache_init(&m->arena, k);
 	}
 	return PT_OK;
 }
@@ -244,34 +245,25 @@ raise_smem_limit(ptrt_ctx *rt, ptrt_kernel *k, uint32_t smem)
 	return rc;
 }
 
+/* The driver call of a launch whose plan is made and checked. */
 static int
-launch_body(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
-	    ptrt_stream *stream)
+launch_driver(ptrt_ctx *rt, ptrt_kernel *k, const uint32_t grid[3],
+	      const uint32_t block[3], const uint32_t cluster[3],
+	      uint32_t smem, void **params, ptrt_stream *stream)
 {
-	ptrt_ctx *rt = k->m->rt;
-	LaunchPlan p;
-	int rc = launch_plan(&rt->launch_arena, k->meta, args, nargs, &p,
-			     &rt->st);
-	if (rc != PT_OK || (rc = check_device_limits(rt, &p)) != PT_OK ||
-	    (rc = CU(rt, NULL, ctx_set_current, rt->cuctx)) != PT_OK ||
-	    (rc = peer_check_args(rt, k->meta, args)) != PT_OK ||
-	    (rc = encode_maps(rt, k->meta, &p)) != PT_OK ||
-	    (rc = raise_smem_limit(rt, k, p.smem)) != PT_OK)
-		return rc;
 	CUlaunchAttribute attr;
 	memset(&attr, 0, sizeof(attr));
 	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-	attr.value.cluster_dim.x = p.cluster[0];
-	attr.value.cluster_dim.y = p.cluster[1];
-	attr.value.cluster_dim.z = p.cluster[2];
-	bool clustered = p.cluster[0] * p.cluster[1] * p.cluster[2] > 1;
+	attr.value.cluster_dim.x = cluster[0];
+	attr.value.cluster_dim.y = cluster[1];
+	attr.value.cluster_dim.z = cluster[2];
+	bool clustered = cluster[0] * cluster[1] * cluster[2] > 1;
 	CUlaunchConfig cfg = {
-		p.grid[0], p.grid[1], p.grid[2],
-		p.block[0], p.block[1], p.block[2],
-		p.smem, (CUstream)stream, clustered ? &attr : NULL,
+		grid[0], grid[1], grid[2], block[0], block[1], block[2],
+		smem, (CUstream)stream, clustered ? &attr : NULL,
 		clustered ? 1u : 0u,
 	};
-	CUresult r = rt->drv.launch_kernel_ex(&cfg, k->fn, p.params, NULL);
+	CUresult r = rt->drv.launch_kernel_ex(&cfg, k->fn, params, NULL);
 	if (r == CUDA_SUCCESS)
 		return PT_OK;
 	/* the message is formatted only on failure: this is the hot path
@@ -282,12 +274,53 @@ launch_body(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 	return rt_cu_check(rt, r, CUSYM_launch_kernel_ex, 0, what);
 }
 
+/* The full check and plan; an accepted launch becomes the cache. */
+static int
+launch_body(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
+	    ptrt_stream *stream)
+{
+	ptrt_ctx *rt = k->m->rt;
+	LaunchPlan p;
+	int rc = launch_plan(&rt->launch_arena, k->meta, args, nargs, &p,
+			     &rt->st);
+	if (rc != PT_OK || (rc = check_device_limits(rt, &p)) != PT_OK ||
+	    (rc = rt_make_current(rt)) != PT_OK ||
+	    (rc = peer_check_args(rt, k->meta, args)) != PT_OK ||
+	    (rc = encode_maps(rt, k->meta, &p)) != PT_OK ||
+	    (rc = raise_smem_limit(rt, k, p.smem)) != PT_OK ||
+	    (rc = launch_driver(rt, k, p.grid, p.block, p.cluster, p.smem,
+				p.params, stream)) != PT_OK)
+		return rc;
+	launch_cache_fill(k, args, &p);
+	return PT_OK;
+}
+
+/* The arguments of the last accepted signature again: no plan, no
+ * arena; only the per-pointer checks (launch_cache.c), where each pointer
+ * lives (peer.c: no driver call for a range it accepted before) and the
+ * driver. */
+static int
+launch_cached(ptrt_kernel *k, const ptrt_arg *args, ptrt_stream *stream)
+{
+	ptrt_ctx *rt = k->m->rt;
+	const LaunchCache *c = &k->cache;
+	int rc = rt_make_current(rt);
+	if (rc == PT_OK)
+		rc = peer_check_args(rt, k->meta, args);
+	return rc != PT_OK ? rc
+			   : launch_driver(rt, k, c->grid, c->block,
+					   c->cluster, c->smem, c->params,
+					   stream);
+}
+
 int
 ptrt_launch(ptrt_kernel *k, const ptrt_arg *args, size_t nargs,
 	    ptrt_stream *stream)
 {
 	ptrt_ctx *rt = k->m->rt;
 	rt->st.code = PT_OK;
+	if (launch_cache_match(k, args, nargs))
+		return launch_cached(k, args, stream);
 	jmp_buf jb;
 	rt->launch_arena.oom = &jb;
 	int rc;

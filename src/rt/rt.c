@@ -295,7 +295,19 @@ ptrt_device_info(ptrt_ctx *rt, int *driver_version, int *sm,
 }
 
 /* Every driver-touching call makes the context current first: the
- * caller may have moved to another thread or switched contexts. */
+ * caller may have moved to another thread or switched contexts.  Asking
+ * is one call, as setting is, and in the usual case (torch's primary
+ * context already current) nothing more is done. */
+int
+rt_make_current(ptrt_ctx *rt)
+{
+	CUcontext cur = NULL;
+	int rc = CU(rt, NULL, ctx_get_current, &cur);
+	if (rc != PT_OK || cur == rt->cuctx)
+		return rc;
+	return CU(rt, NULL, ctx_set_current, rt->cuctx);
+}
+
 static int
 rt_enter(ptrt_ctx *rt)
 {
@@ -303,7 +315,7 @@ rt_enter(ptrt_ctx *rt)
 	if (!rt->cuctx)
 		return rt_fail(&rt->st, PT_E_RT_BAD_CALL,
 			       "the runtime context was not opened");
-	return CU(rt, NULL, ctx_set_current, rt->cuctx);
+	return rt_make_current(rt);
 }
 
 /* ---- memory ---- */

@@ -142,11 +142,25 @@ struct ptrt_ctx {
 	unsigned nptr_ok, ptr_next;    /* entries used; next to replace */
 };
 
+/* The last argument signature a kernel's full check accepted and the
+ * launch it gave (launch_cache.c).  A launch whose arguments differ from
+ * it only in data pointers and in scalars that no size depends on has
+ * the same plan, so it skips the checks and the plan. */
+typedef struct LaunchCache {
+	bool usable;      /* no tensor map params (their maps are per launch) */
+	bool valid;       /* sig and the plan below are from a full check */
+	ptrt_arg *sig;    /* nargs: the accepted arguments */
+	uint64_t *values; /* nparams: each PTX parameter's value */
+	void **params;    /* nparams: &values[i], for the driver */
+	uint32_t grid[3], block[3], cluster[3], smem;
+} LaunchCache;
+
 struct ptrt_kernel {
 	ptrt_module *m;
 	const RtKernelMeta *meta;
 	CUfunction fn;
 	int smem_attr; /* dynamic smem limit already set on fn */
+	LaunchCache cache;
 };
 
 struct ptrt_module {
@@ -171,6 +185,9 @@ int rt_open_driver_device(const CuDriver *drv, void *dl, int ordinal,
  * (or code when non-zero). */
 int rt_cu_check(ptrt_ctx *rt, CUresult r, CuSym call, int code,
 		const char *what);
+
+/* Makes rt's context current on this thread unless it already is. */
+int rt_make_current(ptrt_ctx *rt);
 
 #define CU(rt, what, f, ...)                                               \
 	rt_cu_check((rt), (rt)->drv.f(__VA_ARGS__), CUSYM_##f, 0, (what))
@@ -390,5 +407,17 @@ PtrClass ptr_class_access(const PtrAttrs *a, int launch_ordinal);
 int peer_check_args(ptrt_ctx *rt, const RtKernelMeta *k, const ptrt_arg *args);
 /* Drops the accepted ranges that hold p (it is being freed). */
 void peer_forget(ptrt_ctx *rt, uint64_t p);
+/* ---- launch_cache.c: the plan of the last accepted signature ---- */
+
+/* Storage for k's cache in the module arena (longjmps on no memory). */
+void launch_cache_init(Arena *a, ptrt_kernel *k);
+/* True when args have k's cached signature and their pointers pass the
+ * per-pointer checks (null, alignment); the cached parameter values are
+ * then rewritten from args.  On false the full check must run (some
+ * values may be half rewritten: each true rewrites them all). */
+bool launch_cache_match(ptrt_kernel *k, const ptrt_arg *args, size_t nargs);
+/* Remembers args and the plan p a full check accepted. */
+void launch_cache_fill(ptrt_kernel *k, const ptrt_arg *args,
+		       const LaunchPlan *p);
 
 #endif

@@ -27,8 +27,12 @@ static struct Fake {
 	int lookup_version[64];
 	uint64_t lookup_flags[64];
 	const char *missing; /* symbol the fake driver lacks */
-	int loads, launches, encodes, set_attrs;
+	int loads, launches, encodes, set_attrs, ctx_sets;
+	CUcontext current; /* what cuCtxSetCurrent made current */
 	bool not_tk; /* the launched kernel is not "tk": keep no params */
+	bool axs;    /* the launched kernel is axs_src's: keep its params */
+	uint64_t p_y;
+	int32_t p_g;
 	unsigned cfg_grid_y;
 	int attr_id, attr_value;
 	char image[512];
@@ -142,6 +146,14 @@ f_primary_ctx_release(CUdevice d)
 static CUresult
 f_ctx_set_current(CUcontext c)
 {
+	fk.ctx_sets++;
+	fk.current = c;
+	return 0;
+}
+static CUresult
+f_ctx_get_current(CUcontext *c)
+{
+	*c = fk.current;
 	return 0;
 }
 static CUresult
@@ -200,6 +212,14 @@ f_launch_kernel_ex(const CUlaunchConfig *cfg, CUfunction fn, void **params,
 	fk.cfg = *cfg;
 	if (cfg->num_attrs)
 		fk.attr = cfg->attrs[0];
+	if (fk.axs) { /* (X, Y: ptr, a: f32, g: s32, n$dim: s32) */
+		memcpy(&fk.p_ptr, params[0], 8);
+		memcpy(&fk.p_y, params[1], 8);
+		memcpy(&fk.p_alpha, params[2], 4);
+		memcpy(&fk.p_g, params[3], 4);
+		memcpy(&fk.p_n, params[4], 4);
+		return 0;
+	}
 	if (fk.not_tk) {
 		fk.cfg_grid_y = cfg->grid_y;
 		return 0;
@@ -1168,4 +1188,168 @@ TEST(rt_tensor_map_encode_public)
 		  PT_E_RT_BAD_CALL);
 	CHECK_INT(fk.encodes, before);
 	ptrt_close(rt);
+}
+
+/* ---- the launch cache (launch_cache.c) ---- */
+
+static const char axs_src[] =
+	"from tvm_tirx.script import tirx as T\n"
+	"n = T.dynamic(\"n\")\n"
+	"@T.function\n"
+	"def axs(X: T.Tensor((n,), \"float32\", align=16),"
+	" Y: T.Tensor((n,), \"float32\"), a: T.float32, g: T.int32):\n"
+	"    T.device_entry(launch=T.cuda.LaunchConfig(grid=g, block=128))\n"
+	"    i = T.cuda.block_idx(\"x\") * 128 + T.cuda.thread_idx(\"x\")\n"
+	"    if i < n:\n"
+	"        Y[i] = a * X[i]\n";
+
+typedef struct AxsRig {
+	pt_ctx *c;
+	ptrt_ctx *rt;
+	ptrt_kernel *k;
+} AxsRig;
+
+static void
+axs_open(TestCtx *t, AxsRig *r)
+{
+	const char *ptx = NULL, *meta = NULL;
+	pt_module *pm = NULL;
+	ptrt_module *m = NULL;
+	memset(r, 0, sizeof(*r));
+	r->c = pt_ctx_new(NULL);
+	CHECK_INT(pt_load(r->c, "axs.py", axs_src, strlen(axs_src), &pm),
+		  PT_OK);
+	if (pm)
+		CHECK_INT(pt_compile(r->c, pm, "sm_90a", &ptx, &meta), PT_OK);
+	CuDriver d = fake_driver();
+	fk.axs = true;
+	CHECK_INT(rt_open_driver(&d, NULL, &r->rt), PT_OK);
+	if (ptx && meta)
+		CHECK_INT(ptrt_module_load(r->rt, ptx, strlen(ptx), meta,
+					   strlen(meta), &m), PT_OK);
+	if (m)
+		CHECK_INT(ptrt_kernel_get(m, "axs", &r->k), PT_OK);
+}
+
+static void
+axs_close(AxsRig *r)
+{
+	ptrt_close(r->rt);
+	pt_ctx_free(r->c);
+}
+
+/* X, Y of n floats at x, y; a; g CTAs. */
+static void
+axs_args(ptrt_arg *args, uint64_t x, uint64_t y, int64_t n, float a, int g)
+{
+	args[0] = ptrt_arg_tensor(x, PTRT_FLOAT32, 1, &n, NULL);
+	args[1] = ptrt_arg_tensor(y, PTRT_FLOAT32, 1, &n, NULL);
+	args[2] = ptrt_arg_f32(a);
+	args[3] = ptrt_arg_i32(g);
+}
+
+TEST(rt_launch_cache_rewrites_pointers_and_scalars)
+{
+	AxsRig r;
+	axs_open(t, &r);
+	if (r.k) {
+		ptrt_arg args[4];
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK(r.k->cache.valid);
+		/* the same signature, new pointers and a: the cached plan
+		 * (no arena block, no plan), every changed value passed on */
+		size_t blocks = r.rt->launch_arena.requests;
+		axs_args(args, 0x30000, 0x40004, 1000, -0.5f, 8);
+		CHECK_INT(ptrt_launch(r.k, args, 4, (ptrt_stream *)0x99), PT_OK);
+		CHECK_INT(r.rt->launch_arena.requests, blocks);
+		CHECK_INT(fk.launches, 2);
+		CHECK_INT(fk.p_ptr, 0x30000);
+		CHECK_INT(fk.p_y, 0x40004);
+		CHECK(fk.p_alpha == -0.5f);
+		CHECK_INT(fk.p_g, 8);
+		CHECK_INT(fk.p_n, 1000);
+		CHECK_INT(fk.cfg.grid_x, 8);
+		CHECK_INT(fk.cfg.block_x, 128);
+		CHECK(fk.cfg.stream == (CUstream)0x99);
+		CHECK_INT(fk.cfg.num_attrs, 0); /* no cluster attribute */
+		/* g binds the grid: a new g is a new plan */
+		axs_args(args, 0x30000, 0x40004, 1000, -0.5f, 3);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK_INT(fk.cfg.grid_x, 3);
+		CHECK_INT(fk.p_g, 3);
+		/* a new n: the hidden size parameter follows */
+		axs_args(args, 0x30000, 0x40004, 4096, -0.5f, 3);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK_INT(fk.p_n, 4096);
+		CHECK_INT(fk.launches, 4);
+	}
+	axs_close(&r);
+}
+
+TEST(rt_launch_cache_still_checks_every_launch)
+{
+	AxsRig r;
+	axs_open(t, &r);
+	if (r.k) {
+		ptrt_arg args[4];
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		/* after an accepted signature, each fault is still the full
+		 * check's, with its message, and nothing reaches the driver */
+		axs_args(args, 0x10008, 0x20000, 1000, 2.0f, 8); /* X align 16 */
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_ALIGN);
+		CHECK(strstr(ptrt_errmsg(r.rt), "argument 1 (\"X\"): address "
+			     "0x10008 is not 16-byte aligned") != NULL);
+		axs_args(args, 0x10000, 0, 1000, 2.0f, 8);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_NULL);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		args[1].tensor.shape[0] = 999; /* Y's n differs from X's */
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_SYM_MISMATCH);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		args[0].dtype = PTRT_FLOAT16;
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_DTYPE);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		args[2] = ptrt_arg_f64(2.0);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_DTYPE);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		args[3] = ptrt_arg_tensor(0x10000, PTRT_INT32, 0, NULL, NULL);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_KIND);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		args[0].tensor.strides[0] = 8;
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_ARG_STRIDE);
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 0); /* grid 0 */
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_E_RT_LAUNCH_DIMS);
+		CHECK_INT(ptrt_launch(r.k, args, 3, NULL), PT_E_RT_ARG_COUNT);
+		CHECK_INT(ptrt_launch(r.k, NULL, 4, NULL), PT_E_RT_ARG_COUNT);
+		CHECK_INT(fk.launches, 1);
+		/* a rejected launch leaves the accepted signature cached */
+		CHECK(r.k->cache.valid);
+		axs_args(args, 0x50000, 0x60000, 1000, 1.0f, 8);
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK_INT(fk.launches, 2);
+		CHECK_INT(fk.p_ptr, 0x50000);
+		CHECK_INT(fk.p_n, 1000);
+	}
+	axs_close(&r);
+}
+
+TEST(rt_launch_sets_the_context_only_when_another_is_current)
+{
+	AxsRig r;
+	axs_open(t, &r);
+	if (r.k) {
+		ptrt_arg args[4];
+		axs_args(args, 0x10000, 0x20000, 1000, 2.0f, 8);
+		int sets = fk.ctx_sets;
+		for (int i = 0; i < 3; i++)
+			CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK_INT(fk.ctx_sets, sets); /* ours was current: no set */
+		fk.current = NULL;           /* someone else's, or none */
+		CHECK_INT(ptrt_launch(r.k, args, 4, NULL), PT_OK);
+		CHECK_INT(fk.ctx_sets, sets + 1);
+		CHECK(fk.current == r.rt->cuctx);
+		CHECK_INT(fk.launches, 4);
+	}
+	axs_close(&r);
 }
