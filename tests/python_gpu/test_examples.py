@@ -336,6 +336,9 @@ def test_every_example_is_covered():
     tested |= {"gemm_wgmma_direct.py"}
     # the FP8 GEMMs are tested in test_fp8.py
     tested |= {"gemm_fp8.py", "gemm_fp8_rowwise.py", "gemm_fp8_block.py"}
+    # the multi-GPU examples: test_collectives_gpu.py on one GPU (a world
+    # of 1), tests/unit/test_emu_mgpu.c on 2 and 4 emulated devices
+    tested |= {"allreduce_oneshot.py", "allgather_gemm.py"}
     assert names <= tested, names - tested
 
 
