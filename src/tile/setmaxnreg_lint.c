@@ -60,14 +60,21 @@ visit_block(NregUse *u, const Block *b)
 	for (size_t i = 0; i < b->n; i++) {
 		const Stmt *s = b->v[i];
 		switch (s->kind) {
-		case ST_EVAL: visit_expr(u, s->u.value); break;
-		case ST_FOR: visit_block(u, &s->u.loop.body); break;
-		case ST_WHILE: visit_block(u, &s->u.whil.body); break;
+		case ST_EVAL:
+			visit_expr(u, s->u.value);
+			break;
+		case ST_FOR:
+			visit_block(u, &s->u.loop.body);
+			break;
+		case ST_WHILE:
+			visit_block(u, &s->u.whil.body);
+			break;
 		case ST_IF:
 			visit_block(u, &s->u.cond.then);
 			visit_block(u, &s->u.cond.els);
 			break;
-		default: break;
+		default:
+			break;
 		}
 	}
 }
