@@ -32,25 +32,47 @@ API uint64_t stubcuda_last_param(int i);
 API uint64_t stubcuda_last_launch(int what);
 
 /* One row per entry point the stub serves: its name and counter slot. */
-#define STUB_SYMS(X)                                                       \
-	X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName)                  \
-	X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)             \
-	X(cuDeviceGetName) X(cuDeviceGetAttribute)                         \
-	X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)           \
-	X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)          \
-	X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)     \
-	X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuLaunchKernelEx)    \
-	X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)       \
-	X(cuMemcpyDtoH) X(cuMemsetD8) X(cuEventCreate) X(cuEventRecord)    \
-	X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)      \
-	X(cuTensorMapEncodeTiled) X(cuPointerGetAttributes)                \
-	X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)
+#define STUB_SYMS(X)                                                           \
+	X(cuInit)                                                              \
+	X(cuDriverGetVersion)                                                  \
+	X(cuGetErrorName)                                                      \
+	X(cuGetErrorString)                                                    \
+	X(cuDeviceGetCount)                                                    \
+	X(cuDeviceGet)                                                         \
+	X(cuDeviceGetName)                                                     \
+	X(cuDeviceGetAttribute)                                                \
+	X(cuDevicePrimaryCtxRetain)                                            \
+	X(cuDevicePrimaryCtxRelease)                                           \
+	X(cuCtxSetCurrent)                                                     \
+	X(cuCtxGetCurrent)                                                     \
+	X(cuCtxSynchronize)                                                    \
+	X(cuModuleLoadDataEx)                                                  \
+	X(cuModuleUnload)                                                      \
+	X(cuModuleGetFunction)                                                 \
+	X(cuFuncSetAttribute)                                                  \
+	X(cuFuncGetAttribute)                                                  \
+	X(cuLaunchKernelEx)                                                    \
+	X(cuLaunchKernel)                                                      \
+	X(cuMemAlloc)                                                          \
+	X(cuMemFree)                                                           \
+	X(cuMemcpyHtoD)                                                        \
+	X(cuMemcpyDtoH)                                                        \
+	X(cuMemsetD8)                                                          \
+	X(cuEventCreate)                                                       \
+	X(cuEventRecord)                                                       \
+	X(cuEventSynchronize)                                                  \
+	X(cuEventElapsedTime)                                                  \
+	X(cuEventDestroy)                                                      \
+	X(cuTensorMapEncodeTiled)                                              \
+	X(cuPointerGetAttributes)                                              \
+	X(cuDeviceCanAccessPeer)                                               \
+	X(cuCtxEnablePeerAccess)
 
 enum {
 #define SLOT(n) S_##n,
 	STUB_SYMS(SLOT)
 #undef SLOT
-	S_COUNT
+		S_COUNT
 };
 
 static const char *const names[] = {
@@ -65,8 +87,19 @@ static void *current; /* the context made current; one thread in tests */
 
 #define COUNT(n) (calls[S_##n]++)
 
-static CUresult s_init(unsigned f) { COUNT(cuInit); return OK; }
-static CUresult s_version(int *v) { COUNT(cuDriverGetVersion); *v = 13000; return OK; }
+static CUresult
+s_init(unsigned f)
+{
+	COUNT(cuInit);
+	return OK;
+}
+static CUresult
+s_version(int *v)
+{
+	COUNT(cuDriverGetVersion);
+	*v = 13000;
+	return OK;
+}
 static CUresult
 s_error_name(CUresult e, const char **s)
 {
@@ -81,8 +114,20 @@ s_error_string(CUresult e, const char **s)
 	*s = "an error of the stub driver";
 	return OK;
 }
-static CUresult s_count(int *n) { COUNT(cuDeviceGetCount); *n = 1; return OK; }
-static CUresult s_get(int *d, int i) { COUNT(cuDeviceGet); *d = i; return OK; }
+static CUresult
+s_count(int *n)
+{
+	COUNT(cuDeviceGetCount);
+	*n = 1;
+	return OK;
+}
+static CUresult
+s_get(int *d, int i)
+{
+	COUNT(cuDeviceGet);
+	*d = i;
+	return OK;
+}
 static CUresult
 s_name(char *s, int len, int d)
 {
@@ -95,13 +140,29 @@ s_attr(int *v, int attr, int d)
 {
 	COUNT(cuDeviceGetAttribute);
 	switch (attr) {
-	case 75: *v = 9; break;          /* compute capability 9.0 */
-	case 76: *v = 0; break;
-	case 1: case 2: case 3: *v = 1024; break; /* threads, block x, y */
-	case 4: *v = 64; break;          /* block z */
-	case 5: *v = 2147483647; break;  /* grid x */
-	case 97: *v = 232448; break;     /* opt-in shared memory */
-	default: *v = 65535; break;
+	case 75:
+		*v = 9;
+		break; /* compute capability 9.0 */
+	case 76:
+		*v = 0;
+		break;
+	case 1:
+	case 2:
+	case 3:
+		*v = 1024;
+		break; /* threads, block x, y */
+	case 4:
+		*v = 64;
+		break; /* block z */
+	case 5:
+		*v = 2147483647;
+		break; /* grid x */
+	case 97:
+		*v = 232448;
+		break; /* opt-in shared memory */
+	default:
+		*v = 65535;
+		break;
 	}
 	return OK;
 }
@@ -112,10 +173,32 @@ s_retain(void **c, int d)
 	*c = &ctx_token;
 	return OK;
 }
-static CUresult s_release(int d) { COUNT(cuDevicePrimaryCtxRelease); return OK; }
-static CUresult s_set(void *c) { COUNT(cuCtxSetCurrent); current = c; return OK; }
-static CUresult s_cur(void **c) { COUNT(cuCtxGetCurrent); *c = current; return OK; }
-static CUresult s_sync(void) { COUNT(cuCtxSynchronize); return OK; }
+static CUresult
+s_release(int d)
+{
+	COUNT(cuDevicePrimaryCtxRelease);
+	return OK;
+}
+static CUresult
+s_set(void *c)
+{
+	COUNT(cuCtxSetCurrent);
+	current = c;
+	return OK;
+}
+static CUresult
+s_cur(void **c)
+{
+	COUNT(cuCtxGetCurrent);
+	*c = current;
+	return OK;
+}
+static CUresult
+s_sync(void)
+{
+	COUNT(cuCtxSynchronize);
+	return OK;
+}
 static CUresult
 s_load(void **m, const void *img, unsigned n, int *o, void **v)
 {
@@ -123,7 +206,12 @@ s_load(void **m, const void *img, unsigned n, int *o, void **v)
 	*m = &module_token;
 	return OK;
 }
-static CUresult s_unload(void *m) { COUNT(cuModuleUnload); return OK; }
+static CUresult
+s_unload(void *m)
+{
+	COUNT(cuModuleUnload);
+	return OK;
+}
 static CUresult
 s_getfn(void **f, void *m, const char *name)
 {
@@ -131,7 +219,12 @@ s_getfn(void **f, void *m, const char *name)
 	*f = &function_token;
 	return OK;
 }
-static CUresult s_setattr(void *f, int a, int v) { COUNT(cuFuncSetAttribute); return OK; }
+static CUresult
+s_setattr(void *f, int a, int v)
+{
+	COUNT(cuFuncSetAttribute);
+	return OK;
+}
 static CUresult
 s_getattr(int *v, int a, void *f)
 {
@@ -224,8 +317,18 @@ s_ev_create(void **e, unsigned f)
 	*e = &event_token;
 	return OK;
 }
-static CUresult s_ev_record(void *e, void *s) { COUNT(cuEventRecord); return OK; }
-static CUresult s_ev_sync(void *e) { COUNT(cuEventSynchronize); return OK; }
+static CUresult
+s_ev_record(void *e, void *s)
+{
+	COUNT(cuEventRecord);
+	return OK;
+}
+static CUresult
+s_ev_sync(void *e)
+{
+	COUNT(cuEventSynchronize);
+	return OK;
+}
 static CUresult
 s_ev_elapsed(float *ms, void *a, void *b)
 {
@@ -233,7 +336,12 @@ s_ev_elapsed(float *ms, void *a, void *b)
 	*ms = 0;
 	return OK;
 }
-static CUresult s_ev_destroy(void *e) { COUNT(cuEventDestroy); return OK; }
+static CUresult
+s_ev_destroy(void *e)
+{
+	COUNT(cuEventDestroy);
+	return OK;
+}
 static CUresult
 s_encode(void *map, int dt, uint32_t rank, void *addr, const uint64_t *dims,
 	 const uint64_t *strides, const uint32_t *box, const uint32_t *es,
@@ -256,12 +364,26 @@ s_ptr_attrs(unsigned n, const int *ids, void **data, uint64_t p)
 		uint64_t v = 0;
 		size_t size = 4;
 		switch (ids[i]) {
-		case 1: v = (uint64_t)(uintptr_t)current; size = 8; break;
-		case 2: v = 2; break;                   /* CU_MEMORYTYPE_DEVICE */
-		case 9: v = 0; break;                   /* device ordinal */
-		case 11: v = p & ~(uint64_t)0xfffff; size = 8; break;
-		case 12: v = 1u << 20; size = 8; break;
-		default: break;                         /* 0: managed, flags */
+		case 1:
+			v = (uint64_t)(uintptr_t)current;
+			size = 8;
+			break;
+		case 2:
+			v = 2;
+			break; /* CU_MEMORYTYPE_DEVICE */
+		case 9:
+			v = 0;
+			break; /* device ordinal */
+		case 11:
+			v = p & ~(uint64_t)0xfffff;
+			size = 8;
+			break;
+		case 12:
+			v = 1u << 20;
+			size = 8;
+			break;
+		default:
+			break; /* 0: managed, flags */
 		}
 		memcpy(data[i], &v, size);
 	}
@@ -274,7 +396,12 @@ s_can_peer(int *can, int d, int peer)
 	*can = 0;
 	return OK;
 }
-static CUresult s_enable_peer(void *c, unsigned f) { COUNT(cuCtxEnablePeerAccess); return OK; }
+static CUresult
+s_enable_peer(void *c, unsigned f)
+{
+	COUNT(cuCtxEnablePeerAccess);
+	return OK;
+}
 
 /* Entry points in the order of STUB_SYMS; void * by object copy. */
 static void *
@@ -282,15 +409,44 @@ entry(int slot)
 {
 	void *fns[S_COUNT];
 	int i = 0;
-#define PUT(f) do { void (*fp)(void) = (void (*)(void))f; memcpy(&fns[i++], &fp, sizeof(fp)); } while (0)
-	PUT(s_init); PUT(s_version); PUT(s_error_name); PUT(s_error_string);
-	PUT(s_count); PUT(s_get); PUT(s_name); PUT(s_attr); PUT(s_retain);
-	PUT(s_release); PUT(s_set); PUT(s_cur); PUT(s_sync); PUT(s_load);
-	PUT(s_unload); PUT(s_getfn); PUT(s_setattr); PUT(s_getattr);
-	PUT(s_launch_ex); PUT(s_launch); PUT(s_alloc); PUT(s_free);
-	PUT(s_htod); PUT(s_dtoh); PUT(s_memset); PUT(s_ev_create);
-	PUT(s_ev_record); PUT(s_ev_sync); PUT(s_ev_elapsed);
-	PUT(s_ev_destroy); PUT(s_encode); PUT(s_ptr_attrs); PUT(s_can_peer);
+#define PUT(f)                                                                 \
+	do {                                                                   \
+		void (*fp)(void) = (void (*)(void))f;                          \
+		memcpy(&fns[i++], &fp, sizeof(fp));                            \
+	} while (0)
+	PUT(s_init);
+	PUT(s_version);
+	PUT(s_error_name);
+	PUT(s_error_string);
+	PUT(s_count);
+	PUT(s_get);
+	PUT(s_name);
+	PUT(s_attr);
+	PUT(s_retain);
+	PUT(s_release);
+	PUT(s_set);
+	PUT(s_cur);
+	PUT(s_sync);
+	PUT(s_load);
+	PUT(s_unload);
+	PUT(s_getfn);
+	PUT(s_setattr);
+	PUT(s_getattr);
+	PUT(s_launch_ex);
+	PUT(s_launch);
+	PUT(s_alloc);
+	PUT(s_free);
+	PUT(s_htod);
+	PUT(s_dtoh);
+	PUT(s_memset);
+	PUT(s_ev_create);
+	PUT(s_ev_record);
+	PUT(s_ev_sync);
+	PUT(s_ev_elapsed);
+	PUT(s_ev_destroy);
+	PUT(s_encode);
+	PUT(s_ptr_attrs);
+	PUT(s_can_peer);
 	PUT(s_enable_peer);
 #undef PUT
 	return i == S_COUNT ? fns[slot] : NULL;
@@ -357,6 +513,7 @@ stubcuda_last_launch(int what)
 		return last_cfg.grid[what];
 	if (what >= 3 && what < 6)
 		return last_cfg.block[what - 3];
-	return what == 6 ? last_cfg.smem
-	       : what == 7 ? (uint64_t)(uintptr_t)last_cfg.stream : 0;
+	return what == 6   ? last_cfg.smem
+	       : what == 7 ? (uint64_t)(uintptr_t)last_cfg.stream
+			   : 0;
 }
