@@ -184,10 +184,10 @@ def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
     CUDA graph capture (call it once per shape before capturing: the
     first call compiles, loads and tunes).
 
-    Measured on one H200, 2026-12-01 22:09 UTC (bench/README.md, one
-    run, ratio to torch.matmul): 0.986 at 4096^3 (773 TFLOP/s), 1.00-1.04
-    at M = 8192 and at 8192^3, 0.96-1.10 at M = 1 and 16, but 0.46-0.96
-    at M = 64 and 128 and 0.72 at 1024^3."""
+    Measured on one H200, 2026-12-02 00:41 UTC (bench/README.md, one
+    run, ratio to torch.matmul): 0.987 at 4096^3 (745 TFLOP/s), 0.99-1.02
+    at M = 8192 and at 8192^3, 0.97-1.10 at M = 1 and 16, 0.87-0.99 at
+    M = 64 and 128, but 0.72 at 1024^3."""
     import torch
     if not torch.compiler.is_compiling():
         # eagerly: the messages of the checks, before torch's dispatcher
