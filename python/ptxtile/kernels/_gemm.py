@@ -280,9 +280,9 @@ class Gemm(object):
         if script == "gemm_swapab.py":
             stream = torch.cuda.current_stream(dev).cuda_stream
             ws, cnt = self.workspace(dev, stream, c["SPLIT"], m, n)
-            one = _dummy(dev, 1)
-            k(a, w, out, b, r, ws, cnt, one if sx is None else sx,
-              one if sw is None else sw, float(alpha), float(beta))
+            unused = _dummy(dev, 1)  # SX, SW: read only when SCALE > 0
+            k(a, w, out, b, r, ws, cnt, unused if sx is None else sx,
+              unused if sw is None else sw, float(alpha), float(beta))
         else:
             k(a, w, out, b, r, float(alpha), float(beta), int(sms))
 
@@ -528,6 +528,26 @@ def problem_key(dev, m, n, k, **kw):
                                         sorted(kw.items())))
 
 
+def fastest(cands, a, w, out, *, iters=10, **launch):
+    """(ms, script, constants) of the fastest of cands, each timed in a
+    CUDA graph of GEMM.launch(script, c, a, w', out, **launch) over w and
+    copies of it (rotation: past the L2), or None when none launches."""
+    ws = rotation(w)
+    best = None
+    for script, c in cands:
+        def go(script=script, c=c, it=[0]):
+            # each captured launch reads the next weight copy
+            it[0] += 1
+            GEMM.launch(script, c, a, ws[it[0] % len(ws)], out, **launch)
+        try:
+            ms, _ = time_graph(go, iters=max(iters, 2 * len(ws)))
+        except Exception:  # noqa: BLE001 - e.g. too many registers for
+            continue       # the block: the other candidates still run
+        if best is None or ms < best[0]:
+            best = (ms, script, c)
+    return best
+
+
 def choose(m, n, k, w, a, *, sms, dt, out, b_kmajor, bias, act, resid,
            bias32=None, residual=None, tune=True, iters=10):
     """The configuration for one problem: the tuned one when known, else
@@ -557,22 +577,8 @@ def choose(m, n, k, w, a, *, sms, dt, out, b_kmajor, bias, act, resid,
                 return cand
         return cands[0]
     scratch = torch.empty((m, n), device=a.device, dtype=getattr(torch, out))
-    ws = rotation(w)
-    best = None
-    for script, c in cands:
-        def go(script=script, c=c, it=[0]):
-            # each captured launch reads the next weight copy
-            it[0] += 1
-            GEMM.launch(script, c, a, ws[it[0] % len(ws)], scratch,
-                        bias=bias32, resid=residual, alpha=1.0, beta=0.0,
-                        sms=sms)
-        try:
-            ms, _ = time_graph(go, iters=max(iters, 2 * len(ws)))
-        except Exception:  # noqa: BLE001 - e.g. too many registers for
-            continue       # the block: the other candidates still run
-        if best is None or ms < best[0]:
-            best = (ms, script, c)
-    del ws
+    best = fastest(cands, a, w, scratch, iters=iters, bias=bias32,
+                   resid=residual, alpha=1.0, beta=0.0, sms=sms)
     if best is None:
         raise ValueError("no GEMM configuration of %dx%dx%d launched"
                          % (m, n, k))
