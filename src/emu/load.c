@@ -1063,15 +1063,30 @@ decode_tokens(Reader *rd, Insn *in, const char *rest, char *unknown)
 	}
 }
 
-/* Gives a float immediate the bits of the instruction's type. */
+/* The type a float immediate of operand i takes: the selected form's
+ * type for that operand when it is a scalar float type (the .f32 c of
+ * add.f32.f16, whose last type is .f16), else the instruction's last. */
+static Ty
+immediate_type(const Insn *in, unsigned i)
+{
+	Ty last = in->nty ? (Ty)in->ty[in->nty - 1] : TY_NONE;
+	if (!in->sel || in->sel->nops != (int)in->nop)
+		return last;
+	Ty t = type_of(ptx_type_name(in->sel->ops[i].type));
+	return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64
+		       ? t
+		       : last;
+}
+
+/* Gives a float immediate the bits of its type. */
 static void
 type_immediates(Reader *rd, Insn *in)
 {
-	Ty ty = in->nty ? (Ty)in->ty[in->nty - 1] : TY_NONE;
 	for (unsigned i = 0; i < in->nop; i++) {
 		Opnd *o = &in->o[i];
 		if (o->kind != K_IMM || !o->fimm)
 			continue;
+		Ty ty = immediate_type(in, i);
 		double d;
 		if (o->fimm == 2) {
 			float f;
