@@ -138,7 +138,8 @@ static const Case cases[] = {
 	 "unexpected value '12', expected to be multiple of 8"},
 	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16777224, 0;",
 	 PT_E_EMU_UNSUPPORTED, 12,
-	 "value '16777224' out of range, expected to be in range [0..16777216]"},
+	 "value '16777224' out of range, expected to be in range "
+	 "[0..16777216]"},
 	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16, 1;",
 	 PT_E_EMU_UNSUPPORTED, 12,
 	 "Argument 2 of instruction 'st.bulk': unexpected value '1', "

@@ -48,8 +48,8 @@ dump_kernel(const char *text)
 	static int seq;
 	const char *dir = getenv("EMU_TIRX_DUMP");
 	char path[4096];
-	if (!dir || snprintf(path, sizeof(path), "%s/tirx%d.ptx", dir,
-			     seq++) >= (int)sizeof(path))
+	if (!dir || snprintf(path, sizeof(path), "%s/tirx%d.ptx", dir, seq++) >=
+			    (int)sizeof(path))
 		return;
 	FILE *f = fopen(path, "w");
 	if (f) {
@@ -78,8 +78,9 @@ run_body(Kernel1 *k, const char *body, unsigned threads, const void *in,
 		memcpy(ptem_host(k->e, a, inb), in, inb);
 		memset(ptem_host(k->e, k->out, outb), 0, outb);
 		ptem_arg args[] = {{&a, 8}, {&k->out, 8}};
-		ptem_launch l = {{1, 1, 1}, {threads, 1, 1}, {1, 1, 1}, 0,
-				 flags, 0};
+		ptem_launch l = {.grid = {1, 1, 1},
+				 .block = {threads, 1, 1},
+				 .flags = flags};
 		k->status = ptem_run(k->e, "k", &l, args, 2);
 	}
 }
@@ -116,8 +117,7 @@ check_error(TestCtx *t, Kernel1 *k, int code, const char *insn,
 {
 	const char *msg = ptem_errmsg(k->e);
 	char where[64];
-	snprintf(where, sizeof(where), "PTX line %d (",
-		 line_of(k->text, insn));
+	snprintf(where, sizeof(where), "PTX line %d (", line_of(k->text, insn));
 	if (k->status != code || !strstr(msg, where) || !strstr(msg, what))
 		test_fail(t, __FILE__, src_line,
 			  "status %d, expected %d at %s..., '%s': %s",
@@ -213,7 +213,8 @@ TEST(emu_tirx_fns)
 		CHECK_INT(word_at(o, 4 * i), ref_fns(in[i][0], in[i][1], off));
 		CHECK_INT(word_at(o, 4 * i + 1),
 			  ref_fns(0xaaaaaaaau, in[i][1], off));
-		CHECK_INT(word_at(o, 4 * i + 2), ref_fns(in[i][0], in[i][1], -2));
+		CHECK_INT(word_at(o, 4 * i + 2),
+			  ref_fns(in[i][0], in[i][1], -2));
 		CHECK_INT(word_at(o, 4 * i + 3), ref_fns(in[i][0], 0, off));
 	}
 	ptem_free(k.e);
@@ -263,10 +264,11 @@ TEST(emu_tirx_movmatrix)
 				tr[i][j] = m[j][i];
 		for (int l = 0; l < 32; l++) {
 			int row = l / 4, col = 2 * (l % 4);
-			uint32_t want = tr[row][col] |
-					(uint32_t)tr[row][col + 1] << 16;
+			uint32_t want =
+				tr[row][col] | (uint32_t)tr[row][col + 1] << 16;
 			CHECK_INT(word_at(o, 2 * (32 * w + l)), want);
-			CHECK_INT(word_at(o, 2 * (32 * w + l) + 1), in[32 * w + l]);
+			CHECK_INT(word_at(o, 2 * (32 * w + l) + 1),
+				  in[32 * w + l]);
 		}
 	}
 	ptem_free(k.e);
@@ -297,22 +299,23 @@ run_st_bulk(Kernel1 *k, const char *stmt, const uint8_t *pattern,
 	memcpy(in, pattern, 1024);
 	memcpy(in + 1024, &size_reg, 8);
 	char body[4096];
-	snprintf(body, sizeof(body),
-		 "\tld.global.u64 %%rd11, [%%rd1+1024];\n"
-		 "\tshl.b32 %%r2, %%r1, 5;\n\tcvt.u64.u32 %%rd3, %%r2;\n"
-		 "\tadd.s64 %%rd4, %%rd1, %%rd3;\n\tadd.s32 %%r3, %%r10, %%r2;\n"
-		 "\tld.global.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%rd4];\n"
-		 "\tst.shared.v4.u32 [%%r3], {%%r4, %%r5, %%r6, %%r7};\n"
-		 "\tld.global.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%rd4+16];\n"
-		 "\tst.shared.v4.u32 [%%r3+16], {%%r4, %%r5, %%r6, %%r7};\n"
-		 "\tbar.sync 0;\n\tsetp.ne.u32 %%p1, %%r1, 0;\n"
-		 "\t@%%p1 bra $L_copy;\n\t%s\n$L_copy:\n\tbar.sync 0;\n"
-		 "\tadd.s64 %%rd5, %%rd2, %%rd3;\n"
-		 "\tld.shared.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%r3];\n"
-		 "\tst.global.v4.u32 [%%rd5], {%%r4, %%r5, %%r6, %%r7};\n"
-		 "\tld.shared.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%r3+16];\n"
-		 "\tst.global.v4.u32 [%%rd5+16], {%%r4, %%r5, %%r6, %%r7};\n",
-		 stmt);
+	snprintf(
+		body, sizeof(body),
+		"\tld.global.u64 %%rd11, [%%rd1+1024];\n"
+		"\tshl.b32 %%r2, %%r1, 5;\n\tcvt.u64.u32 %%rd3, %%r2;\n"
+		"\tadd.s64 %%rd4, %%rd1, %%rd3;\n\tadd.s32 %%r3, %%r10, %%r2;\n"
+		"\tld.global.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%rd4];\n"
+		"\tst.shared.v4.u32 [%%r3], {%%r4, %%r5, %%r6, %%r7};\n"
+		"\tld.global.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%rd4+16];\n"
+		"\tst.shared.v4.u32 [%%r3+16], {%%r4, %%r5, %%r6, %%r7};\n"
+		"\tbar.sync 0;\n\tsetp.ne.u32 %%p1, %%r1, 0;\n"
+		"\t@%%p1 bra $L_copy;\n\t%s\n$L_copy:\n\tbar.sync 0;\n"
+		"\tadd.s64 %%rd5, %%rd2, %%rd3;\n"
+		"\tld.shared.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%r3];\n"
+		"\tst.global.v4.u32 [%%rd5], {%%r4, %%r5, %%r6, %%r7};\n"
+		"\tld.shared.v4.u32 {%%r4, %%r5, %%r6, %%r7}, [%%r3+16];\n"
+		"\tst.global.v4.u32 [%%rd5+16], {%%r4, %%r5, %%r6, %%r7};\n",
+		stmt);
 	run_body(k, body, 32, in, sizeof(in), 1024, flags);
 }
 
@@ -335,18 +338,21 @@ TEST(emu_tirx_st_bulk)
 			if (form == 0)
 				snprintf(stmt, sizeof(stmt),
 					 "st.bulk.weak.shared::cta [%%r10+%u], "
-					 "%u, 0;", off, n);
+					 "%u, 0;",
+					 off, n);
 			else if (form == 1)
 				snprintf(stmt, sizeof(stmt),
 					 "st.bulk.shared::cta [%%r10+%u], "
-					 "%%rd11, 0;", off);
+					 "%%rd11, 0;",
+					 off);
 			else if (form == 2)
 				snprintf(stmt, sizeof(stmt),
-					 "st.bulk [%%rd10+%u], %%rd11, 0;", off);
+					 "st.bulk [%%rd10+%u], %%rd11, 0;",
+					 off);
 			else
 				snprintf(stmt, sizeof(stmt),
-					 "st.bulk.weak [%%rd10+%u], %u, 0;", off,
-					 n);
+					 "st.bulk.weak [%%rd10+%u], %u, 0;",
+					 off, n);
 			Kernel1 k;
 			run_st_bulk(&k, stmt, pat, n, PTEM_CHECK_RACES);
 			if (k.status)
@@ -355,8 +361,8 @@ TEST(emu_tirx_st_bulk)
 			const uint8_t *o = k.status ? NULL : out_of(&k);
 			int bad = 0;
 			for (unsigned i = 0; o && i < 1024; i++)
-				bad += o[i] != (i >= off && i < off + n ? 0
-									: pat[i]);
+				bad += o[i] !=
+				       (i >= off && i < off + n ? 0 : pat[i]);
 			if (bad)
 				test_fail(t, __FILE__, __LINE__,
 					  "%s size %u: %d bytes wrong", stmt, n,
@@ -378,7 +384,8 @@ TEST(emu_tirx_st_bulk)
 		 "size 16777224 is not a multiple of 8 in [0, 16777216]"},
 		{"st.bulk [%rd2], %rd11, 0;", 8, PT_E_EMU_OOB,
 		 "which is not in the shared window"},
-		{"st.bulk.weak.shared::cta [%r10+1016], 16, 0;", 0, PT_E_EMU_OOB,
+		{"st.bulk.weak.shared::cta [%r10+1016], 16, 0;", 0,
+		 PT_E_EMU_OOB,
 		 "shared access [0x3f8, +16) outside the 1024 bytes"},
 		{"st.bulk [%rd10], %rd11, 0;", 16777216, PT_E_EMU_OOB,
 		 "outside the 1024 bytes"},
@@ -393,8 +400,8 @@ TEST(emu_tirx_st_bulk)
 	/* st.bulk is a write the race check sees: every thread zeroing the
 	 * same bytes with no barrier between is a race */
 	Kernel1 k;
-	run_body(&k, "\tst.bulk.weak.shared::cta [%r10], 64, 0;\n", 32, pat,
-		 8, 8, PTEM_CHECK_RACES);
+	run_body(&k, "\tst.bulk.weak.shared::cta [%r10], 64, 0;\n", 32, pat, 8,
+		 8, PTEM_CHECK_RACES);
 	check_error(t, &k, PT_E_EMU_RACE, "st.bulk", "shared-memory race",
 		    __LINE__);
 	ptem_free(k.e);
@@ -427,10 +434,13 @@ half_value(uint32_t h, int ebits, int mbits)
 {
 	int e = (int)(h >> mbits & ((1u << ebits) - 1));
 	int bias = (1 << (ebits - 1)) - 1;
-	double m = (double)(h & ((1u << mbits) - 1));
-	double v = e == (1 << ebits) - 1 ? (m ? NAN : INFINITY)
-		   : e == 0		  ? ldexp(m, 1 - bias - mbits)
-					  : ldexp(m + ldexp(1, mbits), e - bias - mbits);
+	double m = (double)(h & ((1u << mbits) - 1)), v;
+	if (e == (1 << ebits) - 1)
+		v = m ? NAN : INFINITY;
+	else if (e == 0)
+		v = ldexp(m, 1 - bias - mbits);
+	else
+		v = ldexp(m + ldexp(1, mbits), e - bias - mbits);
 	return h >> (ebits + mbits) & 1 ? -v : v;
 }
 
@@ -444,15 +454,17 @@ f16_exact(double v)
 	return 0x7e00;
 }
 
-/* x rounded to f32 in mode: the host's round-to-nearest, then for the
- * directed modes the neighbour on the mode's side when inexact.  The
- * exact zero of x - x is +0, except -0 toward -inf (IEEE 754 6.3). */
+/* x, the exact sum of two values, rounded to f32 in mode: the host's
+ * round-to-nearest, then for the directed modes the neighbour on the
+ * mode's side when inexact.  opposites: the sum of two nonzero values of
+ * opposite sign and equal magnitude, which is +0, or -0 toward -inf
+ * (IEEE 754 6.3). */
 static uint32_t
-round_f32(double x, int mode, bool exact_zero)
+round_f32(double x, int mode, bool opposites)
 {
 	if (isnan(x))
 		return 0x7fffffffu; /* the GPU's canonical NaN */
-	if (exact_zero)
+	if (opposites)
 		return mode == RM ? 0x80000000u : 0;
 	float f = (float)x;
 	if (mode == RN || (double)f == x)
@@ -489,28 +501,39 @@ typedef struct AddCase {
  * 2^-127 (0x0040, a bf16 subnormal) is the f32 subnormal -2^-127
  * (0x80400000): nothing flushed. */
 static const AddCase bf16_cases[] = {
-	{0x33c0, 0x3f800000u,
+	{0x33c0,
+	 0x3f800000u,
 	 {0x3f800001u, 0x3f800000u, 0x3f800000u, 0x3f800001u}},
-	{0xb3c0, 0x3f800000u,
+	{0xb3c0,
+	 0x3f800000u,
 	 {0x3f7ffffeu, 0x3f7ffffeu, 0x3f7ffffeu, 0x3f7fffffu}},
-	{0xb3c0, 0xbf800000u,
+	{0xb3c0,
+	 0xbf800000u,
 	 {0xbf800001u, 0xbf800000u, 0xbf800001u, 0xbf800000u}},
-	{0x7300, 0x7f7fffffu,
+	{0x7300,
+	 0x7f7fffffu,
 	 {0x7f800000u, 0x7f7fffffu, 0x7f7fffffu, 0x7f800000u}},
-	{0x3380, 0x3f800000u,
+	{0x3380,
+	 0x3f800000u,
 	 {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800001u}},
-	{0x7fc0, 0x3f800000u,
+	{0x7fc0,
+	 0x3f800000u,
 	 {0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu}},
-	{0x7f80, 0xff800000u,
+	{0x7f80,
+	 0xff800000u,
 	 {0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu}},
-	{0x3f80, 0x3f000000u,
+	{0x3f80,
+	 0x3f000000u,
 	 {0x3fc00000u, 0x3fc00000u, 0x3fc00000u, 0x3fc00000u}},
-	{0xbf80, 0x3e800000u,
+	{0xbf80,
+	 0x3e800000u,
 	 {0xbf400000u, 0xbf400000u, 0xbf400000u, 0xbf400000u}},
-	{0x8000, 0x80000000u,
+	{0x8000,
+	 0x80000000u,
 	 {0x80000000u, 0x80000000u, 0x80000000u, 0x80000000u}},
 	{0x3f80, 0xbf800000u, {0, 0, 0x80000000u, 0}},
-	{0x0040, 0x80800000u,
+	{0x0040,
+	 0x80800000u,
 	 {0x80400000u, 0x80400000u, 0x80400000u, 0x80400000u}},
 };
 
@@ -519,18 +542,24 @@ static const AddCase bf16_cases[] = {
  * (even); 65504 (0x7bff) - 65504.5 = -0.5 exactly; NaN; inf - inf; 1 - 1;
  * 0.5 + 0.75. */
 static const AddCase f16_cases[] = {
-	{0x0001, 0x3f800000u,
+	{0x0001,
+	 0x3f800000u,
 	 {0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800001u}},
-	{0x0003, 0x3f800000u,
+	{0x0003,
+	 0x3f800000u,
 	 {0x3f800002u, 0x3f800001u, 0x3f800001u, 0x3f800002u}},
-	{0x7bff, 0xc77fe080u,
+	{0x7bff,
+	 0xc77fe080u,
 	 {0xbf000000u, 0xbf000000u, 0xbf000000u, 0xbf000000u}},
-	{0x7e00, 0x3f800000u,
+	{0x7e00,
+	 0x3f800000u,
 	 {0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu}},
-	{0x7c00, 0xff800000u,
+	{0x7c00,
+	 0xff800000u,
 	 {0x7fffffffu, 0x7fffffffu, 0x7fffffffu, 0x7fffffffu}},
 	{0x3c00, 0xbf800000u, {0, 0, 0x80000000u, 0}},
-	{0x3800, 0x3f400000u,
+	{0x3800,
+	 0x3f400000u,
 	 {0x3fa00000u, 0x3fa00000u, 0x3fa00000u, 0x3fa00000u}},
 };
 
@@ -605,21 +634,20 @@ add_mixed_case(TestCtx *t, bool bf16)
 	for (int i = 0; o && i < N; i++) {
 		double x = half_value(in[i][0], eb, mb), sum;
 		float c = f32_of(in[i][1]);
+		bool opp = x != 0 && x == -(double)c;
 		uint32_t want[4];
 		if ((size_t)i < nhand) {
 			memcpy(want, hand[i].want, sizeof(want));
 		} else {
 			CHECK(exact_sum(x, c, &sum));
 			for (int m = 0; m < 4; m++)
-				want[m] = round_f32(sum, m, sum == 0);
+				want[m] = round_f32(sum, m, opp);
 			differ += want[RN] != want[RZ] && want[RM] != want[RP];
 		}
 		/* the hand table agrees with the rounding the test computes */
 		if ((size_t)i < nhand && exact_sum(x, c, &sum))
 			for (int m = 0; m < 4; m++)
-				CHECK_INT(round_f32(sum, m, sum == 0 && x == -c &&
-								    x != 0),
-					  want[m]);
+				CHECK_INT(round_f32(sum, m, opp), want[m]);
 		uint32_t got[12];
 		for (int j = 0; j < 12; j++)
 			got[j] = word_at(o, 12 * (size_t)i + (size_t)j);
@@ -631,8 +659,8 @@ add_mixed_case(TestCtx *t, bool bf16)
 		CHECK_INT(got[5], sat_f32(want[RN]));
 		double s15;
 		if (exact_sum(x, 1.5, &s15)) { /* the immediate c = 1.5 */
-			CHECK_INT(got[10], round_f32(s15, RZ, s15 == 0));
-			CHECK_INT(got[11], round_f32(s15, RP, s15 == 0));
+			CHECK_INT(got[10], round_f32(s15, RZ, x == -1.5));
+			CHECK_INT(got[11], round_f32(s15, RP, x == -1.5));
 		}
 	}
 	/* the random cases round differently by mode often enough */
@@ -707,8 +735,8 @@ TEST(emu_tirx_script_fns_movmatrix)
 		/* lane ln gets column ln/4, rows 2(ln%4), 2(ln%4)+1 */
 		int col = ln / 4, r0 = 2 * (ln % 4);
 		uint32_t lo = x[4 * r0 + col / 2] >> (16 * (col % 2)) & 0xffff;
-		uint32_t hi = x[4 * (r0 + 1) + col / 2] >> (16 * (col % 2)) &
-			      0xffff;
+		uint32_t hi =
+			x[4 * (r0 + 1) + col / 2] >> (16 * (col % 2)) & 0xffff;
 		CHECK_INT(o[ln][1], lo | hi << 16);
 	}
 	ptem_free(e);
@@ -726,7 +754,7 @@ TEST(emu_tirx_script_add_st_bulk)
 	uint16_t h[32], g[32];
 	for (int l = 0; l < 32; l++) {
 		a[l] = (float)l;
-		h[l] = 0x3f80; /* bf16 1.0 */
+		h[l] = 0x3f80;			  /* bf16 1.0 */
 		g[l] = f16_exact((l - 16) / 8.0); /* -2 .. 1.875 */
 	}
 	uint64_t n = 64;
@@ -744,7 +772,8 @@ TEST(emu_tirx_script_add_st_bulk)
 		if (run == 1) {
 			/* n = 12: not a multiple of 8 */
 			if (st != PT_E_EMU_OOB ||
-			    !strstr(ptem_errmsg(e), "(st.bulk): st.bulk size 12"))
+			    !strstr(ptem_errmsg(e),
+				    "(st.bulk): st.bulk size 12"))
 				test_fail(t, __FILE__, __LINE__,
 					  "n = 12: %d %s", st, ptem_errmsg(e));
 			break;
