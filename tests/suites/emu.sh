@@ -38,6 +38,16 @@ else
 	bad scalars_values "$(cat "$t/out")"
 fi
 
+# literals wider than their neighbour widen the sum (values worked out
+# in the script's header): the old wrapping gave -1294967296 244 2 120
+expect_rc literal_widening 0 "$P" run --emulate \
+	tests/hostile/accept/literal_widening.py --arg n=200 --dump A
+if grep -q "^A: 3000000000 500 1 1144$" "$t/out"; then
+	ok literal_widening_values
+else
+	bad literal_widening_values "$(cat "$t/out")"
+fi
+
 # the same kernel as PTX + metadata, the tensor dumped as raw bytes
 "$P" compile tests/golden/scalars.py -o "$t/s.ptx" --meta "$t/s.json" 2>/dev/null
 expect_rc ptx_meta 0 "$P" run --emulate "$t/s.ptx" --meta "$t/s.json" \
