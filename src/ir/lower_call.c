@@ -592,6 +592,15 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 			return NULL;
 		rt = v[0]->dtype;
 		break;
+	case BR_FLOAT32: rt = DT_FLOAT32; break;
+	}
+	if (bi->args != BA_ANY) {
+		DType at = bi->args == BA_F32 ? DT_FLOAT32 : DT_UINT32;
+		for (size_t i = 0; i < n; i++)
+			if (!(v[i] = lw_coerce(L, lw_need_scalar(L, v[i],
+							a.pos.v[i].span),
+					       at, a.pos.v[i].span)))
+				return NULL;
 	}
 	if (id == BI_TRAP_WHEN_ASSERT_FAILED &&
 	    !lw_need_bool(L, v[0], a.pos.v[0].span))
@@ -773,20 +782,37 @@ lower_cast(Lower *L, Ast *call)
 	return lw_make_cast(L, lw_arg_expr(L, &a.pos.v[0]), t, call->span);
 }
 
+/* The ty= of T.reinterpret(x, ty=...): a dtype, or TIRx's "handle" (a
+ * generic address, which this language holds as a uint64, like
+ * Tensor.data). */
+static bool
+reinterpret_ty(Lower *L, Ast *ty, DType *t)
+{
+	if (ty->kind == A_STR && !strcmp(ty->str, "handle")) {
+		*t = DT_UINT64;
+		return true;
+	}
+	return lw_ast_dtype(L, ty, t);
+}
+
+/* T.reinterpret(dtype, x), or TIRx's newer T.reinterpret(x, ty=dtype). */
 static Expr *
 lower_reinterpret(Lower *L, Ast *call)
 {
 	Args a;
 	if (!lw_split_args(L, call, &a))
 		return NULL;
-	static const char *const kws[] = {NULL};
+	static const char *const kws[] = {"ty", NULL};
+	Ast *ty = lw_kwarg(&a, "ty");
+	size_t nx = ty ? 1 : 2;
 	if (!lw_check_keywords(L, &a, kws, "T.reinterpret") ||
-	    !lw_check_count(L, &a, 2, 2, call->span, "T.reinterpret"))
+	    !lw_check_count(L, &a, nx, nx, call->span, "T.reinterpret"))
 		return NULL;
 	DType t;
-	if (!lw_arg_dtype(L, &a.pos.v[0], &t))
+	if (ty ? !reinterpret_ty(L, ty, &t) : !lw_arg_dtype(L, &a.pos.v[0], &t))
 		return NULL;
-	Expr *x = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[1]), a.pos.v[1].span);
+	Arg *xa = &a.pos.v[nx - 1];
+	Expr *x = lw_need_scalar(L, lw_arg_expr(L, xa), xa->span);
 	if (!x)
 		return NULL;
 	lw_settle(x);
@@ -886,6 +912,10 @@ static const struct {
 	{"cuda.ballot_sync", lw_tirx_ballot_sync},
 	{"cuda.atomic_add", lw_tirx_atomic_add},
 	{"cuda.wait_until", lw_tirx_wait_until},
+	{"cuda.atomic_cas", lw_tirx_atomic_cas},
+	{"cuda.thread_fence", lw_tirx_thread_fence},
+	{"cuda.nano_sleep", lw_tirx_nano_sleep},
+	{"cuda.make_float2", lw_tirx_make_float2},
 	{"cuda.tile.apply", lower_apply},
 	{"cuda.tile.ewise", lower_ewise},
 };

@@ -619,6 +619,25 @@ lower_while(Lower *L, Ast *s)
 	return c ? st : NULL;
 }
 
+/* T.serial(..., dtype="uint32"): the loop variable's integer dtype; the
+ * bounds and step are coerced to it (literals must fit it). */
+static bool
+loop_dtype(Lower *L, Ast *dt, Expr **b, Expr **e, Expr **s)
+{
+	DType t;
+	if (!dt)
+		return true;
+	if (!lw_ast_dtype(L, dt, &t))
+		return false;
+	if (!lw_is_intlike(t) || t == DT_BOOL || dtype_bits(t) < 8)
+		return diag_error(L->c, PT_E_TYPE_MISMATCH, dt->span,
+				  "a loop variable is an integer, not %s",
+				  dtype_name(t));
+	return (*b = lw_coerce(L, *b, t, dt->span)) &&
+	       (*e = lw_coerce(L, *e, t, dt->span)) &&
+	       (*s = lw_coerce(L, *s, t, dt->span));
+}
+
 static bool
 loop_range(Lower *L, Ast *it, Stmt *st)
 {
@@ -639,7 +658,8 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 		return false;
 	static const char *const kw_none[] = {NULL};
 	static const char *const kw_step[] = {"step", NULL};
-	static const char *const kw_serial[] = {"step", "unroll", NULL};
+	static const char *const kw_serial[] = {"step", "unroll", "dtype",
+						NULL};
 	const char *const *kws = is_range ? kw_none : serial ? kw_serial : kw_step;
 	Ast *step = lw_kwarg(&a, "step");
 	if (!lw_check_keywords(L, &a, kws, is_range ? "range" : p) ||
@@ -675,7 +695,8 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	Expr *b = a.pos.n > 1 ? v[0] : ir_int(L->c, 0, DT_NONE, it->span);
 	Expr *e = a.pos.n > 1 ? v[1] : v[0];
 	Expr *s = a.pos.n > 2 ? v[2] : ir_int(L->c, 1, DT_NONE, it->span);
-	if (!lw_unify(L, &b, &e, it->span) || !lw_unify(L, &b, &s, it->span) ||
+	if (!loop_dtype(L, lw_kwarg(&a, "dtype"), &b, &e, &s) ||
+	    !lw_unify(L, &b, &e, it->span) || !lw_unify(L, &b, &s, it->span) ||
 	    !lw_unify(L, &e, &s, it->span))
 		return false;
 	lw_settle(b), lw_settle(e), lw_settle(s);

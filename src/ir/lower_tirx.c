@@ -8,6 +8,12 @@
  *   T.cuda.clock64()              mov.u64 d, %clock64         (uint64)
  *   T.cuda.ballot_sync(mask, p)   vote.sync.ballot.b32 d, p, mask
  *   T.cuda.atomic_add(ptr, v)     atom.add.<t> d, [ptr], v    (old value)
+ *   T.cuda.atomic_cas(ptr, c, v)  atom.cas.b32/b64 d, [ptr], c, v  (old value)
+ *   T.cuda.thread_fence()         membar.gl                   (__threadfence)
+ *   T.cuda.nano_sleep(t)          nanosleep.u32 t             (__nanosleep)
+ *   T.cuda.make_float2(x, y)      the uint64 whose low word is x's bits and
+ *                                 high word y's (float2 in a 64-bit register,
+ *                                 what TIRx's f32x2 operands take)
  *   T.cuda.wait_until(dst, ptr, cond | predicate=lambda v: ...,
  *                     scope="gpu", space="global", ptx_type=)
  *       ld.relaxed.<scope>.<space>.<t> dst, [ptr] until cond holds, then
@@ -17,6 +23,7 @@
  * Semantics and spellings were taken from what apache-tvm-tirx 0.1.0a4
  * emits for each (its CUDA source, used as a black box).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "ir/lower.h"
@@ -314,4 +321,111 @@ lw_tirx_wait_until(Lower *L, Ast *call)
 	ev->u.var = edge;
 	Expr *eargs[2] = {ev, ptr};
 	return ptx_node(L, acquire, eargs, 2, sp);
+}
+
+/* T.cuda.atomic_cas(ptr, compare, value): CUDA's atomicCAS on a generic
+ * address (int/unsigned/unsigned long long: the bit types b32, b64); the
+ * old value, of the value's dtype. */
+Expr *
+lw_tirx_atomic_cas(Lower *L, Ast *call)
+{
+	Args a;
+	if (!args_n(L, call, &a, 3, 3, (const char *const[]){NULL},
+		    "T.cuda.atomic_cas") ||
+	    !in_kernel_stmt(L, "T.cuda.atomic_cas", call->span))
+		return NULL;
+	Expr *ptr = lw_coerce(L, scalar_arg(L, &a.pos.v[0]), DT_UINT64,
+			      a.pos.v[0].span);
+	Expr *cmp = ptr ? scalar_arg(L, &a.pos.v[1]) : NULL;
+	Expr *v = cmp ? scalar_arg(L, &a.pos.v[2]) : NULL;
+	if (!v || !lw_unify(L, &cmp, &v, a.pos.v[2].span))
+		return NULL;
+	int bits = dtype_bits(v->dtype);
+	if (!lw_is_intlike(v->dtype) || v->dtype == DT_BOOL ||
+	    (bits != 32 && bits != 64))
+		return diag_error(L->c, PT_E_TYPE_MISMATCH, a.pos.v[2].span,
+				  "T.cuda.atomic_cas swaps an int32, uint32, "
+				  "int64 or uint64, not %s",
+				  dtype_name(v->dtype)),
+		       NULL;
+	Expr *args[3] = {ptr, cmp, v};
+	return ptx_value(L, bits == 32 ? "atom.cas.b32" : "atom.cas.b64",
+			 v->dtype, args, 3, call->span);
+}
+
+/* T.cuda.thread_fence(): CUDA's __threadfence, which nvcc writes as
+ * membar.gl (a fence.sc.gpu on sm_70 and newer). */
+Expr *
+lw_tirx_thread_fence(Lower *L, Ast *call)
+{
+	Args a;
+	if (!args_n(L, call, &a, 0, 0, (const char *const[]){NULL},
+		    "T.cuda.thread_fence") ||
+	    !in_kernel_stmt(L, "T.cuda.thread_fence", call->span))
+		return NULL;
+	return ptx_node(L, "membar.gl", NULL, 0, call->span);
+}
+
+/* T.cuda.nano_sleep(t): __nanosleep(t), t nanoseconds (an unsigned 32-bit
+ * count: a constant must fit, a wider integer is truncated as CUDA's
+ * unsigned parameter does). */
+Expr *
+lw_tirx_nano_sleep(Lower *L, Ast *call)
+{
+	Args a;
+	if (!args_n(L, call, &a, 1, 1, (const char *const[]){NULL},
+		    "T.cuda.nano_sleep") ||
+	    !in_kernel_stmt(L, "T.cuda.nano_sleep", call->span))
+		return NULL;
+	Span sp = a.pos.v[0].span;
+	Expr *t = lw_need_int(L, lw_arg_expr(L, &a.pos.v[0]), sp);
+	int64_t k;
+	if (!t)
+		return NULL;
+	if (t->kind == EX_INT && ir_const_int(t, &k)) {
+		if (k < 0 || k > (int64_t)UINT32_MAX)
+			return diag_error(L->c, PT_E_LITERAL_RANGE, sp,
+					  "T.cuda.nano_sleep takes 0 to "
+					  "4294967295 ns, not %lld",
+					  (long long)k),
+			       NULL;
+		t = ir_int(L->c, k, DT_UINT32, sp);
+	} else if (t->dtype != DT_UINT32) {
+		t = lw_make_cast(L, t, DT_UINT32, sp);
+	}
+	Expr *args[1] = {t};
+	return ptx_node(L, "nanosleep.u32", args, 1, call->span);
+}
+
+/* The 32 bits of a float32 x as a uint64 (zero-extended). */
+static Expr *
+f32_word(Lower *L, Expr *x, Span sp)
+{
+	Expr *w = ir_new_expr(L->c, EX_REINTERPRET, ET_SCALAR, DT_UINT32, sp);
+	w->u.op.a = x;
+	return lw_make_cast(L, w, DT_UINT64, sp);
+}
+
+/* T.cuda.make_float2(x, y): CUDA's float2 {x, y} as TIRx passes it to the
+ * f32x2 instructions, one 64-bit value with x in the low word (a float2
+ * in memory is x then y, little-endian). */
+Expr *
+lw_tirx_make_float2(Lower *L, Ast *call)
+{
+	Args a;
+	if (!args_n(L, call, &a, 2, 2, (const char *const[]){NULL},
+		    "T.cuda.make_float2"))
+		return NULL;
+	Expr *w[2];
+	for (int i = 0; i < 2; i++) {
+		Span sp = a.pos.v[i].span;
+		w[i] = lw_coerce(L, scalar_arg(L, &a.pos.v[i]), DT_FLOAT32, sp);
+		if (!w[i])
+			return NULL;
+		w[i] = f32_word(L, w[i], sp);
+	}
+	Span sp = call->span;
+	Expr *hi = lw_make_binary(L, BIN_SHL, w[1],
+				  ir_int(L->c, 32, DT_UINT64, sp), sp);
+	return lw_make_binary(L, BIN_BOR, hi, w[0], sp);
 }
