@@ -379,6 +379,19 @@ fdividef(Gen *g, const Expr *e)
 	return binop(g, "div.approx.f32", x, arg_reg(g, e, 1));
 }
 
+/* T.isnan(x): x != x, setp.nan (float16/bfloat16 widened to float32
+ * first: a NaN stays a NaN) */
+static Val
+isnan_builtin(Gen *g, const Expr *e)
+{
+	const Expr *x = e->u.call.args.v[0];
+	DType t = x->dtype == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
+	Val v = gen_in_reg(g, gen_convert(g, gen_expr(g, x), t, e->span));
+	Val p = gen_reg(g, DT_BOOL);
+	gen_emit(g, "setp.nan.%s %s, %s, %s;", dtype_ptx(t), p.s, v.s, v.s);
+	return p;
+}
+
 /* __ffs(x) = 32 - clz(x & -x): x & -x keeps the lowest set bit (0 for
  * 0, whose clz is 32).  nvcc writes brev + bfind.shiftamt + add, the same
  * value; clz is used here because the emulator runs it already. */
@@ -449,6 +462,7 @@ static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
 	[BI_PRINTF] = gen_printf,
 	[BI_TRAP_WHEN_ASSERT_FAILED] = gen_trap_assert,
 	[BI_FDIVIDEF] = fdividef,
+	[BI_ISNAN] = isnan_builtin,
 	[BI_FFS_U32] = ffs_u32,
 	[BI_REDUCE_ADD_SYNC_U32] = reduce_add_sync,
 	[BI_REDUCE_MIN_SYNC_U32] = reduce_min_sync,

@@ -195,6 +195,7 @@ typedef enum BuiltinArgs {
 	BA_ANY, /* nothing: the result kind and the builtin check them */
 	BA_F32, /* float32 */
 	BA_U32, /* uint32 */
+	BA_FLOAT, /* a float dtype, kept */
 } BuiltinArgs;
 
 typedef struct BuiltinInfo {

@@ -259,6 +259,22 @@ has_kwarg(const Ast *call, const char *name)
 	return false;
 }
 
+/* name = T.local_scalar(dtype): TIRx's scalar local, declared without a
+ * value (like `name: T.dtype`). */
+static Stmt *
+local_scalar(Lower *L, const char *name, Ast *call, Span sp)
+{
+	Args a;
+	DType t;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL},
+			       "T.local_scalar") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.local_scalar") ||
+	    !lw_arg_dtype(L, &a.pos.v[0], &t))
+		return lw_poison(L, name), NULL;
+	return declare_var(L, name, t, NULL, sp);
+}
+
 /* name = value */
 static Stmt *
 assign_name(Lower *L, Ast *target, Ast *value, Span sp)
@@ -278,6 +294,8 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 			   "'%s' is already defined", name);
 		return NULL;
 	}
+	if (lw_path_is(p, "local_scalar"))
+		return local_scalar(L, name, value, sp);
 	if (lw_path_is(p, "decl_tensor") && has_kwarg(value, "ty_args")) {
 		Expr *v = decl_tensor_view(L, value);
 		if (!v)

@@ -15,10 +15,13 @@
  *                                 high word y's (float2 in a 64-bit register,
  *                                 what TIRx's f32x2 operands take)
  *   T.cuda.wait_until(dst, ptr, cond | predicate=lambda v: ...,
- *                     scope="gpu", space="global", ptx_type=)
+ *                     scope="gpu", space="global", ptx_type=,
+ *                     backoff_ns=)
  *       ld.relaxed.<scope>.<space>.<t> dst, [ptr] until cond holds, then
  *       one ld.acquire of the same word (the acquire edge), as TIRx
- *       0.1.0a4 emits it.
+ *       0.1.0a4 emits it; with backoff_ns, a nanosleep.u32 before each
+ *       poll but the first (none after the last).  ptx_type=None and
+ *       backoff_ns=None are TIRx's defaults.
  *
  * Semantics and spellings were taken from what apache-tvm-tirx 0.1.0a4
  * emits for each (its CUDA source, used as a black box).
@@ -237,31 +240,97 @@ lw_tirx_atomic_add(Lower *L, Ast *call)
 }
 
 /* The wait's condition: the lambda's body with its parameter naming the
- * destination (a local), or the condition argument as written. */
+ * polled local, or the condition argument as written. */
 static Expr *
-wait_condition(Lower *L, Ast *cond, Expr *dst)
+wait_condition(Lower *L, Ast *cond, Var *polled)
 {
 	if (cond->kind != A_LAMBDA)
 		return lw_need_bool(L, lower_expr(L, cond), cond->span);
-	if (dst->kind != EX_VAR)
-		return diag_error(L->c, PT_E_LAMBDA, cond->span,
-				  "a predicate= lambda needs a scalar local "
-				  "as the destination (observed: T.int32)"),
-		       NULL;
 	size_t mark = L->syms.n;
-	lw_bind(L, cond->name, SYM_VAR)->var = dst->u.var;
+	lw_bind(L, cond->name, SYM_VAR)->var = polled;
 	Expr *c = lw_need_bool(L, lower_expr(L, cond->a), cond->a->span);
 	lw_unbind_to(L, mark);
 	return c;
 }
 
+/* A hidden local of dtype t, declared before the current statement. */
+static Expr *
+hidden_local(Lower *L, DType t, Span sp)
+{
+	const char *name;
+	do
+		name = arena_printf(&L->c->arena, "_ptx%d", L->next_tmp++);
+	while (lw_lookup(L, name));
+	Var *v = lw_new_var(L, name, t, VK_LOCAL, sp);
+	lw_bind(L, name, SYM_VAR)->var = v;
+	Stmt *d = ir_new_stmt(L->c, ST_VAR_DECL, sp);
+	d->u.var.var = v;
+	push_stmt(L, d);
+	Expr *e = ir_new_expr(L->c, EX_VAR, ET_SCALAR, t, sp);
+	e->u.var = v;
+	return e;
+}
+
+/* One poll: the relaxed load into the polled local and, when the
+ * destination is a tensor element (a lambda needs a local to name), the
+ * copy into it, so the element holds every polled value as TIRx's. */
+static void
+push_poll(Lower *L, Block *b, const char *relaxed, Expr *polled, Expr *dst,
+	  Expr *ptr, Span sp)
+{
+	Expr *args[2] = {polled, ptr};
+	vec_push(&L->c->arena, b,
+		 eval_stmt(L, ptx_node(L, relaxed, args, 2, sp), sp));
+	if (polled == dst)
+		return;
+	Stmt *st = ir_new_stmt(L->c, ST_STORE, sp);
+	st->u.store.base = dst->u.access.base;
+	st->u.store.indices = dst->u.access.indices;
+	st->u.store.value = polled;
+	vec_push(&L->c->arena, b, st);
+}
+
+/* A keyword argument of wait_until, NULL when absent or None. */
+static Ast *
+opt_kw(Args *a, const char *kw)
+{
+	Ast *k = lw_kwarg(a, kw);
+	return k && k->kind == A_NONE ? NULL : k;
+}
+
+/* A string keyword (or the positional argument pos); ptx_type may be
+ * None, as TIRx allows there (scope and space may not). */
 static const char *
 str_kw(Lower *L, Args *a, size_t pos, const char *kw, const char *dflt)
 {
-	Ast *k = lw_kwarg(a, kw);
-	if (!k && a->pos.n > pos && a->pos.v[pos].ast)
+	Ast *k = strcmp(kw, "ptx_type") ? lw_kwarg(a, kw) : opt_kw(a, kw);
+	if (!k && !lw_kwarg(a, kw) && a->pos.n > pos && a->pos.v[pos].ast)
 		k = a->pos.v[pos].ast;
 	return k ? lw_const_str(L, k, kw) : dflt;
+}
+
+/* backoff_ns=: nanosleep.u32's operand (NULL when absent: no sleep);
+ * *ok is false after an error. */
+static Expr *
+backoff_arg(Lower *L, Args *a, bool *ok)
+{
+	Ast *k = opt_kw(a, "backoff_ns");
+	Expr *e = k ? lw_need_int(L, lower_expr(L, k), k->span) : NULL;
+	int64_t v;
+	*ok = !k || e;
+	if (!e)
+		return NULL;
+	if (e->kind == EX_INT && ir_const_int(e, &v)) {
+		if (v < 0 || v > (int64_t)UINT32_MAX)
+			return *ok = false,
+			       diag_error(L->c, PT_E_LITERAL_RANGE, k->span,
+					  "backoff_ns takes 0 to 4294967295 "
+					  "ns, not %lld",
+					  (long long)v),
+			       NULL;
+		return ir_int(L->c, v, DT_UINT32, k->span);
+	}
+	return e->dtype == DT_UINT32 ? e : lw_make_cast(L, e, DT_UINT32, k->span);
 }
 
 Expr *
@@ -269,7 +338,7 @@ lw_tirx_wait_until(Lower *L, Ast *call)
 {
 	Args a;
 	static const char *const kws[] = {"predicate", "scope", "space",
-					  "ptx_type", NULL};
+					  "ptx_type", "backoff_ns", NULL};
 	if (!args_n(L, call, &a, 2, 5, kws, "T.cuda.wait_until") ||
 	    !in_kernel_stmt(L, "T.cuda.wait_until", call->span))
 		return NULL;
@@ -292,34 +361,40 @@ lw_tirx_wait_until(Lower *L, Ast *call)
 		      : NULL;
 	if (!ty)
 		return NULL;
-	Expr *cond = wait_condition(L, pred, dst);
+	bool ok;
+	Expr *backoff = backoff_arg(L, &a, &ok);
+	Span sp = call->span;
+	if (ok && pred->kind == A_LAMBDA && dst->kind != EX_VAR &&
+	    dst->kind != EX_LOAD)
+		return diag_error(L->c, PT_E_LAMBDA, pred->span,
+				  "a predicate= lambda needs a scalar local "
+				  "or a tensor element as the destination"),
+		       NULL;
+	Expr *polled = dst;
+	if (ok && pred->kind == A_LAMBDA && dst->kind == EX_LOAD)
+		polled = hidden_local(L, dst->dtype, sp);
+	Expr *cond = ok ? wait_condition(L, pred,
+					 polled->kind == EX_VAR ? polled->u.var
+								: NULL)
+			: NULL;
 	if (!cond)
 		return NULL;
 	const char *relaxed = arena_printf(&L->c->arena, "ld.relaxed.%s.%s.%s",
 					   scope, space, ty);
 	const char *acquire = arena_printf(&L->c->arena, "ld.acquire.%s.%s.%s",
 					   scope, space, ty);
-	Expr *args[2] = {dst, ptr};
-	Span sp = call->span;
-	push_stmt(L, eval_stmt(L, ptx_node(L, relaxed, args, 2, sp), sp));
+	push_poll(L, L->cur, relaxed, polled, dst, ptr, sp);
 	Stmt *w = ir_new_stmt(L->c, ST_WHILE, sp);
 	w->u.whil.cond = lw_make_unary(L, UN_LNOT, cond, sp);
-	vec_push(&L->c->arena, &w->u.whil.body,
-		 eval_stmt(L, ptx_node(L, relaxed, args, 2, sp), sp));
+	if (backoff)
+		vec_push(&L->c->arena, &w->u.whil.body,
+			 eval_stmt(L, ptx_node(L, "nanosleep.u32", &backoff, 1,
+					       sp),
+				   sp));
+	push_poll(L, &w->u.whil.body, relaxed, polled, dst, ptr, sp);
 	push_stmt(L, w);
 	/* the acquire edge: one more load, into a scratch of dst's dtype */
-	const char *name;
-	do
-		name = arena_printf(&L->c->arena, "_ptx%d", L->next_tmp++);
-	while (lw_lookup(L, name));
-	Var *edge = lw_new_var(L, name, dst->dtype, VK_LOCAL, sp);
-	lw_bind(L, name, SYM_VAR)->var = edge;
-	Stmt *d = ir_new_stmt(L->c, ST_VAR_DECL, sp);
-	d->u.var.var = edge;
-	push_stmt(L, d);
-	Expr *ev = ir_new_expr(L->c, EX_VAR, ET_SCALAR, dst->dtype, sp);
-	ev->u.var = edge;
-	Expr *eargs[2] = {ev, ptr};
+	Expr *eargs[2] = {hidden_local(L, dst->dtype, sp), ptr};
 	return ptx_node(L, acquire, eargs, 2, sp);
 }
 

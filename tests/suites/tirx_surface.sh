@@ -22,6 +22,12 @@
 #                     exact), I[l] = ffs(l) computed below, R[l] = (0 + ...
 #                     + 31) + min(l + 3) = 499, H[0] = bf16(-2) << 16 |
 #                     bf16(1) = 0xc000 << 16 | 0x3f80, S[k] = 3 k
+#   surface_wait_backoff: warp 1 adds 1 to S[2] = 2 while warp 0 waits for
+#                     S[2] >= 3 into spin[0] (a tensor element): S[0] = 3 +
+#                     10; the second wait sees 3 at once: S[1] = 3
+#   surface_tirx_ops: B[l] = (((l << 4) | 3) ^ 1) & 0xff) >> 1, computed
+#                     below; N[5] = 1 + 2 (NaN as float32 and float16),
+#                     else 0; W[0] = 1 << 32 | 7
 #   surface_make_float2_sm100: lhs = make_float2(1, 2), rhs = {2, 1}:
 #                     A[0] = lhs * rhs + lhs * rhs = {4, 4}, A[1] = (lhs +
 #                     rhs) - rhs = {1, 2}, as hi << 32 | lo float bits
@@ -88,4 +94,12 @@ if run surface_cuda_intrinsics --dump F --dump I --dump R --dump H --dump S; the
 fi
 if run surface_make_float2_sm100 --target sm_100a --dump A; then
 	want surface_make_float2_sm100 "A: $(((0x40800000 << 32) | 0x40800000)) $(((0x40000000 << 32) | 0x3f800000))"
+fi
+if run surface_wait_backoff --dump S; then
+	want surface_wait_backoff "S: 13 3 3 3"
+fi
+if run surface_tirx_ops --dump B --dump N --dump W; then
+	want surface_tirx_ops "B:$(l=0; while [ $l -lt 32 ]; do printf ' %s' $(( ((((l << 4) | 3) ^ 1) & 255) >> 1 )); l=$((l + 1)); done)"
+	want surface_tirx_ops "N:$(l=0; while [ $l -lt 32 ]; do if [ $l -eq 5 ]; then printf ' 3'; else printf ' 0'; fi; l=$((l + 1)); done)"
+	want surface_tirx_ops "W: $(((1 << 32) | 7))"
 fi
