@@ -72,11 +72,9 @@ in_kernel_stmt(Lower *L, const char *what, Span sp)
 			  what);
 }
 
-/* The value spelling writes into a hidden local of dtype t (declared
- * and issued before the current statement, like a T.ptx value). */
+/* A hidden local of dtype t, declared before the current statement. */
 static Expr *
-ptx_value(Lower *L, const char *spelling, DType t, Expr **args, size_t n,
-	  Span sp)
+hidden_local(Lower *L, DType t, Span sp)
 {
 	const char *name;
 	do
@@ -87,8 +85,18 @@ ptx_value(Lower *L, const char *spelling, DType t, Expr **args, size_t n,
 	Stmt *d = ir_new_stmt(L->c, ST_VAR_DECL, sp);
 	d->u.var.var = v;
 	push_stmt(L, d);
-	Expr *r = ir_new_expr(L->c, EX_VAR, ET_SCALAR, t, sp);
-	r->u.var = v;
+	Expr *e = ir_new_expr(L->c, EX_VAR, ET_SCALAR, t, sp);
+	e->u.var = v;
+	return e;
+}
+
+/* The value spelling writes into a hidden local of dtype t (declared
+ * and issued before the current statement, like a T.ptx value). */
+static Expr *
+ptx_value(Lower *L, const char *spelling, DType t, Expr **args, size_t n,
+	  Span sp)
+{
+	Expr *r = hidden_local(L, t, sp);
 	Expr **all = NEWN(&L->c->arena, Expr *, n + 1);
 	all[0] = r;
 	for (size_t i = 0; i < n; i++)
@@ -253,24 +261,6 @@ wait_condition(Lower *L, Ast *cond, Var *polled)
 	return c;
 }
 
-/* A hidden local of dtype t, declared before the current statement. */
-static Expr *
-hidden_local(Lower *L, DType t, Span sp)
-{
-	const char *name;
-	do
-		name = arena_printf(&L->c->arena, "_ptx%d", L->next_tmp++);
-	while (lw_lookup(L, name));
-	Var *v = lw_new_var(L, name, t, VK_LOCAL, sp);
-	lw_bind(L, name, SYM_VAR)->var = v;
-	Stmt *d = ir_new_stmt(L->c, ST_VAR_DECL, sp);
-	d->u.var.var = v;
-	push_stmt(L, d);
-	Expr *e = ir_new_expr(L->c, EX_VAR, ET_SCALAR, t, sp);
-	e->u.var = v;
-	return e;
-}
-
 /* One poll: the relaxed load into the polled local and, when the
  * destination is a tensor element (a lambda needs a local to name), the
  * copy into it, so the element holds every polled value as TIRx's. */
@@ -309,36 +299,45 @@ str_kw(Lower *L, Args *a, size_t pos, const char *kw, const char *dflt)
 	return k ? lw_const_str(L, k, kw) : dflt;
 }
 
+/* A count of nanoseconds, nanosleep.u32's operand: an integer, made
+ * uint32 (a constant must fit; a wider value is truncated, as by CUDA's
+ * unsigned parameter). */
+static Expr *
+ns_count(Lower *L, Expr *e, Span sp, const char *what)
+{
+	int64_t k;
+	if (!(e = lw_need_int(L, e, sp)))
+		return NULL;
+	if (e->kind == EX_INT && ir_const_int(e, &k)) {
+		if (k < 0 || k > (int64_t)UINT32_MAX)
+			return diag_error(L->c, PT_E_LITERAL_RANGE, sp,
+					  "%s takes 0 to 4294967295 ns, not "
+					  "%lld",
+					  what, (long long)k),
+			       NULL;
+		return ir_int(L->c, k, DT_UINT32, sp);
+	}
+	return e->dtype == DT_UINT32 ? e : lw_make_cast(L, e, DT_UINT32, sp);
+}
+
 /* backoff_ns=: nanosleep.u32's operand (NULL when absent: no sleep);
  * *ok is false after an error. */
 static Expr *
 backoff_arg(Lower *L, Args *a, bool *ok)
 {
 	Ast *k = opt_kw(a, "backoff_ns");
-	Expr *e = k ? lw_need_int(L, lower_expr(L, k), k->span) : NULL;
-	int64_t v;
+	Expr *e =
+		k ? ns_count(L, lower_expr(L, k), k->span, "backoff_ns") : NULL;
 	*ok = !k || e;
-	if (!e)
-		return NULL;
-	if (e->kind == EX_INT && ir_const_int(e, &v)) {
-		if (v < 0 || v > (int64_t)UINT32_MAX)
-			return *ok = false,
-			       diag_error(L->c, PT_E_LITERAL_RANGE, k->span,
-					  "backoff_ns takes 0 to 4294967295 "
-					  "ns, not %lld",
-					  (long long)v),
-			       NULL;
-		return ir_int(L->c, v, DT_UINT32, k->span);
-	}
-	return e->dtype == DT_UINT32 ? e : lw_make_cast(L, e, DT_UINT32, k->span);
+	return e;
 }
 
 Expr *
 lw_tirx_wait_until(Lower *L, Ast *call)
 {
 	Args a;
-	static const char *const kws[] = {"predicate", "scope", "space",
-					  "ptx_type", "backoff_ns", NULL};
+	static const char *const kws[] = {"predicate", "scope",	     "space",
+					  "ptx_type",  "backoff_ns", NULL};
 	if (!args_n(L, call, &a, 2, 5, kws, "T.cuda.wait_until") ||
 	    !in_kernel_stmt(L, "T.cuda.wait_until", call->span))
 		return NULL;
@@ -387,10 +386,11 @@ lw_tirx_wait_until(Lower *L, Ast *call)
 	Stmt *w = ir_new_stmt(L->c, ST_WHILE, sp);
 	w->u.whil.cond = lw_make_unary(L, UN_LNOT, cond, sp);
 	if (backoff)
-		vec_push(&L->c->arena, &w->u.whil.body,
-			 eval_stmt(L, ptx_node(L, "nanosleep.u32", &backoff, 1,
-					       sp),
-				   sp));
+		vec_push(
+			&L->c->arena, &w->u.whil.body,
+			eval_stmt(L,
+				  ptx_node(L, "nanosleep.u32", &backoff, 1, sp),
+				  sp));
 	push_poll(L, &w->u.whil.body, relaxed, polled, dst, ptr, sp);
 	push_stmt(L, w);
 	/* the acquire edge: one more load, into a scratch of dst's dtype */
@@ -441,9 +441,7 @@ lw_tirx_thread_fence(Lower *L, Ast *call)
 	return ptx_node(L, "membar.gl", NULL, 0, call->span);
 }
 
-/* T.cuda.nano_sleep(t): __nanosleep(t), t nanoseconds (an unsigned 32-bit
- * count: a constant must fit, a wider integer is truncated as CUDA's
- * unsigned parameter does). */
+/* T.cuda.nano_sleep(t): __nanosleep(t), t nanoseconds (ns_count). */
 Expr *
 lw_tirx_nano_sleep(Lower *L, Ast *call)
 {
@@ -452,24 +450,9 @@ lw_tirx_nano_sleep(Lower *L, Ast *call)
 		    "T.cuda.nano_sleep") ||
 	    !in_kernel_stmt(L, "T.cuda.nano_sleep", call->span))
 		return NULL;
-	Span sp = a.pos.v[0].span;
-	Expr *t = lw_need_int(L, lw_arg_expr(L, &a.pos.v[0]), sp);
-	int64_t k;
-	if (!t)
-		return NULL;
-	if (t->kind == EX_INT && ir_const_int(t, &k)) {
-		if (k < 0 || k > (int64_t)UINT32_MAX)
-			return diag_error(L->c, PT_E_LITERAL_RANGE, sp,
-					  "T.cuda.nano_sleep takes 0 to "
-					  "4294967295 ns, not %lld",
-					  (long long)k),
-			       NULL;
-		t = ir_int(L->c, k, DT_UINT32, sp);
-	} else if (t->dtype != DT_UINT32) {
-		t = lw_make_cast(L, t, DT_UINT32, sp);
-	}
-	Expr *args[1] = {t};
-	return ptx_node(L, "nanosleep.u32", args, 1, call->span);
+	Expr *t = ns_count(L, lw_arg_expr(L, &a.pos.v[0]), a.pos.v[0].span,
+			   "T.cuda.nano_sleep");
+	return t ? ptx_node(L, "nanosleep.u32", &t, 1, call->span) : NULL;
 }
 
 /* The 32 bits of a float32 x as a uint64 (zero-extended). */
