@@ -142,7 +142,8 @@ bool
 emu_quiet_op(unsigned op)
 {
 	return op <= OP_CVT || op == OP_LD || op == OP_CVTA || op == OP_MAPA ||
-	       op == OP_PREFETCH || op == OP_BRA || op == OP_FENCE;
+	       op == OP_PREFETCH || op == OP_BRA || op == OP_FENCE ||
+	       op == OP_NANOSLEEP;
 }
 
 /* ---- the ordering check ---- */
