@@ -8,6 +8,7 @@
 # application" (T.cuda.tile.ewise(function, dst, *inputs, scope=...) with a
 # typed scalar function, conditional returns and a broadcast scalar).
 # Target: sm_80 and later.
+# TIRx refuses: 'If' object has no attribute 'cond'
 from tvm_tirx.script import tirx as T
 
 n = T.dynamic("n")

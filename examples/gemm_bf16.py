@@ -24,6 +24,7 @@
 # Everything is a tile call or raw synchronisation PTX; the tile layer
 # checks each fragment's lane ownership and each shared row's alignment.
 # M, N must be multiples of 128, K a multiple of 128 and at least 256.
+# TIRx refuses: has no attribute 'mma_sync_layout'
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, warpid
 

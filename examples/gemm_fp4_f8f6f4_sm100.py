@@ -17,6 +17,7 @@
 # Everything outside the tile calls is caller code.
 # Target: sm_100a (compile and ptxas only on an H200; checked end to end
 # in the PTX emulator, tests/unit/test_emu.c emu_script_gemm_fp4_f8f6f4).
+# TIRx refuses: expected trailing atom shape (128, 128), got (128, 256)
 from tvm_tirx.script import tirx as T
 from tvm_tirx.tirx.layout import S, TileLayout
 from tvm_tirx.backend.cuda.axis import TLane, TCol

@@ -86,8 +86,8 @@ def gemm_mxf8_sm100(A: T.Tensor((M, K), "float8_e4m3fn", align=128),
     pn = pair % PN
     As = T.alloc_shared((128, 128), "float8_e4m3fn", layout=SW128, align=1024)
     Bs = T.alloc_shared((128, 128), "float8_e4m3fn", layout=SW128, align=1024)
-    SAs = T.alloc_shared((1, 1, 32, 16), "uint8", align=128)
-    SBs = T.alloc_shared((1, 1, 2, 32, 16), "uint8", align=128)
+    SAs = T.alloc_shared((1, 1, 32, 16), "uint8", layout="default", align=128)
+    SBs = T.alloc_shared((1, 1, 2, 32, 16), "uint8", layout="default", align=128)
     tma_bar = T.alloc_shared((1,), "uint64", align=8)
     mma_bar = T.alloc_shared((1,), "uint64", align=8)
     slot = T.alloc_shared((1,), "uint32", align=4)

@@ -24,6 +24,7 @@
 # Everything outside the tile calls is caller code.
 # Target: sm_100a (compile and ptxas only on an H200; checked end to end
 # in the PTX emulator, tests/unit/test_emu.c emu_script_gemm_nvf4_sm100).
+# TIRx refuses: 'scale_vec'
 from tvm_tirx.script import tirx as T
 from tvm_tirx.tirx.layout import S, R, TileLayout
 from tvm_tirx.backend.cuda.axis import TLane, TCol
@@ -55,8 +56,8 @@ def gemm_nvf4_sm100(A: T.Tensor((128, 128), "uint8", align=128),
     warp = T.cuda.warp_id()
     As = T.alloc_shared((128, 128), "uint8", layout=SW128, align=1024)
     Bs = T.alloc_shared((128, 128), "uint8", layout=SW128, align=1024)
-    SAs = T.alloc_shared((4, 32, 16), "uint8", align=128)
-    SBs = T.alloc_shared((4, 32, 16), "uint8", align=128)
+    SAs = T.alloc_shared((4, 32, 16), "uint8", layout="default", align=128)
+    SBs = T.alloc_shared((4, 32, 16), "uint8", layout="default", align=128)
     mbar = T.alloc_shared((2,), "uint64", align=8)
     slot = T.alloc_shared((1,), "uint32", align=4)
     if warp == 0:

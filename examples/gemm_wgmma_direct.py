@@ -44,6 +44,7 @@
 # stores are masked.  TMA needs the row stride K * 2 bytes to be a
 # multiple of 16: K % 8 == 0, else the launch fails with E5015
 # (PT_E_RT_ARG_STRIDE) before the driver is called.
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
