@@ -21,14 +21,14 @@
 #include "base/base.h"
 #include "ptx/ptx.h"
 
-/* ---- types (.b32, .f16x2, ...) ---- */
+/* ---- types (.b32, .f16x2, ...): src/ptx/types.def's ids, sizes and
+ * classes, under the executors' short names ---- */
 typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
 typedef enum Ty {
-	TY_NONE,
-#define T(name, id, bytes, cls) TY_##id,
-#include "emu/emu_types.def"
-#undef T
-	TY_COUNT
+#define PTYPE(id, name, bits, bytes, cls) TY_##id = PTY_##id,
+#include "ptx/types.def"
+#undef PTYPE
+	TY_COUNT = PTY_COUNT
 } Ty;
 extern const struct TyInfo {
 	const char *name;

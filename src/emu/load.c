@@ -20,10 +20,9 @@
 #include "emu/emu.h"
 
 const struct TyInfo emu_ty[TY_COUNT] = {
-	[TY_NONE] = {"", 0, TC_B},
-#define T(name, id, bytes, cls) [TY_##id] = {#name, bytes, cls},
-#include "emu/emu_types.def"
-#undef T
+#define PTYPE(id, name, bits, bytes, cls) [TY_##id] = {name, bytes, TC_##cls},
+#include "ptx/types.def"
+#undef PTYPE
 };
 
 static const struct {
@@ -379,12 +378,15 @@ sym_add(Reader *rd, const char *name)
 
 /* ---- directives inside a kernel ---- */
 
+/* The type a declaration names (.reg, a variable, a .param); the
+ * one-byte MMA formats (.e4m3, .e5m2) are operand types of an MMA's
+ * spelling only, never declared. */
 static Ty
 type_of(const char *tok)
 {
 	for (int t = 1; t < TY_COUNT; t++)
 		if (!strcmp(emu_ty[t].name, tok))
-			return (Ty)t;
+			return t == TY_E4M3 || t == TY_E5M2 ? TY_NONE : (Ty)t;
 	return TY_NONE;
 }
 

@@ -138,7 +138,7 @@ static PtxType
 type_named(const char *s, int len)
 {
 	static const char *const names[] = {
-#define PTYPE(id, name, bits) name,
+#define PTYPE(id, name, bits, bytes, cls) name,
 #include "ptx/types.def"
 #undef PTYPE
 	};

@@ -15,7 +15,7 @@ static const struct {
 	const char *name;
 	int bits;
 } types[] = {
-#define PTYPE(id, name, bits) [PTY_##id] = {name, bits},
+#define PTYPE(id, name, bits, bytes, cls) [PTY_##id] = {name, bits},
 #include "ptx/types.def"
 #undef PTYPE
 };

@@ -86,7 +86,7 @@
 #define PTX_MAX_OPS 12
 
 typedef enum PtxType {
-#define PTYPE(id, name, bits) PTY_##id,
+#define PTYPE(id, name, bits, bytes, cls) PTY_##id,
 #include "ptx/types.def"
 #undef PTYPE
 	PTY_COUNT
