@@ -233,7 +233,7 @@ static const struct {
 	void (*run)(Run *, Cta *, Thread *, const Insn *);
 	void (*warp)(Run *, Cta *, Thread **, uint32_t, const Insn *);
 } fam_exec[PTXF_COUNT] = {
-#define EFAM(fam, run, warp, coll, mask, strict, decode)                   \
+#define EFAM(fam, run, warp, coll, mask, decode)                   \
 	[PTXF_##fam] = {run, warp},
 #include "emu/emu_families.def"
 #undef EFAM

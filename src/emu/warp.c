@@ -249,8 +249,6 @@ exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 
 enum { MF_F16, MF_BF16, MF_TF32, MF_E4M3, MF_E5M2, MF_S8, MF_U8, MF_F32,
        MF_S32, MF_F64, MF_N };
-static const char *const mma_fmt_names[MF_N] = {
-	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32", "f64"};
 static const int mma_fmt_bits[MF_N] = {16, 16, 32, 8, 8, 8, 8, 32, 32, 64};
 
 /* mma.sync's decoded form (Insn.aux), from decode_mma_sync at load. */
@@ -271,18 +269,17 @@ decode_mma_sync(Arena *a, Insn *in)
 	d->m = in->sel->shape_m;
 	d->n = in->sel->shape_n;
 	d->k = in->sel->shape_k;
+	static const PtxType fmt_types[MF_N] = {
+		PTY_F16, PTY_BF16, PTY_TF32, PTY_E4M3, PTY_E5M2, PTY_S8,
+		PTY_U8, PTY_F32, PTY_S32, PTY_F64};
 	int nf = 0;
-	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
-		s++;
-		size_t len = strcspn(s, ".");
+	for (int t = 0; t < in->sel->ntypes; t++)
 		for (int i = 0; i < MF_N; i++)
-			if (strlen(mma_fmt_names[i]) == len &&
-			    !strncmp(s, mma_fmt_names[i], len) && nf < 5) {
+			if (in->sel->types[t] == fmt_types[i] && nf < 5) {
 				if (nf < 4)
 					d->f[nf] = i;
 				nf++;
 			}
-	}
 	d->ok = nf == 4 && d->k > 0;
 	in->aux = d;
 }

@@ -49,10 +49,6 @@ typedef enum WgFmt {
 	WF_S32, WF_NONE
 } WgFmt;
 
-static const char *const fmt_names[] = {
-	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32",
-};
-
 typedef struct WgDesc {
 	uint32_t start, lbo, sbo;
 	uint32_t swz;   /* swizzle width in bytes, 0 interleave */
@@ -269,13 +265,23 @@ wg_pending_perform(Run *r, Pending *p)
 	wg_perform(r, p->data);
 }
 
+/* The operand format of a type of the selected spelling (WF_NONE: not
+ * one wgmma takes). */
 static int
-fmt_of(const char *tok)
+fmt_of(PtxType t)
 {
-	for (int i = 0; i < (int)(sizeof(fmt_names) / sizeof(*fmt_names)); i++)
-		if (!strcmp(tok, fmt_names[i]))
-			return i;
-	return WF_NONE;
+	switch (t) {
+	case PTY_F16: return WF_F16;
+	case PTY_BF16: return WF_BF16;
+	case PTY_TF32: return WF_TF32;
+	case PTY_E4M3: return WF_E4M3;
+	case PTY_E5M2: return WF_E5M2;
+	case PTY_S8: return WF_S8;
+	case PTY_U8: return WF_U8;
+	case PTY_F32: return WF_F32;
+	case PTY_S32: return WF_S32;
+	default: return WF_NONE;
+	}
 }
 
 /* wgmma.mma_async's decoded form (Insn.aux), from decode_wgmma. */
@@ -298,19 +304,11 @@ decode_wgmma(Arena *a, Insn *in)
 	memset(op, 0, sizeof(*op));
 	in->aux = op;
 	int fmts[3], nf = 0;
-	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
-		s++;
-		size_t len = strcspn(s, ".");
-		char tok[16];
-		if (len >= sizeof(tok))
+	for (int i = 0; i < in->sel->ntypes; i++) {
+		if (nf == 3)
 			return;
-		memcpy(tok, s, len);
-		tok[len] = 0;
-		if (fmt_of(tok) != WF_NONE) {
-			if (nf == 3)
-				return;
-			fmts[nf++] = fmt_of(tok);
-		}
+		if ((fmts[nf++] = fmt_of(in->sel->types[i])) == WF_NONE)
+			return;
 	}
 	op->n = (uint32_t)in->sel->shape_n;
 	op->k = (uint32_t)in->sel->shape_k;

@@ -244,6 +244,25 @@ take_quals(const char *quals, PtxInst *in)
 			in->quals[q / 64] |= 1ull << (q % 64);
 }
 
+/* The dot-parts of the qualifier text naming a type (in order, at most
+ * four) or a state space (the last one), read once like the named
+ * qualifiers: a later stage never splits the spelling. */
+static void
+take_parts(const char *quals, PtxInst *in)
+{
+	for (const char *p = quals; *p == '.';) {
+		const char *s = p + 1;
+		int len = (int)strcspn(s, ".");
+		PtxType t = type_named(s, len);
+		PtxSpace sp = space_named(s, len);
+		if (t != PTY_NONE && in->ntypes < (int)countof(in->types))
+			in->types[in->ntypes++] = t;
+		if (sp != PSP_GENERIC)
+			in->spelled_space = sp;
+		p = s + len;
+	}
+}
+
 /* Reads digits at *pp into *v; false when there are none. */
 static bool
 take_number(const char **pp, int *v)
@@ -444,6 +463,7 @@ ptx_form_match(int i, const char *quals, PtxInst *in)
 	take_tags(g, ng, &m, in);
 	take_quals(quals, in);
 	take_shape(quals, in);
+	take_parts(quals, in);
 	resolve_ops(f, quals, in);
 	return true;
 }

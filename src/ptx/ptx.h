@@ -182,6 +182,13 @@ typedef struct PtxInst {
 	 * the spelling has none */
 	int shape_m, shape_n, shape_k;
 	uint64_t quals[PTX_QUAL_WORDS]; /* bit PQ_id: the spelling has it */
+	/* every type qualifier of the spelling in the order written, tagged
+	 * or not (an MMA's .dtype.atype.btype; .f32.f16 of add.f32.f16),
+	 * and the last state space it names (PSP_GENERIC: none, where an
+	 * address operand's space may still be implied: ptx_addr_space) */
+	PtxType types[4];
+	int ntypes;
+	PtxSpace spelled_space;
 } PtxInst;
 
 /* One argument of a call as ptx_select sees it: its plain reading

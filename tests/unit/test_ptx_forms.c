@@ -571,6 +571,31 @@ TEST(ptx_quals_are_data)
 	CHECK(ptx_parse(c, "cp.async.ca.shared.global", (Span){0}, &in));
 	CHECK(!ptx_has(&in, PQ_CG));
 	CHECK_INT(in.shape_m, 0);
+	/* the types in the order written, tagged or not, and the last state
+	 * space spelt: the spelling .shared then .global */
+	CHECK_INT(in.ntypes, 0);
+	CHECK_INT(in.spelled_space, PSP_GLOBAL);
+	CHECK(ptx_parse(c, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2", (Span){0}, &in));
+	CHECK_INT(in.ntypes, 3);
+	CHECK_INT(in.types[0], PTY_F32);
+	CHECK_INT(in.types[1], PTY_E4M3);
+	CHECK_INT(in.types[2], PTY_E5M2);
+	CHECK_INT(in.spelled_space, PSP_GENERIC);
+	CHECK(ptx_parse(c, "cvt.rn.f16.f32", (Span){0}, &in));
+	CHECK_INT(in.ntypes, 2);
+	CHECK_INT(in.types[0], PTY_F16);
+	CHECK_INT(in.types[1], PTY_F32);
+	CHECK(ptx_has(&in, PQ_RN) && !ptx_has(&in, PQ_RNI));
+	/* an unspelt space is generic even where the operand implies one */
+	CHECK(ptx_parse(c, "mbarrier.arrive.shared::cta.b64", (Span){0}, &in));
+	CHECK_INT(in.spelled_space, PSP_SHARED_CTA);
+	CHECK(ptx_parse(c, "mbarrier.arrive.b64", (Span){0}, &in));
+	CHECK_INT(in.spelled_space, PSP_GENERIC);
+	CHECK_INT(in.types[0], PTY_B64);
+	/* .lo is a whole dot-part: not the start of .local */
+	CHECK(ptx_parse(c, "ld.local.u32", (Span){0}, &in));
+	CHECK(!ptx_has(&in, PQ_LO));
+	CHECK_INT(in.spelled_space, PSP_LOCAL);
 	/* every name is part of some row's alternative (no drift) */
 	for (int q = 0; q < PQ_COUNT; q++) {
 		struct alt_find f = {ptx_qual_text((PtxQual)q), false};
