@@ -594,65 +594,65 @@ int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
 	bool s = emu_ty[ty].cls == TC_S;
 	*dty = ty;
 	switch (in->op) {
-	case OP_ADD:
+	case PTXMN_ADD:
 		if (in->fl & FL_SAT) {
 			int64_t v = (int64_t)sx(a, 32) + (int64_t)sx(b, 32);
 			return (uint64_t)(v > INT32_MAX ? INT32_MAX
 					  : v < INT32_MIN ? INT32_MIN : v);
 		}
 		return a + b;
-	case OP_SUB:
+	case PTXMN_SUB:
 		if (in->fl & FL_SAT) {
 			int64_t v = (int64_t)sx(a, 32) - (int64_t)sx(b, 32);
 			return (uint64_t)(v > INT32_MAX ? INT32_MAX
 					  : v < INT32_MIN ? INT32_MIN : v);
 		}
 		return a - b;
-	case OP_MUL: return mul_int(in, ty, a, b, dty);
-	case OP_MAD: return mul_int(in, ty, a, b, dty) + c;
-	case OP_DIV: return div_int(ty, a, b, false);
-	case OP_REM: return div_int(ty, a, b, true);
-	case OP_ABS: {
+	case PTXMN_MUL: return mul_int(in, ty, a, b, dty);
+	case PTXMN_MAD: return mul_int(in, ty, a, b, dty) + c;
+	case PTXMN_DIV: return div_int(ty, a, b, false);
+	case PTXMN_REM: return div_int(ty, a, b, true);
+	case PTXMN_ABS: {
 		int64_t v = (int64_t)sx(a, bits);
 		return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 	}
-	case OP_NEG: return (uint64_t)0 - a;
-	case OP_MIN: case OP_MAX: {
+	case PTXMN_NEG: return (uint64_t)0 - a;
+	case PTXMN_MIN: case PTXMN_MAX: {
 		bool lt = s ? (int64_t)sx(a, bits) < (int64_t)sx(b, bits)
 			    : zx(a, bits) < zx(b, bits);
-		return (in->op == OP_MIN) == lt ? a : b;
+		return (in->op == PTXMN_MIN) == lt ? a : b;
 	}
-	case OP_AND: return a & b;
-	case OP_OR: return a | b;
-	case OP_XOR: return a ^ b;
-	case OP_NOT: return ty == TY_PRED ? !a : ~a;
-	case OP_CNOT: return zx(a, bits) == 0;
-	case OP_SHL: {
+	case PTXMN_AND: return a & b;
+	case PTXMN_OR: return a | b;
+	case PTXMN_XOR: return a ^ b;
+	case PTXMN_NOT: return ty == TY_PRED ? !a : ~a;
+	case PTXMN_CNOT: return zx(a, bits) == 0;
+	case PTXMN_SHL: {
 		uint32_t n = (uint32_t)b;
 		return n >= bits ? 0 : a << n;
 	}
-	case OP_SHR: {
+	case PTXMN_SHR: {
 		uint32_t n = (uint32_t)b;
 		if (s)
 			return (uint64_t)((int64_t)sx(a, bits) >>
 					  (n >= bits ? bits - 1 : n));
 		return n >= bits ? 0 : zx(a, bits) >> n;
 	}
-	case OP_POPC:
+	case PTXMN_POPC:
 		*dty = TY_U32;
 		return (uint64_t)__builtin_popcountll(zx(a, bits));
-	case OP_CLZ:
+	case PTXMN_CLZ:
 		*dty = TY_U32;
 		return zx(a, bits) ? (uint64_t)__builtin_clzll(zx(a, bits)) -
 					     (64 - bits)
 				   : bits;
-	case OP_BREV: {
+	case PTXMN_BREV: {
 		uint64_t v = 0;
 		for (unsigned i = 0; i < bits; i++)
 			v |= ((a >> i) & 1) << (bits - 1 - i);
 		return v;
 	}
-	case OP_BFE: {
+	case PTXMN_BFE: {
 		uint32_t pos = (uint32_t)b & 0xff, len = (uint32_t)c & 0xff;
 		uint64_t sbit = s ? (len == 0 ? 0
 				     : (a >> (pos + len - 1 < bits - 1
@@ -668,7 +668,7 @@ int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
 		}
 		return v;
 	}
-	case OP_PRMT: {
+	case PTXMN_PRMT: {
 		uint64_t bytes = zx(a, 32) | zx(b, 32) << 32, v = 0;
 		for (int i = 0; i < 4; i++) {
 			uint32_t sel = (uint32_t)(c >> (4 * i)) & 0xf;
@@ -717,24 +717,24 @@ static int
 float_opcode(int op)
 {
 	switch (op) {
-	case OP_ADD: return F_ADD;
-	case OP_SUB: return F_SUB;
-	case OP_MUL: return F_MUL;
-	case OP_FMA: case OP_MAD: return F_FMA;
-	case OP_DIV: return F_DIV;
-	case OP_MIN: return F_MIN;
-	case OP_MAX: return F_MAX;
-	case OP_ABS: return F_ABS;
-	case OP_NEG: return F_NEG;
-	case OP_RCP: return F_RCP;
-	case OP_SQRT: return F_SQRT;
-	case OP_RSQRT: return F_RSQRT;
-	case OP_EX2: return F_EX2;
-	case OP_LG2: return F_LG2;
-	case OP_SIN: return F_SIN;
-	case OP_COS: return F_COS;
-	case OP_TANH: return F_TANH;
-	case OP_COPYSIGN: return F_COPYSIGN;
+	case PTXMN_ADD: return F_ADD;
+	case PTXMN_SUB: return F_SUB;
+	case PTXMN_MUL: return F_MUL;
+	case PTXMN_FMA: case PTXMN_MAD: return F_FMA;
+	case PTXMN_DIV: return F_DIV;
+	case PTXMN_MIN: return F_MIN;
+	case PTXMN_MAX: return F_MAX;
+	case PTXMN_ABS: return F_ABS;
+	case PTXMN_NEG: return F_NEG;
+	case PTXMN_RCP: return F_RCP;
+	case PTXMN_SQRT: return F_SQRT;
+	case PTXMN_RSQRT: return F_RSQRT;
+	case PTXMN_EX2: return F_EX2;
+	case PTXMN_LG2: return F_LG2;
+	case PTXMN_SIN: return F_SIN;
+	case PTXMN_COS: return F_COS;
+	case PTXMN_TANH: return F_TANH;
+	case PTXMN_COPYSIGN: return F_COPYSIGN;
 	default: return -1;
 	}
 }
@@ -748,14 +748,14 @@ src(Run *r, Cta *c, Thread *t, const Insn *in, unsigned i)
 void
 exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	if (in->op == OP_CVT) { /* SCALAR's cvt.rXi of a float to a float */
+	if (in->op == PTXMN_CVT) { /* SCALAR's cvt.rXi of a float to a float */
 		exec_cvt(r, c, t, in);
 		return;
 	}
 	if (!in->nty || in->nop < 2 || in->o[0].kind == K_IMM)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed instruction");
 	Ty ty = (Ty)in->ty[in->nty - 1];
-	if (in->op == OP_MOV) {
+	if (in->op == PTXMN_MOV) {
 		exec_mov(r, c, t, in, ty);
 		return;
 	}
@@ -763,7 +763,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		 cc = src(r, c, t, in, 3);
 	int cls = emu_ty[ty].cls;
 	bool is_float = cls == TC_F || cls == TC_PAIR;
-	if (in->op == OP_SETP) {
+	if (in->op == PTXMN_SETP) {
 		bool v = is_float ? compare_float(in->cmp, float_value(a, ty),
 						  float_value(b, ty),
 						  in->fl & FL_FTZ)
@@ -778,11 +778,11 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], v, TY_PRED);
 		return;
 	}
-	if (in->op == OP_SELP) {
+	if (in->op == PTXMN_SELP) {
 		reg_set(t, &in->o[0], cc ? a : b, ty);
 		return;
 	}
-	if (in->op == OP_LOP3) {
+	if (in->op == PTXMN_LOP3) {
 		uint32_t lut = (uint32_t)src(r, c, t, in, 4), v = 0;
 		for (int i = 0; i < 32; i++) {
 			uint32_t idx = ((uint32_t)(a >> i) & 1) << 2 |
@@ -793,7 +793,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], v, ty);
 		return;
 	}
-	if (in->op == OP_BFI) {
+	if (in->op == PTXMN_BFI) {
 		/* bfi d, f, b, pos, len: f's low len bits into b at pos */
 		unsigned bits = 8u * emu_ty[ty].bytes;
 		uint32_t pos = (uint32_t)cc & 0xff;
@@ -806,8 +806,8 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], v, ty);
 		return;
 	}
-	if (is_float && in->op != OP_AND && in->op != OP_OR &&
-	    in->op != OP_XOR) {
+	if (is_float && in->op != PTXMN_AND && in->op != PTXMN_OR &&
+	    in->op != PTXMN_XOR) {
 		int fop = float_opcode(in->op);
 		/* .sat/.relu/.xorsign are modelled for f32 and 16-bit types */
 		if (fop < 0 || (elem_type(ty) == TY_F64 &&

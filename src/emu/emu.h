@@ -35,16 +35,6 @@ extern const struct TyInfo {
 	uint8_t bytes, cls;
 } emu_ty[TY_COUNT];
 
-/* ---- opcodes: the base name of a mnemonic (longest dotted prefix) ---- */
-typedef enum Op {
-	OP_NONE,
-#define O(name, id) OP_##id,
-#define A(name, id)
-#include "emu/emu_ops.def"
-#undef O
-#undef A
-	OP_COUNT
-} Op;
 /* emu_families.def: the collective column's two constant answers */
 #define COLL_NEVER (-2)
 #define COLL_ALWAYS (-1)
@@ -98,7 +88,9 @@ typedef struct Opnd {
 
 #define MAX_OPND 8
 typedef struct Insn {
-	uint16_t op;
+	uint16_t op;        /* PtxMnem: the selected form's mnemonic (the
+			     * loader's own for bra and call) */
+	uint8_t quiet;      /* emu_quiet_op(op) */
 	uint8_t fam;        /* PtxFamily: picks the executor (emu_families.def) */
 	uint8_t member_mask; /* a collective whose last operand is the mask */
 	uint8_t ty[4], nty; /* type tokens in the order written */
@@ -299,8 +291,9 @@ void *emu_peer_host(ptem *e, uint64_t addr, size_t n);
 void emu_order_global(Run *r, const Thread *t, const Insn *in, uint64_t addr,
 		      uint64_t n, bool write);
 void emu_order_fence(Run *r, const Insn *in);
-/* Instructions that cannot end a spin: loads, ALU, branches, fences. */
-bool emu_quiet_op(unsigned op);
+/* Instructions that cannot end a spin: loads, ALU, branches, fences
+ * (Insn.quiet, set at load). */
+bool emu_quiet_op(PtxMnem m);
 
 /* ---- run.c: one run in slices (ptem_run and the group scheduler) ---- */
 int emu_run_begin(ptem *e, const char *kernel, const ptem_launch *l,

@@ -25,17 +25,6 @@ const struct TyInfo emu_ty[TY_COUNT] = {
 #undef PTYPE
 };
 
-static const struct {
-	const char *name;
-	uint16_t op;
-} op_table[] = {
-#define O(name, id) {name, OP_##id},
-#define A(name, id) {name, OP_##id},
-#include "emu/emu_ops.def"
-#undef O
-#undef A
-};
-
 /* Whether an instruction of a family is a warp collective: always,
  * never, or when its spelling holds a qualifier (emu_families.def). */
 static const struct {
@@ -724,25 +713,6 @@ operand(Reader *rd, Opnd *o)
 
 /* ---- instructions ---- */
 
-static int
-find_op(const char *mn, size_t *len)
-{
-	int best = -1;
-	size_t blen = 0;
-	for (size_t i = 0; i < countof(op_table); i++) {
-		size_t n = strlen(op_table[i].name);
-		if (n > blen && !strncmp(mn, op_table[i].name, n) &&
-		    (mn[n] == '.' || mn[n] == 0)) {
-			best = (int)i;
-			blen = n;
-		}
-	}
-	if (best < 0)
-		return -1;
-	*len = blen;
-	return op_table[best].op;
-}
-
 /* ---- selection through the PTX form table (src/ptx) ---- */
 
 /* How ptx_select sees a loaded operand; false for one that is no
@@ -889,7 +859,7 @@ fail_selection(Reader *rd, const Insn *in, PtxMiss why, const PtxSel *s,
 	char counts[96];
 	/* a 256-bit ld/st exists only on .global: ptxas names that rule
 	 * (check_wide_access for the forms that exist) */
-	unsigned wide = (in->op == OP_LD || in->op == OP_ST)
+	unsigned wide = (in->op == PTXMN_LD || in->op == PTXMN_ST)
 				? wide_vector_bits(rd, in) : 0;
 	if (why == PTXM_QUALIFIERS && wide)
 		fail(rd, PT_E_EMU_TARGET, "%s: a %u-bit access must be to "
@@ -959,6 +929,7 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 		rd->nmemo++;
 	}
 	in->sel = m->inst;
+	in->op = (uint16_t)m->inst->mnem;
 	in->fam = (uint8_t)m->inst->family;
 	if (!fam_table[in->fam].known)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
@@ -1014,9 +985,9 @@ static const struct {
 	uint16_t op;
 	PtxQual q;
 } unmodelled[] = {
-	{OP_PRMT, PQ_F4E}, {OP_PRMT, PQ_B4E}, {OP_PRMT, PQ_RC8},
-	{OP_PRMT, PQ_ECL}, {OP_PRMT, PQ_ECR}, {OP_PRMT, PQ_RC16},
-	{OP_LOP3, PQ_AND}, {OP_LOP3, PQ_OR},
+	{PTXMN_PRMT, PQ_F4E}, {PTXMN_PRMT, PQ_B4E}, {PTXMN_PRMT, PQ_RC8},
+	{PTXMN_PRMT, PQ_ECL}, {PTXMN_PRMT, PQ_ECR}, {PTXMN_PRMT, PQ_RC16},
+	{PTXMN_LOP3, PQ_AND}, {PTXMN_LOP3, PQ_OR},
 };
 
 static void
@@ -1058,7 +1029,7 @@ decode_selection(Reader *rd, Insn *in)
 	for (size_t i = 0; i < countof(flag_quals); i++)
 		if (ptx_has(s, flag_quals[i].q))
 			in->fl |= flag_quals[i].fl;
-	if (in->op == OP_SETP) {
+	if (in->op == PTXMN_SETP) {
 		for (size_t i = 0; i < countof(cmp_quals); i++)
 			if (ptx_has(s, cmp_quals[i].q))
 				in->cmp = cmp_quals[i].cmp;
@@ -1069,7 +1040,7 @@ decode_selection(Reader *rd, Insn *in)
 		in->fl |= (ptx_has(s, PQ_LO) ? FL_LO : 0) |
 			  (ptx_has(s, PQ_HI) ? FL_HI : 0);
 	}
-	if (in->op == OP_ATOM || in->op == OP_RED)
+	if (in->op == PTXMN_ATOM || in->op == PTXMN_RED)
 		for (size_t i = 0; i < countof(atom_quals); i++)
 			if (ptx_has(s, atom_quals[i].q))
 				in->aop = atom_quals[i].aop;
@@ -1122,7 +1093,7 @@ type_immediates(Reader *rd, Insn *in)
 static void
 check_wide_access(Reader *rd, const Insn *in)
 {
-	if ((in->op != OP_LD && in->op != OP_ST) || !in->vec || !in->nty)
+	if ((in->op != PTXMN_LD && in->op != PTXMN_ST) || !in->vec || !in->nty)
 		return;
 	unsigned bytes = in->vec * emu_ty[in->ty[in->nty - 1]].bytes;
 	if (bytes <= 16)
@@ -1201,14 +1172,15 @@ read_instruction(Reader *rd, const char *first)
 		mn = word(rd);
 	}
 	in.name = mn;
-	size_t len;
-	int op = find_op(mn, &len);
-	if (op < 0)
+	/* the mnemonic tells the loader's own forms (bra's label, call's
+	 * signature, a call argument's st.param) before selection; a
+	 * selected instruction takes its form's */
+	in.op = (uint16_t)ptx_mnem_prefix(mn);
+	if (in.op == PTXMN_NONE)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     mn);
-	in.op = (uint16_t)op;
 	rd->callp_used = false;
-	if (in.op == OP_CALL) {
+	if (in.op == PTXMN_CALL) {
 		/* call.uni (ret), vprintf, (args): the loader's own form */
 		in.fam = PTXF_CONTROL;
 		read_call(rd, &in);
@@ -1237,13 +1209,13 @@ read_instruction(Reader *rd, const char *first)
 		} while (accept(rd, ','));
 		expect(rd, ';');
 	}
-	if (in.op == OP_BRA) {
+	if (in.op == PTXMN_BRA) {
 		/* a label operand: no PTX value, so the loader's form too */
 		if (in.nop != 1)
 			fail(rd, PT_E_EMU_OPERAND_COUNT,
 			     "%s takes 1 operand, not %u", mn, in.nop);
 		in.fam = PTXF_CONTROL;
-	} else if (in.op == OP_ST && rd->callp_used) {
+	} else if (in.op == PTXMN_ST && rd->callp_used) {
 		/* st.param of a call argument: part of the call sequence,
 		 * typed by the argument's .param declaration */
 		in.fam = PTXF_ST;
@@ -1260,6 +1232,7 @@ read_instruction(Reader *rd, const char *first)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
 	type_immediates(rd, &in);
+	in.quiet = emu_quiet_op((PtxMnem)in.op);
 	if (rd->code.n >= 1u << 24)
 		fail(rd, PT_E_EMU_PARSE, "kernel too long");
 	vec_push(rd->a, &rd->code, in);

@@ -284,7 +284,7 @@ emu_store_le(uint8_t *p, uint64_t v, unsigned n)
 static void
 exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool st = in->op == OP_ST;
+	bool st = in->op == PTXMN_ST;
 	if (in->nop != 2 || !in->nty || in->o[st ? 0 : 1].kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed access");
 	Ty ty = (Ty)in->ty[in->nty - 1];
@@ -315,7 +315,7 @@ exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 static void
 exec_atom(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool red = in->op == OP_RED;
+	bool red = in->op == PTXMN_RED;
 	unsigned want = red ? 2u : in->aop == AOP_CAS ? 4u : 3u;
 	if (!in->aop || !in->nty || in->nop != want ||
 	    in->o[red ? 0 : 1].kind != K_ADDR || in->vec)
@@ -346,13 +346,13 @@ exec_atom(Run *r, Cta *c, Thread *t, const Insn *in)
 void
 exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	if (in->op == OP_LD || in->op == OP_ST) {
+	if (in->op == PTXMN_LD || in->op == PTXMN_ST) {
 		exec_ld_st(r, c, t, in);
 		return;
 	}
-	if (in->op == OP_PREFETCH)
+	if (in->op == PTXMN_PREFETCH)
 		return;
-	if (in->op == OP_ATOM || in->op == OP_RED) {
+	if (in->op == PTXMN_ATOM || in->op == PTXMN_RED) {
 		exec_atom(r, c, t, in);
 		return;
 	}
@@ -360,7 +360,7 @@ exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 	Ty ty = (Ty)in->ty[in->nty - 1];
 	uint64_t a = opnd_get(r, c, t, &in->o[1]), v = a;
-	if (in->op == OP_MAPA) {
+	if (in->op == PTXMN_MAPA) {
 		if (in->nop != 3)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t rank = opnd_get(r, c, t, &in->o[2]) & 0xffffffffu;

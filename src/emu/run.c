@@ -208,16 +208,16 @@ static void
 exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_BRA:
+	case PTXMN_BRA:
 		if (in->nop != 1 || in->o[0].kind != K_LABEL)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "indirect branch");
 		t->pc = (uint32_t)in->o[0].imm;
 		return;
-	case OP_TRAP:
+	case PTXMN_TRAP:
 		emu_fail(r, PT_E_EMU_TRAP, t, in,
 			 "trap executed (a failed assert prints its line first)");
-	case OP_CALL:
+	case PTXMN_CALL:
 		emu_vprintf(r, c, t, in);
 		return;
 	default: /* ret, exit */
@@ -264,14 +264,15 @@ run_thread(Run *r, Cta *c, Thread *t)
 			return;
 		}
 		uint32_t pc = t->pc++;
-		if (r->order && in->op == OP_FENCE)
+		if (r->order &&
+		    (in->op == PTXMN_FENCE || in->op == PTXMN_MEMBAR))
 			emu_order_fence(r, in);
 		fam_exec[in->fam].run(r, c, t, in);
 		if (t->st == TS_MBAR)
 			t->pc = pc; /* the wait is re-executed when released */
 		else
 			r->progress = true;
-		if (emu_quiet_op(in->op)) {
+		if (in->quiet) {
 			r->quiet++;
 			r->quiet_t = t;
 			r->quiet_in = in;

@@ -31,12 +31,13 @@ exec_bar(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_DEADLOCK, t, in,
 			 "barrier %llu used with two thread counts",
 			 (unsigned long long)id);
-	if (in->op == OP_BAR_ARRIVE && !n)
+	bool arrive = ptx_has(in->sel, PQ_ARRIVE);
+	if (arrive && !n)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "bar.arrive needs a thread count");
 	c->bar_arrived[id]++;
 	c->bar_count[id] = (uint32_t)n;
-	if (in->op == OP_BAR_ARRIVE) /* counts, does not wait */
+	if (arrive) /* counts, does not wait */
 		return;
 	t->bar_id = (uint8_t)id;
 	t->st = TS_BAR;
@@ -153,8 +154,12 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 static void
 exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool has_state = in->op == OP_MB_ARRIVE || in->op == OP_MB_ARRIVE_TX ||
-			 in->op == OP_MB_TRY_WAIT || in->op == OP_MB_TEST_WAIT;
+	bool try_wait = in->op == PTXMN_MBARRIER_TRY_WAIT ||
+			in->op == PTXMN_MBARRIER_TRY_WAIT_PARITY;
+	bool has_state = in->op == PTXMN_MBARRIER_ARRIVE ||
+			 in->op == PTXMN_MBARRIER_ARRIVE_EXPECT_TX || try_wait ||
+			 in->op == PTXMN_MBARRIER_TEST_WAIT ||
+			 in->op == PTXMN_MBARRIER_TEST_WAIT_PARITY;
 	unsigned ai = has_state ? 1 : 0;
 	if (in->nop <= ai || in->o[ai].kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed mbarrier");
@@ -162,7 +167,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 	Cta *owner = mbar_operand(r, c, t, in, &in->o[ai], &addr);
 	uint64_t arg = in->nop > ai + 1 ? opnd_get(r, c, t, &in->o[ai + 1]) : 0;
 	switch (in->op) {
-	case OP_MB_INIT: {
+	case PTXMN_MBARRIER_INIT: {
 		if (arg == 0 || arg > (1u << 20) - 1)
 			emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 				 "mbarrier.init count %llu outside [1, 2^20-1]",
@@ -185,23 +190,24 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		m->expected = m->pending = (uint32_t)arg;
 		return;
 	}
-	case OP_MB_INVAL: {
+	case PTXMN_MBARRIER_INVAL: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		*m = owner->mbar[--owner->nmbar];
 		return;
 	}
-	case OP_MB_EXPECT_TX: case OP_MB_COMPLETE_TX: {
+	case PTXMN_MBARRIER_EXPECT_TX: case PTXMN_MBARRIER_COMPLETE_TX: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
-		m->tx += in->op == OP_MB_EXPECT_TX ? (int64_t)arg : -(int64_t)arg;
+		m->tx += in->op == PTXMN_MBARRIER_EXPECT_TX ? (int64_t)arg
+							     : -(int64_t)arg;
 		mbar_tx_range(r, m, t, in);
 		mbar_maybe_complete(owner, m);
 		return;
 	}
-	case OP_MB_ARRIVE: case OP_MB_ARRIVE_TX: {
+	case PTXMN_MBARRIER_ARRIVE: case PTXMN_MBARRIER_ARRIVE_EXPECT_TX: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		uint32_t phase = m->phase;
 		uint32_t count = 1;
-		if (in->op == OP_MB_ARRIVE_TX) {
+		if (in->op == PTXMN_MBARRIER_ARRIVE_EXPECT_TX) {
 			m->tx += (int64_t)arg;
 			mbar_tx_range(r, m, t, in);
 		} else if (in->nop > 2) {
@@ -220,7 +226,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		 * of the phase arrived in, whose low bit is its parity */
 		uint32_t parity = (uint32_t)arg & 1;
 		bool done = mbar_phase_done(r, owner, addr, parity);
-		if (!done && in->op == OP_MB_TRY_WAIT) {
+		if (!done && try_wait) {
 			/* block; the scheduler re-runs this wait once the
 			 * phase completed */
 			t->st = TS_MBAR;
@@ -241,19 +247,18 @@ void
 exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_BAR:
-	case OP_BAR_ARRIVE:
-		exec_bar(r, c, t, in);
-		return;
-	case OP_CBAR_ARRIVE:
-		t->cbar_phase = r->cbar_phase;
-		r->cbar_arrived++;
-		return;
-	case OP_CBAR_WAIT:
-		if (r->cbar_phase <= t->cbar_phase)
+	case PTXMN_BAR:
+	case PTXMN_BARRIER:
+		if (!ptx_has(in->sel, PQ_CLUSTER)) {
+			exec_bar(r, c, t, in);
+		} else if (ptx_has(in->sel, PQ_ARRIVE)) {
+			t->cbar_phase = r->cbar_phase;
+			r->cbar_arrived++;
+		} else if (r->cbar_phase <= t->cbar_phase) { /* .wait */
 			t->st = TS_CBAR;
+		}
 		return;
-	case OP_FENCE:
+	case PTXMN_FENCE: case PTXMN_MEMBAR:
 		/* every access here is sequentially consistent and each
 		 * asynchronous operation is modelled explicitly, so fences
 		 * order nothing further */
@@ -482,27 +487,27 @@ void
 exec_async(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_CP_ASYNC:
+	case PTXMN_CP_ASYNC:
 		exec_cp_async(r, c, t, in);
 		return;
-	case OP_CP_ASYNC_COMMIT:
+	case PTXMN_CP_ASYNC_COMMIT_GROUP:
 		t->cpa_group++;
 		return;
-	case OP_CP_ASYNC_WAIT_ALL:
+	case PTXMN_CP_ASYNC_WAIT_ALL:
 		t->cpa_group++;
 		async_wait_groups(r, t, 1, 0);
 		return;
-	case OP_CP_ASYNC_WAIT:
+	case PTXMN_CP_ASYNC_WAIT_GROUP:
 		async_wait_groups(r, t, 1,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;
-	case OP_CP_BULK:
+	case PTXMN_CP_ASYNC_BULK:
 		exec_cp_bulk(r, c, t, in);
 		return;
-	case OP_CP_BULK_COMMIT:
+	case PTXMN_CP_ASYNC_BULK_COMMIT_GROUP:
 		t->bulk_group++;
 		return;
-	case OP_CP_BULK_WAIT:
+	case PTXMN_CP_ASYNC_BULK_WAIT_GROUP:
 		async_wait_groups(r, t, 2,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;

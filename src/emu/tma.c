@@ -404,7 +404,7 @@ red_op(const Insn *in)
 void
 exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool reduce = in->op == OP_CP_RED_TENSOR;
+	bool reduce = in->op == PTXMN_CP_REDUCE_ASYNC_BULK_TENSOR;
 	/* a store's form starts with the tensor map (.global.shared::cta) */
 	bool store = reduce || in->sel->ops[0].kind == PTXOP_TENSOR;
 	if (insn_q(in, PQ_IM2COL) || insn_q(in, PQ_IM2COL_NO_OFFS) ||

@@ -202,7 +202,7 @@ static void
 exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = full_warp(r, lanes, mask, in);
-	bool st = in->op == OP_STMATRIX, trans = insn_q(in, PQ_TRANS);
+	bool st = in->op == PTXMN_STMATRIX, trans = insn_q(in, PQ_TRANS);
 	int n = matrix_count(r, t0, in);
 	const Opnd *regs = &in->o[st ? 1 : 0], *addr = &in->o[st ? 0 : 1];
 	if ((n > 1 && (regs->kind != K_VEC || regs->n != n)) ||
@@ -507,15 +507,16 @@ void
 exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	switch (in->op) {
-	case OP_SHFL: exec_shfl(r, c, lanes, mask, in); return;
-	case OP_VOTE: exec_vote(r, c, lanes, mask, in); return;
-	case OP_REDUX: exec_redux(r, c, lanes, mask, in); return;
-	case OP_ELECT: exec_elect(r, lanes, mask, in); return;
-	case OP_BAR_WARP: return;
-	case OP_LDMATRIX: case OP_STMATRIX:
+	case PTXMN_SHFL: exec_shfl(r, c, lanes, mask, in); return;
+	case PTXMN_VOTE:
+	case PTXMN_VOTE_SYNC: exec_vote(r, c, lanes, mask, in); return;
+	case PTXMN_REDUX: exec_redux(r, c, lanes, mask, in); return;
+	case PTXMN_ELECT: exec_elect(r, lanes, mask, in); return;
+	case PTXMN_BAR: return; /* bar.warp.sync: the collective itself */
+	case PTXMN_LDMATRIX: case PTXMN_STMATRIX:
 		exec_matrix(r, c, lanes, mask, in);
 		return;
-	case OP_MMA: exec_mma(r, c, lanes, mask, in); return;
+	case PTXMN_MMA_SYNC: exec_mma(r, c, lanes, mask, in); return;
 	default:
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)],
 			 in, "not modelled");

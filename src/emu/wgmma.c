@@ -298,7 +298,7 @@ typedef struct WgForm {
 void
 decode_wgmma(Arena *a, Insn *in)
 {
-	if (in->op != OP_WG_MMA)
+	if (in->op != PTXMN_WGMMA_MMA_ASYNC)
 		return;
 	WgForm *op = NEW(a, WgForm);
 	memset(op, 0, sizeof(*op));
@@ -433,15 +433,15 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 			 ".aligned: every lane of the warp must execute it "
 			 "(lanes 0x%08x do)", mask);
 	switch (in->op) {
-	case OP_WG_FENCE:
+	case PTXMN_WGMMA_FENCE:
 		/* orders register accesses before later wgmmas: every
 		 * register access here is already in program order */
 		return;
-	case OP_WG_COMMIT:
+	case PTXMN_WGMMA_COMMIT_GROUP:
 		for (int l = 0; l < 32; l++)
 			lanes[l]->wg_group++;
 		return;
-	case OP_WG_WAIT: {
+	case PTXMN_WGMMA_WAIT_GROUP: {
 		if (in->nop != 1 || in->o[0].kind != K_IMM || in->o[0].imm < 0 ||
 		    in->o[0].imm > 7)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
@@ -450,7 +450,7 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 			async_wait_groups(r, lanes[0], 3, (uint32_t)in->o[0].imm);
 		return;
 	}
-	case OP_WG_MMA:
+	case PTXMN_WGMMA_MMA_ASYNC:
 		exec_mma_async(r, c, lanes, in);
 		return;
 	default: { /* setmaxnreg.{inc,dec}.sync.aligned.u32 imm */

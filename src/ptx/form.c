@@ -213,6 +213,46 @@ quals_have(const char *quals, const char *q, int len)
 	return false;
 }
 
+static const char *const mnem_texts[PTXMN_COUNT] = {
+	[PTXMN_NONE] = "",
+#define MNEM(id, text) [PTXMN_##id] = text,
+#include "ptx/mnemonics.def"
+#undef MNEM
+};
+
+const char *
+ptx_mnem_text(PtxMnem m)
+{
+	PT_ASSERT(m >= 0 && m < PTXMN_COUNT);
+	return mnem_texts[m];
+}
+
+PtxMnem
+ptx_mnem_named(const char *text, size_t len)
+{
+	for (int m = 1; m < PTXMN_COUNT; m++)
+		if (strlen(mnem_texts[m]) == len &&
+		    memcmp(mnem_texts[m], text, len) == 0)
+			return (PtxMnem)m;
+	return PTXMN_NONE;
+}
+
+PtxMnem
+ptx_mnem_prefix(const char *spelling)
+{
+	PtxMnem best = PTXMN_NONE;
+	size_t blen = 0;
+	for (int m = 1; m < PTXMN_COUNT; m++) {
+		size_t n = strlen(mnem_texts[m]);
+		if (n > blen && strncmp(spelling, mnem_texts[m], n) == 0 &&
+		    (spelling[n] == '.' || spelling[n] == 0)) {
+			best = (PtxMnem)m;
+			blen = n;
+		}
+	}
+	return best;
+}
+
 static const char *const qual_texts[] = {
 #define QUAL(id, text) text,
 #include "ptx/quals.def"
@@ -457,6 +497,7 @@ ptx_form_match(int i, const char *quals, PtxInst *in)
 	memset(in, 0, sizeof *in);
 	in->family = f->family;
 	in->mnemonic = f->mnemonic;
+	in->mnem = ptx_mnem_named(f->mnemonic, strlen(f->mnemonic));
 	in->form = i;
 	in->min_ptx = f->min_ptx;
 	in->gate = f->gate;

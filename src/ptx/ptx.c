@@ -495,6 +495,7 @@ ptx_select(const char *spelling, const PtxArg *args, int nargs, PtxSel *out)
 			if (!found && l > bestlen) {
 				bestlen = l;
 				out->inst.mnemonic = mn;
+				out->inst.mnem = ptx_mnem_named(mn, l);
 			}
 			continue;
 		}

@@ -123,6 +123,16 @@ typedef enum PtxQual {
 } PtxQual;
 #define PTX_QUAL_WORDS ((PQ_COUNT + 63) / 64)
 
+/* The instruction vocabulary (mnemonics.def): a selected instruction's
+ * mnemonic as an id, PtxInst.mnem. */
+typedef enum PtxMnem {
+	PTXMN_NONE,
+#define MNEM(id, text) PTXMN_##id,
+#include "ptx/mnemonics.def"
+#undef MNEM
+	PTXMN_COUNT
+} PtxMnem;
+
 typedef enum PtxSreg {
 #define SREG(id, name, min_ptx, gate) PTXR_##id,
 #include "ptx/sregs.def"
@@ -166,6 +176,7 @@ typedef struct PtxInst {
 	const char *spelling; /* canonical text as written (arena) */
 	PtxFamily family;
 	const char *mnemonic; /* "ld", "mma.sync", "cp.async.bulk.tensor"... */
+	PtxMnem mnem;         /* the same as an id (mnemonics.def) */
 	int form;             /* row index in the form table */
 	int nops;
 	PtxOperand ops[PTX_MAX_OPS];
@@ -265,6 +276,13 @@ const char *ptx_chain_to_spelling(Arena *a, const char *chain);
 /* True when the selected spelling holds the named qualifier; filled once
  * by the matcher, so a qualifier the form lacks answers false. */
 bool ptx_has(const PtxInst *inst, PtxQual q);
+/* A mnemonic's text ("cp.async.bulk"), and the id of text[0..len)
+ * (PTXMN_NONE: no row). */
+const char *ptx_mnem_text(PtxMnem m);
+PtxMnem ptx_mnem_named(const char *text, size_t len);
+/* The longest mnemonic that the spelling starts with, ending at a '.' or
+ * the end ("bra.uni" -> PTXMN_BRA); PTXMN_NONE when none does. */
+PtxMnem ptx_mnem_prefix(const char *spelling);
 /* The text of a named qualifier (".L2::cache_hint"). */
 const char *ptx_qual_text(PtxQual q);
 /* The state space of the selected form's address operand: a form row
