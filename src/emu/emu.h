@@ -167,9 +167,12 @@ typedef struct Thread {
 	uint32_t wait_addr;
 	uint32_t wait_parity;
 	uint64_t cbar_phase;   /* cluster barrier phase this thread arrived in */
-	uint32_t cpa_group;    /* cp.async groups committed so far */
-	uint32_t bulk_group;   /* bulk async-groups committed so far */
-	uint32_t wg_group;     /* wgmma-groups committed so far */
+	/* async-groups committed so far, per kind: the kind is the
+	 * mnemonic of its commit_group (PTXMN_*), 0 an unused slot, so a
+	 * family with groups needs no field here (async_groups) */
+	struct {
+		uint32_t kind, n;
+	} groups[4];
 	/* race check: per lane of this warp, the number of the latest warp
 	 * collective of that lane this thread is ordered after */
 	uint32_t wvc[32];
@@ -332,16 +335,13 @@ const char *emu_where(const Run *r, int line, char *buf, size_t cap);
 const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */
-void exec_alu(Run *r, Cta *c, Thread *t, const Insn *in);
 uint64_t emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b,
 			uint64_t c);
-void exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in);
 uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
 double emu_small_to_double(uint32_t bits, int ebits, int mbits);
 uint64_t emu_mask(Ty ty);
 
 /* ---- mem.c ---- */
-void exec_mem(Run *r, Cta *c, Thread *t, const Insn *in);
 void race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 		const Insn *in, bool write);
 /* Host pointer of [addr, addr + n) in space sp (generic resolved), or an
@@ -355,8 +355,6 @@ uint64_t emu_load_le(const uint8_t *p, unsigned n);
 void emu_store_le(uint8_t *p, uint64_t v, unsigned n);
 
 /* ---- sync.c ---- */
-void exec_sync(Run *r, Cta *c, Thread *t, const Insn *in);
-void exec_async(Run *r, Cta *c, Thread *t, const Insn *in);
 bool mbar_phase_done(Run *r, Cta *c, uint32_t addr, uint32_t parity);
 void mbar_complete_tx(Run *r, Cta *c, uint32_t addr, int64_t bytes,
 		      const Thread *t, const Insn *in);
@@ -367,22 +365,19 @@ void async_complete_all(Run *r);
 void async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *p,
 		 uint64_t n, bool write);
 
-/* ---- warp.c / tcgen05.c: executed once per warp, for lanes in mask ---- */
-void exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-	       const Insn *in);
-void exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-		  const Insn *in);
-void exec_tc(Run *r, Cta *c, Thread *t, const Insn *in);
+/* ---- tcgen05.c ---- */
 void tmem_check_exit(Run *r, Cta *c);
 
-/* ---- wgmma.c ---- */
-void exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-		     const Insn *in);
-
-/* ---- load-time decoders of emu_families.def (Insn.aux) ---- */
-void decode_mma_sync(Arena *a, Insn *in);  /* warp.c */
-void decode_wgmma(Arena *a, Insn *in);     /* wgmma.c */
-void decode_tc_mma(Arena *a, Insn *in);    /* tcgen05_mma.c */
+/* ---- the family table's executors and decoders (emu_families.def),
+ * declared from the table: a thread executor runs one thread's
+ * instruction, a warp executor a collective once for the lanes in mask,
+ * a decoder fills Insn.aux at load ---- */
+#define EFAM(fam, run, warp, coll, mask, decode)                           \
+	void run(Run *, Cta *, Thread *, const Insn *);                     \
+	void warp(Run *, Cta *, Thread **, uint32_t, const Insn *);        \
+	void decode(Arena *, Insn *);
+#include "emu/emu_families.def"
+#undef EFAM
 double emu_e4m3_to_double(uint32_t bits);
 
 #endif

@@ -25,6 +25,12 @@ const struct TyInfo emu_ty[TY_COUNT] = {
 #undef PTYPE
 };
 
+/* The decoder of a family whose executors read Insn alone. */
+void
+decode_none(Arena *a, Insn *in)
+{
+}
+
 /* Whether an instruction of a family is a warp collective: always,
  * never, or when its spelling holds a qualifier (emu_families.def). */
 static const struct {
@@ -938,8 +944,7 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 	in->coll = coll == COLL_ALWAYS ||
 		   (coll >= 0 && ptx_has(in->sel, (PtxQual)coll));
 	in->member_mask = in->coll && fam_table[in->fam].member_mask;
-	if (fam_table[in->fam].decode)
-		fam_table[in->fam].decode(rd->a, in);
+	fam_table[in->fam].decode(rd->a, in);
 }
 
 /* The executors' compact form of the scalar modifiers (rounding,

@@ -204,7 +204,7 @@ reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
 
 /* ---- one thread ---- */
 
-static void
+void
 exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
@@ -225,6 +225,22 @@ exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 		r->progress = true;
 		return;
 	}
+}
+
+/* The thread executor of a family whose instructions are all warp
+ * collectives, and the warp executor of one that has none: the
+ * collective column keeps them from being reached. */
+void
+exec_no_thread(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not run by one thread");
+}
+
+void
+exec_no_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)], in,
+		 "not a warp collective");
 }
 
 /* The executors by family (emu_families.def): the loader selected each

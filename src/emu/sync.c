@@ -270,6 +270,20 @@ exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 
 /* ---- pending asynchronous operations ---- */
 
+uint32_t *
+async_groups(Run *r, Thread *t, const Insn *in, int kind)
+{
+	for (size_t i = 0; i < countof(t->groups); i++) {
+		if (!t->groups[i].kind)
+			t->groups[i].kind = (uint32_t)kind;
+		if (t->groups[i].kind == (uint32_t)kind)
+			return &t->groups[i].n;
+	}
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+		 "more than %zu kinds of async-group in one thread",
+		 countof(t->groups));
+}
+
 Pending *
 async_new(Run *r, Thread *t, const Insn *in, int group_kind)
 {
@@ -277,9 +291,7 @@ async_new(Run *r, Thread *t, const Insn *in, int group_kind)
 	p->t = t;
 	p->in = in;
 	p->group_kind = group_kind;
-	p->group = group_kind == 1 ? t->cpa_group
-		   : group_kind == 2 ? t->bulk_group
-		   : group_kind == 3 ? t->wg_group : 0;
+	p->group = group_kind ? *async_groups(r, t, in, group_kind) : 0;
 	return p;
 }
 
@@ -353,8 +365,7 @@ async_complete_all(Run *r)
 void
 async_wait_groups(Run *r, Thread *t, int kind, uint32_t keep)
 {
-	uint32_t committed = kind == 1 ? t->cpa_group
-			     : kind == 2 ? t->bulk_group : t->wg_group;
+	uint32_t committed = *async_groups(r, t, NULL, kind);
 	Pending *prev = NULL, *p = r->pend;
 	while (p) {
 		Pending *next = p->next;
@@ -428,7 +439,7 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "src-size %llu larger than cp-size %llu",
 			 (unsigned long long)src_size, (unsigned long long)size);
-	Pending *p = async_new(r, t, in, 1);
+	Pending *p = async_new(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP);
 	p->dst = operand_mem(r, c, t, in, &in->o[0], SP_SHARED, size, true,
 			     size);
 	p->dst_n = size;
@@ -457,7 +468,8 @@ exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 	bool src_smem = in->sel->ops[1].space != PSP_GLOBAL;
 	int dsp = to_global ? SP_GLOBAL : SP_SHARED_CLUSTER;
 	int ssp = src_smem ? SP_SHARED : SP_GLOBAL;
-	Pending *p = async_new(r, t, in, to_global ? 2 : 0);
+	Pending *p = async_new(r, t, in,
+			       to_global ? PTXMN_CP_ASYNC_BULK_COMMIT_GROUP : 0);
 	p->dst = operand_mem(r, c, t, in, &in->o[0], dsp, size, true, 16);
 	p->dst_n = size;
 	p->src = operand_mem(r, c, t, in, &in->o[1], ssp, size, false, 16);
@@ -491,24 +503,24 @@ exec_async(Run *r, Cta *c, Thread *t, const Insn *in)
 		exec_cp_async(r, c, t, in);
 		return;
 	case PTXMN_CP_ASYNC_COMMIT_GROUP:
-		t->cpa_group++;
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP))++;
 		return;
 	case PTXMN_CP_ASYNC_WAIT_ALL:
-		t->cpa_group++;
-		async_wait_groups(r, t, 1, 0);
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP))++;
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_COMMIT_GROUP, 0);
 		return;
 	case PTXMN_CP_ASYNC_WAIT_GROUP:
-		async_wait_groups(r, t, 1,
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_COMMIT_GROUP,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;
 	case PTXMN_CP_ASYNC_BULK:
 		exec_cp_bulk(r, c, t, in);
 		return;
 	case PTXMN_CP_ASYNC_BULK_COMMIT_GROUP:
-		t->bulk_group++;
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_BULK_COMMIT_GROUP))++;
 		return;
 	case PTXMN_CP_ASYNC_BULK_WAIT_GROUP:
-		async_wait_groups(r, t, 2,
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_BULK_COMMIT_GROUP,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;
 	default:

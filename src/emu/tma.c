@@ -452,7 +452,8 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	Cta *own;
 	uint8_t *box = emu_smem(r, t, in, (uint32_t)sa, op->bytes, &own);
 	op->smem_addr = (uint32_t)sa & ((1u << SMEM_RANK_SHIFT) - 1);
-	Pending *p = async_new(r, t, in, store ? 2 : 0);
+	Pending *p = async_new(r, t, in,
+			       store ? PTXMN_CP_ASYNC_BULK_COMMIT_GROUP : 0);
 	p->perform = tma_perform;
 	p->data = op;
 	if (store) {

@@ -406,7 +406,7 @@ exec_mma_async(Run *r, Cta *c, Thread **lanes, const Insn *in)
 			for (unsigned j = 0; j < 4; j++)
 				op->areg[l][j] = (uint32_t)opnd_get(r, c, lanes[l],
 					vec_elem(r, &in->o[1], j));
-	Pending *p = async_new(r, t0, in, 3);
+	Pending *p = async_new(r, t0, in, PTXMN_WGMMA_COMMIT_GROUP);
 	uint64_t n;
 	if (!op->a_regs) {
 		p->src = wg_span(r, op, &op->da, 64, fmt_bytes(op->afmt), &n);
@@ -439,7 +439,8 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 		return;
 	case PTXMN_WGMMA_COMMIT_GROUP:
 		for (int l = 0; l < 32; l++)
-			lanes[l]->wg_group++;
+			(*async_groups(r, lanes[l], in,
+				       PTXMN_WGMMA_COMMIT_GROUP))++;
 		return;
 	case PTXMN_WGMMA_WAIT_GROUP: {
 		if (in->nop != 1 || in->o[0].kind != K_IMM || in->o[0].imm < 0 ||
@@ -447,7 +448,8 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 				 "wait_group takes an immediate 0..7");
 		if (r->npend)
-			async_wait_groups(r, lanes[0], 3, (uint32_t)in->o[0].imm);
+			async_wait_groups(r, lanes[0], PTXMN_WGMMA_COMMIT_GROUP,
+					  (uint32_t)in->o[0].imm);
 		return;
 	}
 	case PTXMN_WGMMA_MMA_ASYNC:

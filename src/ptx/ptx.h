@@ -57,9 +57,11 @@
  * it, and the chosen form travels in the IR (Expr.u.ptx.sel) to codegen,
  * which only prints (an unselected node there is E3010).
  *
- * After matching, the instruction is data: its named qualifiers
- * (quals.def) are a bit set asked with ptx_has(in, PQ_*), its shape
- * .mMnN[kK] is shape_m/n/k; no later stage reads the spelling text.
+ * After matching, the instruction is data: its mnemonic is an id
+ * (mnemonics.def, PtxInst.mnem), its named qualifiers (quals.def) are a
+ * bit set asked with ptx_has(in, PQ_*), its shape .mMnN[kK] is
+ * shape_m/n/k, its types in written order types[] and the state space
+ * it spells spelled_space; no later stage reads the spelling text.
  *
  * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
  * first operand is the written one when the form writes (e.g. mapa.u64
