@@ -21,32 +21,22 @@
 #include "base/base.h"
 #include "ptx/ptx.h"
 
-/* ---- types (.b32, .f16x2, ...): src/ptx/types.def's ids, sizes and
- * classes, under the executors' short names ---- */
+/* ---- types (.b32, .f16x2, ...): src/ptx/types.def's PtxType ids; its
+ * bytes and class columns as a table ---- */
 typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
-typedef enum Ty {
-#define PTYPE(id, name, bits, bytes, cls) TY_##id = PTY_##id,
-#include "ptx/types.def"
-#undef PTYPE
-	TY_COUNT = PTY_COUNT
-} Ty;
 extern const struct TyInfo {
 	const char *name;
 	uint8_t bytes, cls;
-} emu_ty[TY_COUNT];
+} emu_ty[PTY_COUNT];
 
 /* emu_families.def: the collective column's two constant answers */
 #define COLL_NEVER (-2)
 #define COLL_ALWAYS (-1)
 
 typedef enum Rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP } Rnd;
-/* State spaces are src/ptx's (spaces.def); these short names keep the
- * executors' spelling (.shared::cta reads as SP_SHARED). */
-enum {
-	SP_GENERIC = PSP_GENERIC, SP_GLOBAL = PSP_GLOBAL, SP_SHARED = PSP_SHARED,
-	SP_SHARED_CLUSTER = PSP_SHARED_CLUSTER, SP_LOCAL = PSP_LOCAL,
-	SP_PARAM = PSP_PARAM, SP_CONST = PSP_CONST
-};
+/* State spaces are src/ptx's (spaces.def, PSP_*); the loader folds
+ * .shared::cta into PSP_SHARED, which the executors read as the CTA's
+ * own shared memory. */
 typedef enum Cmp {
 	CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO,
 	CMP_LS, CMP_HI, CMP_HS, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU,
@@ -326,7 +316,7 @@ void emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in);
 _Noreturn void emu_fail(Run *r, int code, const Thread *t, const Insn *in,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 uint64_t opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o);
-void reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty);
+void reg_set(Thread *t, const Opnd *o, uint64_t v, PtxType ty);
 Cta *cta_of_rank(Run *r, const Thread *t, const Insn *in, uint32_t rank);
 Cta *cta_of_thread(Run *r, const Thread *t);
 /* "PTX line N (mnemonic)", with " at FILE:LINE" when the PTX has line
@@ -335,11 +325,11 @@ const char *emu_where(const Run *r, int line, char *buf, size_t cap);
 const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */
-uint64_t emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b,
+uint64_t emu_atom_apply(int aop, PtxType ty, uint64_t old, uint64_t b,
 			uint64_t c);
 uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
 double emu_small_to_double(uint32_t bits, int ebits, int mbits);
-uint64_t emu_mask(Ty ty);
+uint64_t emu_mask(PtxType ty);
 
 /* ---- mem.c ---- */
 void race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,

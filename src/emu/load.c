@@ -19,8 +19,8 @@
 
 #include "emu/emu.h"
 
-const struct TyInfo emu_ty[TY_COUNT] = {
-#define PTYPE(id, name, bits, bytes, cls) [TY_##id] = {name, bytes, TC_##cls},
+const struct TyInfo emu_ty[PTY_COUNT] = {
+#define PTYPE(id, name, bits, bytes, cls) [PTY_##id] = {name, bytes, TC_##cls},
 #include "ptx/types.def"
 #undef PTYPE
 };
@@ -379,13 +379,13 @@ sym_add(Reader *rd, const char *name)
 /* The type a declaration names (.reg, a variable, a .param); the
  * one-byte MMA formats (.e4m3, .e5m2) are operand types of an MMA's
  * spelling only, never declared. */
-static Ty
+static PtxType
 type_of(const char *tok)
 {
-	for (int t = 1; t < TY_COUNT; t++)
+	for (int t = 1; t < PTY_COUNT; t++)
 		if (!strcmp(emu_ty[t].name, tok))
-			return t == TY_E4M3 || t == TY_E5M2 ? TY_NONE : (Ty)t;
-	return TY_NONE;
+			return t == PTY_E4M3 || t == PTY_E5M2 ? PTY_NONE : (PtxType)t;
+	return PTY_NONE;
 }
 
 /* .reg .b32 %r<92>;  or  .reg .b32 %a, %b; */
@@ -431,7 +431,7 @@ static Sym *
 read_var_decl(Reader *rd, int kind, bool is_extern)
 {
 	uint64_t align = 1, elem = 0;
-	Ty ty = TY_NONE;
+	PtxType ty = PTY_NONE;
 	bool given = false; /* PTX: a variable is aligned to its type by default */
 	const char *w;
 	for (;;) {
@@ -1025,10 +1025,10 @@ decode_selection(Reader *rd, Insn *in)
 		in->space = (uint8_t)s->spelled_space;
 		break;
 	case PSP_SHARED_CTA:
-		in->space = SP_SHARED;
+		in->space = PSP_SHARED;
 		break;
 	default:
-		in->space = SP_GENERIC;
+		in->space = PSP_GENERIC;
 	}
 	decode_rounding(in, s);
 	for (size_t i = 0; i < countof(flag_quals); i++)
@@ -1059,7 +1059,7 @@ decode_selection(Reader *rd, Insn *in)
 static void
 type_immediates(Reader *rd, Insn *in)
 {
-	Ty ty = in->nty ? (Ty)in->ty[in->nty - 1] : TY_NONE;
+	PtxType ty = in->nty ? (PtxType)in->ty[in->nty - 1] : PTY_NONE;
 	for (unsigned i = 0; i < in->nop; i++) {
 		Opnd *o = &in->o[i];
 		if (o->kind != K_IMM || !o->fimm)
@@ -1073,16 +1073,16 @@ type_immediates(Reader *rd, Insn *in)
 		} else {
 			memcpy(&d, &o->imm, 8);
 		}
-		if (ty == TY_F32) {
+		if (ty == PTY_F32) {
 			float f = (float)d;
 			uint32_t b;
 			memcpy(&b, &f, 4);
 			o->imm = b;
-		} else if (ty == TY_F64) {
+		} else if (ty == PTY_F64) {
 			memcpy(&o->imm, &d, 8);
-		} else if (ty == TY_F16 || ty == TY_F16X2) {
+		} else if (ty == PTY_F16 || ty == PTY_F16X2) {
 			o->imm = emu_round_small(d, RND_RN, 5, 10);
-		} else if (ty == TY_BF16 || ty == TY_BF16X2) {
+		} else if (ty == PTY_BF16 || ty == PTY_BF16X2) {
 			o->imm = emu_round_small(d, RND_RN, 8, 7);
 		} else if (o->fimm == 1) {
 			fail(rd, PT_E_EMU_PARSE, "float literal in %s",
@@ -1103,7 +1103,7 @@ check_wide_access(Reader *rd, const Insn *in)
 	unsigned bytes = in->vec * emu_ty[in->ty[in->nty - 1]].bytes;
 	if (bytes <= 16)
 		return;
-	if (in->space != SP_GLOBAL)
+	if (in->space != PSP_GLOBAL)
 		fail(rd, PT_E_EMU_TARGET, "%s: a 256-bit access must be to "
 		     ".global", in->name);
 	const EmuTarget *t = rd->m->target;
@@ -1225,14 +1225,14 @@ read_instruction(Reader *rd, const char *first)
 		 * typed by the argument's .param declaration */
 		in.fam = PTXF_ST;
 		in.ty[in.nty++] = rd->callp_ty;
-		in.space = SP_LOCAL;
+		in.space = PSP_LOCAL;
 	} else {
 		select_form(rd, &in, pairs);
 		decode_selection(rd, &in);
 		check_wide_access(rd, &in);
 	}
-	if (in.space == SP_PARAM && rd->callp_used)
-		in.space = SP_LOCAL; /* ld.param of a call argument */
+	if (in.space == PSP_PARAM && rd->callp_used)
+		in.space = PSP_LOCAL; /* ld.param of a call argument */
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;

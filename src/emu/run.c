@@ -175,7 +175,7 @@ opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o)
 }
 
 uint64_t
-emu_mask(Ty ty)
+emu_mask(PtxType ty)
 {
 	unsigned b = emu_ty[ty].bytes;
 	return b >= 8 ? ~0ull : (1ull << (8 * b)) - 1;
@@ -185,11 +185,11 @@ emu_mask(Ty ty)
  * sign-extended, so a narrow load into a wide register reads back right
  * at any width; a predicate keeps 0 or 1. */
 void
-reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
+reg_set(Thread *t, const Opnd *o, uint64_t v, PtxType ty)
 {
 	if (o->kind != K_REG) /* a sink, or malformed PTX ptxas rejects */
 		return;
-	if (ty == TY_PRED) {
+	if (ty == PTY_PRED) {
 		t->r[o->reg] = v != 0;
 		return;
 	}

@@ -130,7 +130,7 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 	     uint32_t *addr)
 {
 	uint64_t a = emu_addr(r, c, t, o);
-	if (in->space == SP_GENERIC) {
+	if (in->space == PSP_GENERIC) {
 		if (a < WIN_SHARED || a >= WIN_SHARED + (1ull << 32))
 			emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 				 "mbarrier address 0x%llx is not shared memory",
@@ -143,7 +143,7 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 			 "memory", (unsigned long long)a);
 	Cta *owner;
 	emu_smem(r, t, in, (uint32_t)a, 8, &owner);
-	if (owner != c && in->space != SP_SHARED_CLUSTER)
+	if (owner != c && in->space != PSP_SHARED_CLUSTER)
 		emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 			 "shared::cta mbarrier operation on another CTA's "
 			 "mbarrier");
@@ -216,7 +216,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		mbar_arrive(r, owner, addr, count, t, in);
 		/* the state token: the phase arrived in */
 		if (in->o[0].kind == K_REG)
-			reg_set(t, &in->o[0], (uint64_t)phase, TY_B64);
+			reg_set(t, &in->o[0], (uint64_t)phase, PTY_B64);
 		return;
 	}
 	default: { /* try_wait / test_wait {.parity} */
@@ -237,7 +237,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 					 "waiting on another CTA's mbarrier");
 			return;
 		}
-		reg_set(t, &in->o[0], done, TY_PRED);
+		reg_set(t, &in->o[0], done, PTY_PRED);
 		return;
 	}
 	}
@@ -440,11 +440,11 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 			 "src-size %llu larger than cp-size %llu",
 			 (unsigned long long)src_size, (unsigned long long)size);
 	Pending *p = async_new(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP);
-	p->dst = operand_mem(r, c, t, in, &in->o[0], SP_SHARED, size, true,
+	p->dst = operand_mem(r, c, t, in, &in->o[0], PSP_SHARED, size, true,
 			     size);
 	p->dst_n = size;
 	if (src_size) {
-		p->src = operand_mem(r, c, t, in, &in->o[1], SP_GLOBAL, src_size,
+		p->src = operand_mem(r, c, t, in, &in->o[1], PSP_GLOBAL, src_size,
 				     false, size);
 		p->src_n = src_size;
 	}
@@ -466,8 +466,8 @@ exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 			 "bulk copy size %llu is not a multiple of 16",
 			 (unsigned long long)size);
 	bool src_smem = in->sel->ops[1].space != PSP_GLOBAL;
-	int dsp = to_global ? SP_GLOBAL : SP_SHARED_CLUSTER;
-	int ssp = src_smem ? SP_SHARED : SP_GLOBAL;
+	int dsp = to_global ? PSP_GLOBAL : PSP_SHARED_CLUSTER;
+	int ssp = src_smem ? PSP_SHARED : PSP_GLOBAL;
 	Pending *p = async_new(r, t, in,
 			       to_global ? PTXMN_CP_ASYNC_BULK_COMMIT_GROUP : 0);
 	p->dst = operand_mem(r, c, t, in, &in->o[0], dsp, size, true, 16);
@@ -480,7 +480,7 @@ exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "missing mbarrier");
 		Insn tmp = *in;
-		tmp.space = SP_SHARED_CLUSTER;
+		tmp.space = PSP_SHARED_CLUSTER;
 		p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[3],
 					   &p->mbar_addr);
 		/* the mbarrier must be in the destination's CTA */

@@ -127,7 +127,7 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				if (st)
 					*cell = (uint32_t)opnd_get(r, c, t, o);
 				else
-					reg_set(t, o, *cell, TY_B32);
+					reg_set(t, o, *cell, PTY_B32);
 				continue;
 			}
 			uint32_t *c0 = tmem_cell(r, c, t, in, lane, base_col + 2 * co,
@@ -140,7 +140,7 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				*c1 = v >> 16;
 			} else {
 				reg_set(t, o, (*c0 & 0xffff) | (*c1 & 0xffff) << 16,
-					TY_B32);
+					PTY_B32);
 			}
 		}
 	}
@@ -185,7 +185,7 @@ exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 			continue;
 		c->tmem_used |= bits << s;
 		uint64_t a = emu_addr(r, c, t0, &in->o[0]);
-		uint8_t *p = emu_mem(r, c, t0, in, SP_SHARED, a, 4, true);
+		uint8_t *p = emu_mem(r, c, t0, in, PSP_SHARED, a, 4, true);
 		uint32_t ta = s * 32;
 		memcpy(p, &ta, 4);
 		return;
@@ -398,7 +398,7 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		if (in->nop != (multi ? 2u : 1u))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t a = emu_addr(r, c, t, &in->o[0]);
-		if (in->space == SP_GENERIC && a >= WIN_SHARED)
+		if (in->space == PSP_GENERIC && a >= WIN_SHARED)
 			a -= WIN_SHARED;
 		Cta *owner;
 		emu_smem(r, t, in, (uint32_t)a, 8, &owner);

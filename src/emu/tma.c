@@ -93,7 +93,7 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "tensor map address 0x%llx is not 64-byte aligned",
 			 (unsigned long long)a);
-	const uint8_t *p = emu_mem(r, c, t, in, SP_GENERIC, a, 128, false);
+	const uint8_t *p = emu_mem(r, c, t, in, PSP_GENERIC, a, 128, false);
 	memset(m, 0, sizeof(*m));
 	m->format = p[4];
 	m->rank = p[5];
@@ -467,7 +467,7 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	if (in->nop < 3)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "missing mbarrier");
 	Insn tmp = *in;
-	tmp.space = SP_SHARED_CLUSTER;
+	tmp.space = PSP_SHARED_CLUSTER;
 	p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[2], &p->mbar_addr);
 	mbar_lookup(r, p->mbar_cta, p->mbar_addr, t, in);
 	p->tx = op->tx;

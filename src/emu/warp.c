@@ -71,9 +71,9 @@ exec_shfl(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (!pval || j < 0 || j > 31)
 			j = l;
 		const Opnd *dd = d->kind == K_VEC ? vec_elem(r, d, 0) : d;
-		reg_set(t, dd, val[j], TY_B32);
+		reg_set(t, dd, val[j], PTY_B32);
 		if (d->kind == K_VEC && d->n == 2)
-			reg_set(t, vec_elem(r, d, 1), pval, TY_PRED);
+			reg_set(t, vec_elem(r, d, 1), pval, PTY_PRED);
 	}
 }
 
@@ -93,16 +93,16 @@ exec_vote(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (!(mask & (1u << l)))
 			continue;
 		if (is_ballot)
-			reg_set(lanes[l], &in->o[0], ballot, TY_B32);
+			reg_set(lanes[l], &in->o[0], ballot, PTY_B32);
 		else
-			reg_set(lanes[l], &in->o[0], v, TY_PRED);
+			reg_set(lanes[l], &in->o[0], v, PTY_PRED);
 	}
 }
 
 static void
 exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
-	Ty ty = (Ty)in->ty[in->nty - 1];
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
 	bool s = emu_ty[ty].cls == TC_S;
 	uint64_t acc = 0;
 	bool first = true;
@@ -134,7 +134,7 @@ exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	}
 	for (int l = 0; l < 32; l++)
 		if (mask & (1u << l))
-			reg_set(lanes[l], &in->o[0], acc & 0xffffffffu, TY_B32);
+			reg_set(lanes[l], &in->o[0], acc & 0xffffffffu, PTY_B32);
 }
 
 static void
@@ -151,10 +151,10 @@ exec_elect(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 			continue;
 		if (d->kind == K_VEC) {
 			reg_set(lanes[l], vec_elem(r, d, 0), (uint64_t)leader,
-				TY_B32);
-			reg_set(lanes[l], vec_elem(r, d, 1), l == leader, TY_PRED);
+				PTY_B32);
+			reg_set(lanes[l], vec_elem(r, d, 1), l == leader, PTY_PRED);
 		} else {
-			reg_set(lanes[l], d, l == leader, TY_PRED);
+			reg_set(lanes[l], d, l == leader, PTY_PRED);
 		}
 	}
 }
@@ -194,7 +194,7 @@ matrix_row(Run *r, Cta *c, Thread **lanes, const Insn *in, int src,
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "matrix row address 0x%llx is not 16-byte aligned",
 			 (unsigned long long)a);
-	int sp = in->space == SP_GENERIC ? SP_GENERIC : SP_SHARED;
+	int sp = in->space == PSP_GENERIC ? PSP_GENERIC : PSP_SHARED;
 	return emu_mem(r, c, t, in, sp, a, 16, write);
 }
 
@@ -236,7 +236,7 @@ exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				uint32_t v = (uint32_t)e0[0] | (uint32_t)e0[1] << 8 |
 					     (uint32_t)e1[0] << 16 |
 					     (uint32_t)e1[1] << 24;
-				reg_set(t, o, v, TY_B32);
+				reg_set(t, o, v, PTY_B32);
 			}
 		}
 	}
@@ -355,7 +355,7 @@ mma_reg(Run *r, Cta *c, Thread *t, const Opnd *o, int i)
 }
 
 static void
-mma_set(Run *r, Thread *t, const Opnd *o, int i, uint64_t v, Ty ty)
+mma_set(Run *r, Thread *t, const Opnd *o, int i, uint64_t v, PtxType ty)
 {
 	reg_set(t, o->kind == K_VEC ? vec_elem(r, o, (unsigned)i) : o, v, ty);
 }
@@ -431,7 +431,7 @@ exec_mma_m16n8(Run *r, Cta *c, Thread **lanes, const Insn *in,
 					      << (16 * (i % 2));
 		}
 		for (int i = 0; i < nd; i++)
-			mma_set(r, t, &in->o[0], i, out[i], TY_B32);
+			mma_set(r, t, &in->o[0], i, out[i], PTY_B32);
 	}
 }
 
@@ -476,7 +476,7 @@ exec_mma_f64(Run *r, Cta *c, Thread **lanes, const Insn *in)
 			memcpy(&u, &v, 8);
 			if (isnan(v))
 				u = 0x7fffffffffffffffull;
-			mma_set(r, lanes[l], &in->o[0], i, u, TY_B64);
+			mma_set(r, lanes[l], &in->o[0], i, u, PTY_B64);
 		}
 	}
 }

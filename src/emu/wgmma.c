@@ -254,7 +254,7 @@ wg_perform(Run *r, WgOp *op)
 					s += x;
 				res = emu_round_small(s, RND_RN, 8, 23);
 			}
-			reg_set(t, o, res, TY_B32);
+			reg_set(t, o, res, PTY_B32);
 		}
 	}
 }
