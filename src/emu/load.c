@@ -1011,7 +1011,10 @@ decode_rounding(Insn *in, const PtxInst *s)
 }
 
 /* Fills the executors' fields from the selected form: types (in the
- * order written), vector count, state space and modifiers. */
+ * order written), vector count, state space and modifiers.  Cache and
+ * eviction hints and memory-order qualifiers need no field: every access
+ * here is sequentially consistent, stronger than any of them (the
+ * multi-device ordering check asks their bits itself, devices.c). */
 static void
 decode_selection(Reader *rd, Insn *in)
 {
