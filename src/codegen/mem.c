@@ -310,14 +310,19 @@ resolve_access(Gen *g, const Expr *e, Access *a)
 static DType
 index_type(const Access *a)
 {
-	int64_t v;
-	for (int i = 0; i < a->root->ndim; i++)
+	int64_t v, elems = 1;
+	for (int i = 0; i < a->root->ndim; i++) {
 		if (dtype_bits(a->idx[i].dt) == 64 ||
 		    (a->root->ndim > 1 && !ir_const_int(a->root->shape[i], &v)))
 			return DT_INT64;
+		if (a->root->ndim > 1 && ckd_mul64(&elems, elems, v))
+			return DT_INT64;
+	}
 	/* with a runtime size, a flat index over several axes can pass
-	 * 2^31 (n rows of 4); one axis is the int32 index itself */
-	return DT_INT32;
+	 * 2^31 (n rows of 4), and so can one over a static shape of more
+	 * than 2^31 - 1 elements (row 1 of a (2, 3000000000) tensor); one
+	 * axis is the int32 index itself */
+	return elems > INT32_MAX ? DT_INT64 : DT_INT32;
 }
 
 /* Row-major flat index over the root's (possibly symbolic) shape. */

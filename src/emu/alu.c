@@ -713,6 +713,45 @@ exec_mov(Run *r, Cta *c, Thread *t, const Insn *in, PtxType ty)
 	reg_set(t, d, v, ty);
 }
 
+/* fns.b32 d, mask, base, offset (PTX ISA "fns"): the position of the
+ * |offset|-th set bit of mask from bit base, searching up for a positive
+ * offset and down for a negative one (base itself counts); offset 0 gives
+ * base when that bit is set.  0xffffffff when there is none.  A base
+ * above 31 is undefined in the ISA: refused. */
+static uint32_t
+find_nth_set(Run *r, Thread *t, const Insn *in, uint32_t mask, uint64_t base,
+	     int32_t offset)
+{
+	if ((uint32_t)base > 31)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+			 "fns base %u is outside 0..31 (undefined in the PTX "
+			 "ISA)", (uint32_t)base);
+	int pos = (int)(uint32_t)base;
+	if (offset == 0)
+		return mask >> pos & 1 ? (uint32_t)pos : 0xffffffffu;
+	int64_t count = offset > 0 ? offset : -(int64_t)offset;
+	int step = offset > 0 ? 1 : -1;
+	for (; pos >= 0 && pos < 32; pos += step)
+		if (mask >> pos & 1 && --count == 0)
+			return (uint32_t)pos;
+	return 0xffffffffu;
+}
+
+/* add{.rnd}{.sat}.f32.{f16,bf16} d, a, c (PTX ISA 9.7.5.1, mixed
+ * precision): a widened to f32 (exact), plus c, rounded once in .rnd
+ * (.rn when absent); subnormals are kept (no .ftz form exists); .sat
+ * clamps to [0, 1] with NaN to +0, as the f32 .sat does. */
+static uint64_t
+add_f32_mixed(const Insn *in, uint64_t a, uint64_t c)
+{
+	bool bf = in->ty[in->nty - 1] == PTY_BF16;
+	double x = emu_small_to_double((uint32_t)a & 0xffff, bf ? 8 : 5,
+				       bf ? 7 : 10);
+	float r = f32_apply(F_ADD, (float)x, as_f32(c), 0, in->rnd);
+	r = (float)clamp_result(in->fl & FL_SAT, r);
+	return isnan(r) ? 0x7fffffffu : f32_bits(r);
+}
+
 static int
 float_opcode(int op)
 {
@@ -804,6 +843,16 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 			v |= ((a >> i) & 1) << (pos + i);
 		}
 		reg_set(t, &in->o[0], v, ty);
+		return;
+	}
+	if (in->op == PTXMN_FNS) {
+		reg_set(t, &in->o[0],
+			find_nth_set(r, t, in, (uint32_t)a, b, (int32_t)cc),
+			PTY_B32);
+		return;
+	}
+	if (in->fam == PTXF_MISC && in->op == PTXMN_ADD) { /* add.f32.f16 */
+		reg_set(t, &in->o[0], add_f32_mixed(in, a, b), PTY_F32);
 		return;
 	}
 	if (is_float && in->op != PTXMN_AND && in->op != PTXMN_OR &&

@@ -181,6 +181,7 @@ emu_quiet_op(PtxMnem m)
 	case PTXMN_TANH:
 	case PTXMN_COPYSIGN:
 	case PTXMN_CVT:
+	case PTXMN_FNS:
 	/* loads, address arithmetic, branches, fences */
 	case PTXMN_LD:
 	case PTXMN_CVTA:

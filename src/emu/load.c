@@ -896,6 +896,24 @@ fail_selection(Reader *rd, const Insn *in, PtxMiss why, const PtxSel *s,
 	}
 }
 
+/* A form's constant operand (`=0`: st.bulk's initval, which TIRx's call
+ * leaves out) is printed by the compiler, so PTX text writes it; text
+ * without it is what ptxas refuses ("Arguments mismatch"). */
+static void
+check_constant_operands(Reader *rd, const Insn *in)
+{
+	const PtxInst *s = in->sel;
+	for (int i = 0; i < s->nops; i++) {
+		const PtxOperand *o = &s->ops[i];
+		if (o->kind == PTXOP_SINK && o->word && o->word[0] != '%' &&
+		    in->nop < s->nops)
+			fail(rd, PT_E_EMU_OPERAND_COUNT,
+			     "%s takes %d operands, not %u (the constant %.*s "
+			     "is written too)", in->name, s->nops, in->nop,
+			     (int)strcspn(o->word, ","), o->word);
+	}
+}
+
 /* Selects the instruction's form once: the first row of the PTX form
  * table that takes the spelling and the operands (ptx_select, the
  * compiler's selector); equal instructions share one PtxInst.  Its
@@ -936,6 +954,7 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 	}
 	in->sel = m->inst;
 	in->op = (uint16_t)m->inst->mnem;
+	check_constant_operands(rd, in);
 	in->fam = (uint8_t)m->inst->family;
 	if (!fam_table[in->fam].known)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
@@ -1058,15 +1077,30 @@ decode_selection(Reader *rd, Insn *in)
 			     "modelled", ptx_qual_text(unmodelled[i].q), in->name);
 }
 
-/* Gives a float immediate the bits of the instruction's type. */
+/* The type a float immediate of operand i takes: the selected form's
+ * type for that operand when it is a scalar float type (the .f32 c of
+ * add.f32.f16, whose last type is .f16), else the instruction's last. */
+static PtxType
+immediate_type(const Insn *in, unsigned i)
+{
+	PtxType last = in->nty ? (PtxType)in->ty[in->nty - 1] : PTY_NONE;
+	if (!in->sel || in->sel->nops != (int)in->nop)
+		return last;
+	PtxType t = (PtxType)in->sel->ops[i].type; /* one id space: types.def */
+	return t == PTY_F16 || t == PTY_BF16 || t == PTY_F32 || t == PTY_F64
+		       ? t
+		       : last;
+}
+
+/* Gives a float immediate the bits of its type. */
 static void
 type_immediates(Reader *rd, Insn *in)
 {
-	PtxType ty = in->nty ? (PtxType)in->ty[in->nty - 1] : PTY_NONE;
 	for (unsigned i = 0; i < in->nop; i++) {
 		Opnd *o = &in->o[i];
 		if (o->kind != K_IMM || !o->fimm)
 			continue;
+		PtxType ty = immediate_type(in, i);
 		double d;
 		if (o->fimm == 2) {
 			float f;

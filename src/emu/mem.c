@@ -1,5 +1,5 @@
 /*
- * mem.c - the state spaces and ld/st/cvta/mapa (PTX §5.1, §9.7.9).
+ * mem.c - the state spaces and ld/st/st.bulk/cvta/mapa (PTX §5.1, §9.7.9).
  *
  * Addresses: global memory is what ptem_alloc handed out (from WIN_GLOBAL
  * up, 4 KiB gaps between allocations); a shared address is
@@ -343,11 +343,44 @@ exec_atom(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], old, ty);
 }
 
+/* st.bulk{.weak}{.shared::cta} [a], size, 0 (PTX ISA 9.7.9.13): sets
+ * size bytes of shared memory from a to initval, which must be 0 (the
+ * form table admits nothing else).  The ISA leaves undefined a size that
+ * is not a multiple of 8 or is over 16777216 and a generic address
+ * outside the shared window; each is an error here, as is an address
+ * outside this CTA's shared memory (.shared is .shared::cta).  The ISA
+ * states no alignment for a, so none is checked. */
+enum { ST_BULK_MAX = 16777216 };
+
+static void
+exec_st_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	uint64_t a = emu_addr(r, c, t, &in->o[0]);
+	uint64_t n = opnd_get(r, c, t, &in->o[1]);
+	if (n % 8 || n > ST_BULK_MAX)
+		emu_fail(r, PT_E_EMU_OOB, t, in,
+			 "st.bulk size %llu is not a multiple of 8 in [0, %u]",
+			 (unsigned long long)n, (unsigned)ST_BULK_MAX);
+	if (in->space == PSP_GENERIC) {
+		if (a < WIN_SHARED || a - WIN_SHARED >= 1ull << 32)
+			emu_fail(r, PT_E_EMU_OOB, t, in,
+				 "st.bulk of generic address 0x%llx, which is "
+				 "not in the shared window",
+				 (unsigned long long)a);
+		a -= WIN_SHARED;
+	}
+	memset(emu_mem(r, c, t, in, PSP_SHARED, a, n, true), 0, n);
+}
+
 void
 exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	if (in->op == PTXMN_LD || in->op == PTXMN_ST) {
 		exec_ld_st(r, c, t, in);
+		return;
+	}
+	if (in->op == PTXMN_ST_BULK) {
+		exec_st_bulk(r, c, t, in);
 		return;
 	}
 	if (in->op == PTXMN_PREFETCH)

@@ -243,6 +243,29 @@ exec_no_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		 "not a warp collective");
 }
 
+/* MISC (src/ptx/families.def) holds forms of several kinds: fns and
+ * add.f32.{f16,bf16} are arithmetic; st.bulk, prefetch.tensormap and mov
+ * of %clock64 go to the memory executor; movmatrix is a warp collective
+ * like ldmatrix, setmaxnreg is wgmma.c's. */
+void
+exec_misc(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	if (in->op == PTXMN_FNS || in->op == PTXMN_ADD)
+		exec_alu(r, c, t, in);
+	else
+		exec_mem(r, c, t, in);
+}
+
+void
+exec_misc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+	       const Insn *in)
+{
+	if (in->op == PTXMN_MOVMATRIX)
+		exec_warp(r, c, lanes, mask, in);
+	else
+		exec_wgmma_warp(r, c, lanes, mask, in);
+}
+
 /* The executors by family (emu_families.def): the loader selected each
  * instruction's family; collectives run through .warp. */
 static const struct {

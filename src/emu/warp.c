@@ -1,13 +1,15 @@
 /*
  * warp.c - warp collectives, executed once for the lanes in `mask` when
  * all of them have reached the instruction: shfl/vote/redux/elect
- * (PTX §9.7.9.x, §9.7.13), ldmatrix/stmatrix (§9.7.14.5.15-16) and
- * mma.sync (§9.7.14.5.x) with the fragment layouts of the ISA's figures:
+ * (PTX §9.7.9.x, §9.7.13), ldmatrix/stmatrix/movmatrix (§9.7.14.5.15-17)
+ * and mma.sync (§9.7.14.5.x) with the fragment layouts of the ISA's
+ * figures:
  *
  *   g = lane / 4, q = lane % 4
  *   ldmatrix m8n8 .b16: lanes 8i..8i+7 give the row addresses of matrix i;
  *     register i of a lane holds row g, columns 2q, 2q+1 (.trans: rows
- *     2q, 2q+1 of column g).
+ *     2q, 2q+1 of column g).  movmatrix .m8n8.trans.b16 reads one such
+ *     register and writes the .trans one.
  *   mma m16n8k16 .f16/.bf16: A regs (g, 2q..), (g+8, 2q..), (g, 2q+8..),
  *     (g+8, 2q+8..); B regs (k 2q.., n g), (k 2q+8.., n g); C/D f32
  *     (g, 2q), (g, 2q+1), (g+8, 2q), (g+8, 2q+1).  m16n8k8: A (g, 2q..),
@@ -242,7 +244,28 @@ exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	}
 }
 
-/* ---- mma.sync ---- */
+/* movmatrix.sync.aligned.m8n8.trans.b16 d, a (PTX ISA "movmatrix"): a
+ * holds the 8x8 matrix in ldmatrix's fragment layout - lane l has row
+ * l/4, columns 2(l%4) (low half) and 2(l%4)+1 (high half) - and d gets
+ * the transpose in that layout: lane l's d holds column l/4, rows 2(l%4)
+ * and 2(l%4)+1 of the input.  .aligned: the whole warp executes it. */
+static void
+exec_movmatrix(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+	       const Insn *in)
+{
+	full_warp(r, lanes, mask, in);
+	uint16_t m[8][8];
+	for (int l = 0; l < 32; l++) {
+		uint32_t v = (uint32_t)lane_get(r, c, lanes[l], &in->o[1]);
+		m[l / 4][2 * (l % 4)] = (uint16_t)v;
+		m[l / 4][2 * (l % 4) + 1] = (uint16_t)(v >> 16);
+	}
+	for (int l = 0; l < 32; l++) {
+		int g = l / 4, q = l % 4;
+		uint32_t v = m[2 * q][g] | (uint32_t)m[2 * q + 1][g] << 16;
+		reg_set(lanes[l], &in->o[0], v, PTY_B32);
+	}
+}
 
 /* ---- mma.sync (PTX ISA "Matrix fragments for mma.m16n8k*" and
  * "mma.m8n8k4 .f64") ---- */
@@ -516,6 +539,7 @@ exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	case PTXMN_LDMATRIX: case PTXMN_STMATRIX:
 		exec_matrix(r, c, lanes, mask, in);
 		return;
+	case PTXMN_MOVMATRIX: exec_movmatrix(r, c, lanes, mask, in); return;
 	case PTXMN_MMA_SYNC: exec_mma(r, c, lanes, mask, in); return;
 	default:
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)],

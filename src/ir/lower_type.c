@@ -207,10 +207,35 @@ lw_need_bool(Lower *L, Expr *e, Span sp)
 	return e;
 }
 
+/* A weak integer literal beside an integer x whose type cannot hold it
+ * keeps its own type, int32 or int64 (TVM's IntImm), and x widens to it
+ * when narrower (TVM's binary type matching): int32 + 3000000000 is an
+ * int64 sum and uint8 + 300 an int32 one, where adapting the literal
+ * would wrap it.  An x as wide (uint32 + -1) takes the literal as cast
+ * to its type, as TVM does. */
+static void
+widen_for_literal(Lower *L, Expr **x, const Expr *lit, Span sp)
+{
+	DType t = (*x)->dtype;
+	DTypeKind k = dtype_kind(t);
+	if (lit->kind != EX_INT || !is_weak(lit) || is_weak(*x) ||
+	    (k != DK_INT && k != DK_UINT) ||
+	    lw_wrap_int(lit->u.ival, t) == lit->u.ival)
+		return;
+	bool fits32 = lit->u.ival >= INT32_MIN && lit->u.ival <= INT32_MAX;
+	DType own = fits32 ? DT_INT32 : DT_INT64;
+	if (dtype_bits(t) < dtype_bits(own))
+		*x = lw_make_cast(L, *x, own, sp);
+}
+
 /* Makes a and b share one dtype (weak literals adapt). */
 bool
 lw_unify(Lower *L, Expr **a, Expr **b, Span sp)
 {
+	widen_for_literal(L, a, *b, sp);
+	widen_for_literal(L, b, *a, sp);
+	if (!*a || !*b)
+		return false;
 	if (is_weak(*a) && is_weak(*b)) {
 		if ((*a)->kind != (*b)->kind) {
 			Expr **i = (*a)->kind == EX_INT ? a : b;

@@ -192,3 +192,28 @@ def test_unsupported_inputs_are_named():
                        v[:, :, :1].repeat(1, 1, 3, 1))
     with pytest.raises(ValueError, match="layout"):
         attn.attention(q, k, v, layout="sbhd")
+
+
+def test_eager_plain_tensors_skip_the_op_and_grad_inputs_take_it(
+        monkeypatch):
+    # plain tensors eagerly: launched without torch.ops.ptxtile.attention
+    # (its dispatch cost 2-3% at 8x16x4096x128); inputs that record an
+    # autograd graph go through the op, whose missing backward autograd
+    # reports, instead of a result silently cut from the graph
+    import inspect
+    q, k, v = inputs(1, 256, 256, 2, 2, 128, seed=17)
+    want, _ = reference(q, k, v, False)
+    real, via_op = attn._forward, []
+
+    def recording(*a, **kw):
+        via_op.append(any(f.function == "_impl" for f in inspect.stack()))
+        return real(*a, **kw)
+    monkeypatch.setattr(attn, "_forward", recording)
+    check(attn.attention(q, k, v), None, want, None)
+    assert via_op == [False]
+    qg = q.clone().requires_grad_(True)
+    with pytest.raises(RuntimeError):
+        o = attn.attention(qg, k, v)
+        check(o.detach(), None, want, None)
+        o.float().sum().backward()
+    assert via_op == [False, True]

@@ -38,6 +38,16 @@ else
 	bad scalars_values "$(cat "$t/out")"
 fi
 
+# literals wider than their neighbour widen the sum (values worked out
+# in the script's header): the old wrapping gave -1294967296 244 2 120
+expect_rc literal_widening 0 "$P" run --emulate \
+	tests/hostile/accept/literal_widening.py --arg n=200 --dump A
+if grep -q "^A: 3000000000 500 1 1144$" "$t/out"; then
+	ok literal_widening_values
+else
+	bad literal_widening_values "$(cat "$t/out")"
+fi
+
 # the same kernel as PTX + metadata, the tensor dumped as raw bytes
 "$P" compile tests/golden/scalars.py -o "$t/s.ptx" --meta "$t/s.json" 2>/dev/null
 expect_rc ptx_meta 0 "$P" run --emulate "$t/s.ptx" --meta "$t/s.json" \
@@ -169,6 +179,65 @@ if [ -x "$tcptxas" ] && [ -x "$BUILD/unit_tests" ]; then
 else
 	echo "SKIP emu/tcgen05_kernels_ptxas: no ptxas or unit_tests"
 fi
+
+# Issue 22's raw forms, which the emulator runs: the kernels of
+# tests/unit/test_emu_tirx.c must be PTX ptxas takes for sm_100a ...
+if [ -x "$tcptxas" ] && [ -x "$BUILD/unit_tests" ]; then
+	mkdir -p "$t/tirx"
+	EMU_TIRX_DUMP="$t/tirx" "$BUILD/unit_tests" emu_tirx_ >/dev/null 2>&1
+	n=0 fails=0
+	for f in "$t"/tirx/*.ptx; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		"$tcptxas" -arch=sm_100a "$f" -o "$t/tirx.cubin" >"$t/tirx.log" 2>&1 &&
+			[ ! -s "$t/tirx.log" ] || { fails=$((fails + 1));
+			echo "  $(basename "$f"): $(head -2 "$t/tirx.log")"; }
+	done
+	if [ "$n" -gt 0 ] && [ "$fails" -eq 0 ]; then ok tirx_kernels_ptxas
+	else bad tirx_kernels_ptxas "$fails of $n rejected"; fi
+else
+	echo "SKIP emu/tirx_kernels_ptxas: no ptxas or unit_tests"
+fi
+# ... and tests/ptxforms/fns_movmatrix.py runs through the CLI.  With A =
+# iota lane l reads x = 2l and writes A[l, 0] = fns(x, 0, l % 4) (the
+# (l%4)-th set bit of x from bit 0; offset 0: bit 0 itself) and A[l, 1]
+# = movmatrix(x): rows 2(l%4) and 2(l%4)+1 of column l/4, where row r
+# column c is half c%2 of lane 4r + c/2's x - its low half 2(4r + c/2)
+# for even c, 0 for odd (x < 2^16).
+expect_rc fns_movmatrix 0 "$P" run --emulate tests/ptxforms/fns_movmatrix.py \
+	--target sm_100a --arg A=iota --dump A
+l=0 want=""
+while [ $l -lt 32 ]; do
+	x=$((2 * l)) k=$((l % 4)) pos=4294967295
+	if [ $k -eq 0 ]; then
+		[ $((x & 1)) -eq 1 ] && pos=0
+	else
+		b=0
+		while [ $b -lt 32 ]; do
+			if [ $(((x >> b) & 1)) -eq 1 ]; then
+				k=$((k - 1))
+				[ $k -eq 0 ] && { pos=$b; break; }
+			fi
+			b=$((b + 1))
+		done
+	fi
+	c=$((l / 4)) r=$((2 * (l % 4))) lo=0 hi=0
+	if [ $((c % 2)) -eq 0 ]; then
+		lo=$((2 * (4 * r + c / 2))) hi=$((2 * (4 * (r + 1) + c / 2)))
+	fi
+	want="$want  $pos $((lo + 65536 * hi))
+"
+	l=$((l + 1))
+done
+if [ "$(sed -n '2,33p' "$t/out")
+" = "$want" ]; then ok fns_movmatrix_values
+else bad fns_movmatrix_values "$(head -5 "$t/out")"; fi
+# st.bulk's size must be a multiple of 8 (PTX ISA): n = 12 stops the
+# run at the st.bulk line
+expect_rc st_bulk_size 1 "$P" run --emulate tests/ptxforms/sm100_add_st_bulk.py \
+	--target sm_100a --arg n=12
+if grep -q "error\[E9505\]: .*PTX line [0-9]* (st.bulk): st.bulk size 12 is not a multiple of 8" "$t/err"; then
+	ok st_bulk_size_message; else bad st_bulk_size_message "$(cat "$t/err")"; fi
 
 # examples/gemm_nvf4_sm100.py (NVFP4, kind::mxf4nvf4 block16) through the
 # CLI: zero inputs give zero D in late mode with the race check (the

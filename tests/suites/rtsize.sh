@@ -28,6 +28,7 @@ case "$out" in
 *) echo "FAIL rtsize/message_names_and_counterexample: $out" ;;
 esac
 if grep -q '"assume": \[{"var": "n", "multiple_of": 4}\]' "$tmp/ok_inner_dim.json" &&
+   grep -q '"assume": \[{"var": "n", "multiple_of": 4}\]' "$tmp/ok_const_row.json" &&
    ! grep -q '"assume"' "$tmp/vcopy_dynamic.json"; then
 	echo "PASS rtsize/meta_assume"
 else

@@ -116,6 +116,42 @@ static const Case cases[] = {
 	{"8.0", "sm_90a", "", "st.global.u32 [%rd1], 7;", PT_OK, 0, "accepted"},
 	{"8.0", "sm_90a", "", "setp.lt.u32 %p1, %r1, %r2;", PT_OK, 0,
 	 "accepted"},
+	/* issue 22's raw forms, which the emulator runs (test_emu_tirx.c) */
+	{"8.0", "sm_90a", "", "fns.b32 %r1, %r2, %r3, 1;", PT_OK, 0,
+	 "accepted"},
+	{"8.0", "sm_90a", "", "fns.b32 %r1, %r2, %r3;", PT_E_EMU_OPERAND_COUNT,
+	 12, "Arguments mismatch for instruction 'fns'"},
+	{"8.0", "sm_90a", "", "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;",
+	 PT_OK, 0, "accepted"},
+	{"8.0", "sm_90a", "", "movmatrix.sync.aligned.m8n8.b16 %r1, %r2;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 ".trans modifier required for instruction 'movmatrix'"},
+	{"8.6", "sm_100a", "", "add.rn.f32.bf16 %r1, %rs1, %r2;", PT_OK, 0,
+	 "accepted"},
+	{"8.6", "sm_100a", "", "add.ftz.f32.bf16 %r1, %rs1, %r2;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 "Illegal modifier '.ftz' for instruction 'add'"},
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16, 0;", PT_OK,
+	 0, "accepted"},
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 12, 0;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 "unexpected value '12', expected to be multiple of 8"},
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16777224, 0;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 "value '16777224' out of range, expected to be in range "
+	 "[0..16777216]"},
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16, 1;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 "Argument 2 of instruction 'st.bulk': unexpected value '1', "
+	 "expected to be zero"},
+	/* TIRx's two-operand call prints the 0; ptxas needs it written */
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cta [%r1], 16;",
+	 PT_E_EMU_OPERAND_COUNT, 12,
+	 "Arguments mismatch for instruction 'st.bulk'"},
+	{"8.6", "sm_100a", "", "st.bulk.weak.shared::cluster [%r1], 16, 0;",
+	 PT_E_EMU_UNSUPPORTED, 12,
+	 "State space incorrect for instruction 'st.bulk', expected "
+	 "'.shared::cta'"},
 };
 
 /* The module of one case: the body's statement is on PTX line 12, the

@@ -83,3 +83,18 @@ def sm_count(device):
 
 
 _sms = {}
+
+
+def plain(*tensors):
+    """Whether a kernel function may skip its custom op and launch
+    directly: every tensor given (None skipped) is a plain torch.Tensor
+    or Parameter - fake, functional and proxy tensors of a trace are
+    subclasses - and no autograd graph is being recorded through them
+    (the ops have no backward: through the op, autograd says so, where a
+    direct launch would return a result silently cut from the graph)."""
+    import torch
+    ok = (torch.Tensor, torch.nn.Parameter)
+    if not all(t is None or type(t) in ok for t in tensors):
+        return False
+    return not (torch.is_grad_enabled() and
+                any(t is not None and t.requires_grad for t in tensors))

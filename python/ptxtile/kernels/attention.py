@@ -388,6 +388,14 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
         q4, k4, v4 = _to_bshd(q, k, v, layout, varlen)
         _check_inputs(q4, k4, v4, varlen)
         _check_device(q4, k4, v4, cu_seqlens_q, cu_seqlens_k, None)
+        if _registry.plain(q, k, v, cu_seqlens_q, cu_seqlens_k):
+            # plain tensors, eagerly: the launch without the custom op's
+            # dispatch, as matmul and fp8_matmul do (on the H200 the op
+            # made the call 2-3% slower than the same launch without it
+            # at 8x16x4096x128; bench/README.md, 2026-12-02 02:25 UTC)
+            o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q,
+                              cu_seqlens_k, max_seqlen_q, layout, None)
+            return (o, lse) if return_lse else o
         _op()
     o, lse = torch.ops.ptxtile.attention(
         q, k, v, cu_seqlens_q, cu_seqlens_k, bool(causal),

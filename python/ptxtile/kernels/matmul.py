@@ -195,7 +195,7 @@ def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
         # under torch.compile the fake implementation checks the shapes
         _check_shapes(a, b, out, bias, activation, out_dtype, residual)
         _check_device(a, b, out)
-        if _plain(a, b, out, bias, residual):
+        if _registry.plain(a, b, out, bias, residual):
             # plain tensors, eagerly: the kernel without the custom op's
             # dispatch, as fp8_matmul does (on the H200 the dispatch
             # took 81.6 us of host time per call at 4096^3 against 35.8
@@ -220,15 +220,6 @@ def matmul(a: "torch.Tensor", b: "torch.Tensor", *,
     torch.ops.ptxtile.matmul_out(a, b, out, bias, activation, alpha,
                                  residual, beta)
     return out
-
-
-def _plain(*tensors):
-    """Whether every tensor given is a plain torch.Tensor (or a
-    Parameter): fake, functional and proxy tensors of a trace are
-    subclasses, and go through the custom op."""
-    import torch
-    ok = (torch.Tensor, torch.nn.Parameter)
-    return all(t is None or type(t) in ok for t in tensors)
 
 
 _EPI = ("Tensor? bias=None, str? activation=None, %sfloat alpha=1.0, "
