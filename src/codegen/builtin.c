@@ -363,8 +363,91 @@ arith_builtin(Gen *g, const Expr *e, Val *a)
 	return fl ? gen_convert(g, d, t, e->span) : d;
 }
 
-/* The emitter of each id and sync builtin; the others are math (one
- * float argument) or arithmetic (arith_builtin), named in is_arith. */
+/* ---- CUDA intrinsics: lowering coerced the arguments (builtins.def) ---- */
+
+static Val
+arg_reg(Gen *g, const Expr *e, int i)
+{
+	return gen_in_reg(g, gen_expr(g, e->u.call.args.v[i]));
+}
+
+/* __fdividef(x, y): div.approx.f32, as nvcc writes it */
+static Val
+fdividef(Gen *g, const Expr *e)
+{
+	Val x = arg_reg(g, e, 0);
+	return binop(g, "div.approx.f32", x, arg_reg(g, e, 1));
+}
+
+/* T.isnan(x): x != x, setp.nan (float16/bfloat16 widened to float32
+ * first: a NaN stays a NaN) */
+static Val
+isnan_builtin(Gen *g, const Expr *e)
+{
+	const Expr *x = e->u.call.args.v[0];
+	DType t = x->dtype == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
+	Val v = gen_in_reg(g, gen_convert(g, gen_expr(g, x), t, e->span));
+	Val p = gen_reg(g, DT_BOOL);
+	gen_emit(g, "setp.nan.%s %s, %s, %s;", dtype_ptx(t), p.s, v.s, v.s);
+	return p;
+}
+
+/* __ffs(x) = 32 - clz(x & -x): x & -x keeps the lowest set bit (0 for
+ * 0, whose clz is 32).  nvcc writes brev + bfind.shiftamt + add, the same
+ * value; clz is used here because the emulator runs it already. */
+static Val
+ffs_u32(Gen *g, const Expr *e)
+{
+	Val x = arg_reg(g, e, 0);
+	Val n = gen_reg(g, DT_INT32), c = gen_reg(g, DT_INT32);
+	Val d = gen_reg(g, DT_INT32);
+	gen_emit(g, "neg.s32 %s, %s;", n.s, x.s);
+	gen_emit(g, "and.b32 %s, %s, %s;", n.s, x.s, n.s);
+	gen_emit(g, "clz.b32 %s, %s;", c.s, n.s);
+	gen_emit(g, "sub.s32 %s, 32, %s;", d.s, c.s);
+	return d;
+}
+
+/* __reduce_add_sync / __reduce_min_sync(mask, x): redux.sync over the
+ * lanes of mask (PTX order: value, then mask). */
+static Val
+reduce_sync(Gen *g, const Expr *e, const char *op)
+{
+	if (!form_ok(g, e, op))
+		return val_int(g, 0, DT_UINT32);
+	Val m = gen_expr(g, e->u.call.args.v[0]);
+	Val x = arg_reg(g, e, 1);
+	Val d = gen_reg(g, DT_UINT32);
+	gen_emit(g, "%s %s, %s, %s;", op, d.s, x.s, m.s);
+	return d;
+}
+
+static Val
+reduce_add_sync(Gen *g, const Expr *e)
+{
+	return reduce_sync(g, e, "redux.sync.add.u32");
+}
+
+static Val
+reduce_min_sync(Gen *g, const Expr *e)
+{
+	return reduce_sync(g, e, "redux.sync.min.u32");
+}
+
+/* __float22bfloat162_rn(make_float2(x, y)): the pair {x, y}, x in the low
+ * half; cvt's first source goes to the high half. */
+static Val
+float22bfloat162_rn(Gen *g, const Expr *e)
+{
+	Val x = arg_reg(g, e, 0), y = arg_reg(g, e, 1);
+	Val d = gen_reg(g, DT_UINT32);
+	gen_emit(g, "cvt.rn.bf16x2.f32 %s, %s, %s;", d.s, y.s, x.s);
+	return d;
+}
+
+/* The emitter of each id, sync and CUDA intrinsic builtin; the others
+ * are math (one float argument) or arithmetic (arith_builtin), named in
+ * is_arith. */
 static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
 	[BI_THREAD_IDX] = thread_idx,
 	[BI_BLOCK_IDX] = block_idx,
@@ -378,6 +461,12 @@ static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
 	[BI_MBARRIER_WAIT] = mbarrier_wait_builtin,
 	[BI_PRINTF] = gen_printf,
 	[BI_TRAP_WHEN_ASSERT_FAILED] = gen_trap_assert,
+	[BI_FDIVIDEF] = fdividef,
+	[BI_ISNAN] = isnan_builtin,
+	[BI_FFS_U32] = ffs_u32,
+	[BI_REDUCE_ADD_SYNC_U32] = reduce_add_sync,
+	[BI_REDUCE_MIN_SYNC_U32] = reduce_min_sync,
+	[BI_FLOAT22BFLOAT162_RN] = float22bfloat162_rn,
 };
 
 static bool

@@ -263,6 +263,10 @@ exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 		 * asynchronous operation is modelled explicitly, so fences
 		 * order nothing further */
 		return;
+	case PTXMN_NANOSLEEP:
+		/* no clock here: a sleep changes nothing (and orders
+		 * nothing, unlike a fence) */
+		return;
 	default:
 		exec_mbarrier(r, c, t, in);
 	}

@@ -113,7 +113,7 @@ execscope_parse(const char *s, ExecScope *out)
 /* ---- builtins ---- */
 
 static const BuiltinInfo builtin_table[] = {
-#define BUILTIN(id, spelling, nargs, result) {spelling, nargs, BR_##result},
+#define BUILTIN(id, spelling, nargs, args, result) {spelling, nargs, BA_##args, BR_##result},
 #include "ir/builtins.def"
 #undef BUILTIN
 };

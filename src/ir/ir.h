@@ -171,7 +171,7 @@ typedef enum BinOp {
 } BinOp;
 
 typedef enum Builtin {
-#define BUILTIN(id, spelling, nargs, result) BI_##id,
+#define BUILTIN(id, spelling, nargs, args, result) BI_##id,
 #include "ir/builtins.def"
 #undef BUILTIN
 	BI_COUNT
@@ -187,11 +187,21 @@ typedef enum BuiltinResult {
 	BR_BOOL,
 	BR_ARG, /* the dtype of the first numeric argument */
 	BR_FARG, /* BR_ARG, a float dtype (the math functions) */
+	BR_FLOAT32,
 } BuiltinResult;
+
+/* What a builtin's arguments are coerced to (builtins.def column `args`). */
+typedef enum BuiltinArgs {
+	BA_ANY, /* nothing: the result kind and the builtin check them */
+	BA_F32, /* float32 */
+	BA_U32, /* uint32 */
+	BA_FLOAT, /* a float dtype, kept */
+} BuiltinArgs;
 
 typedef struct BuiltinInfo {
 	const char *spelling; /* "T.cuda.thread_idx" */
 	int nargs;            /* -1: variable */
+	BuiltinArgs args;
 	BuiltinResult result;
 } BuiltinInfo;
 

@@ -23,7 +23,7 @@ typedef struct Reader {
 } Reader;
 
 static const int builtin_nargs[] = {
-#define BUILTIN(id, spelling, nargs, result) [BI_##id] = nargs,
+#define BUILTIN(id, spelling, nargs, args, result) [BI_##id] = nargs,
 #include "ir/builtins.def"
 #undef BUILTIN
 };

@@ -132,7 +132,7 @@ static const char *const dtype_names[] = {
 };
 
 static const char *const builtin_names[] = {
-#define BUILTIN(id, spelling, nargs, result) [BI_##id] = spelling,
+#define BUILTIN(id, spelling, nargs, args, result) [BI_##id] = spelling,
 #include "ir/builtins.def"
 #undef BUILTIN
 };

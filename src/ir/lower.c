@@ -228,7 +228,23 @@ launch_dims(Lower *L, Ast *a, Expr **dims, int *n, bool *tuple)
 /* kernel_attrs=T.cuda.KernelAttributes(min_blocks_per_sm=,
  * max_blocks_per_cluster=, max_registers_per_thread=): positive constants
  * that become the .minnctapersm, .maxclusterrank and .maxnreg
- * directives. */
+ * directives; required_block_size= (above). */
+/* required_block_size=True|False: TIRx's __block_size__ (.reqntid of the
+ * launch block, .reqnctapercluster of its cluster).  Every kernel here
+ * already declares both (.reqntid always, .reqnctapercluster with a
+ * cluster) and the launch check holds a launch to them, so either value
+ * leaves the kernel as it is; it must be a constant bool. */
+static bool
+required_block_size(Lower *L, Ast *v)
+{
+	Expr *e = v ? lower_expr(L, v) : NULL;
+	if (!v || (e && e->kind == EX_BOOL))
+		return true;
+	return e ? diag_error(L->c, PT_E_NOT_CONST, v->span,
+			      "required_block_size must be True or False")
+		 : false;
+}
+
 static bool
 lower_kernel_attrs(Lower *L, Ast *ka, Launch *out)
 {
@@ -241,9 +257,11 @@ lower_kernel_attrs(Lower *L, Ast *ka, Launch *out)
 		return false;
 	static const char *const kws[] = {"min_blocks_per_sm",
 					  "max_blocks_per_cluster",
-					  "max_registers_per_thread", NULL};
+					  "max_registers_per_thread",
+					  "required_block_size", NULL};
 	if (!lw_check_keywords(L, &k, kws, "T.cuda.KernelAttributes") ||
-	    !lw_check_count(L, &k, 0, 0, ka->span, "T.cuda.KernelAttributes"))
+	    !lw_check_count(L, &k, 0, 0, ka->span, "T.cuda.KernelAttributes") ||
+	    !required_block_size(L, lw_kwarg(&k, "required_block_size")))
 		return false;
 	int64_t *dst[] = {&out->min_blocks_per_sm, &out->max_blocks_per_cluster,
 			  &out->max_registers};

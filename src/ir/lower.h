@@ -135,6 +135,10 @@ Expr *lw_tirx_clock64(Lower *L, Ast *call);
 Expr *lw_tirx_ballot_sync(Lower *L, Ast *call);
 Expr *lw_tirx_atomic_add(Lower *L, Ast *call);
 Expr *lw_tirx_wait_until(Lower *L, Ast *call);
+Expr *lw_tirx_atomic_cas(Lower *L, Ast *call);
+Expr *lw_tirx_thread_fence(Lower *L, Ast *call);
+Expr *lw_tirx_nano_sleep(Lower *L, Ast *call);
+Expr *lw_tirx_make_float2(Lower *L, Ast *call);
 bool lw_is_ptx_call(Lower *L, const Ast *a);
 Stmt *lw_ptx_into(Lower *L, Ast *call, const char *name, Var *dst, DType want,
 		  Var **made);

@@ -592,6 +592,29 @@ lower_builtin(Lower *L, Builtin id, Ast *call)
 			return NULL;
 		rt = v[0]->dtype;
 		break;
+	case BR_FLOAT32: rt = DT_FLOAT32; break;
+	}
+	if (bi->args == BA_FLOAT) {
+		for (size_t i = 0; i < n; i++) {
+			if (!lw_need_scalar(L, v[i], a.pos.v[i].span))
+				return NULL;
+			lw_settle(v[i]);
+			if (dtype_kind(v[i]->dtype) != DK_FLOAT)
+				return diag_error(L->c, PT_E_TYPE_MISMATCH,
+						  a.pos.v[i].span,
+						  "%s needs a float argument, "
+						  "found %s",
+						  bi->spelling,
+						  dtype_name(v[i]->dtype)),
+				       NULL;
+		}
+	} else if (bi->args != BA_ANY) {
+		DType at = bi->args == BA_F32 ? DT_FLOAT32 : DT_UINT32;
+		for (size_t i = 0; i < n; i++)
+			if (!(v[i] = lw_coerce(L, lw_need_scalar(L, v[i],
+							a.pos.v[i].span),
+					       at, a.pos.v[i].span)))
+				return NULL;
 	}
 	if (id == BI_TRAP_WHEN_ASSERT_FAILED &&
 	    !lw_need_bool(L, v[0], a.pos.v[0].span))
@@ -773,20 +796,74 @@ lower_cast(Lower *L, Ast *call)
 	return lw_make_cast(L, lw_arg_expr(L, &a.pos.v[0]), t, call->span);
 }
 
+/* TIRx's T.Cast(dtype, x): T.cast with the dtype first. */
+static Expr *
+lower_cast_dtype_first(Lower *L, Ast *call)
+{
+	Args a;
+	DType t;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL}, "T.Cast") ||
+	    !lw_check_count(L, &a, 2, 2, call->span, "T.Cast") ||
+	    !lw_arg_dtype(L, &a.pos.v[0], &t))
+		return NULL;
+	return lw_make_cast(L, lw_arg_expr(L, &a.pos.v[1]), t, call->span);
+}
+
+/* TIRx's operator functions: T.bitwise_and(a, b) is a & b, and so on. */
+static const struct {
+	const char *path;
+	BinOp op;
+} op_calls[] = {
+	{"bitwise_and", BIN_BAND}, {"bitwise_or", BIN_BOR},
+	{"bitwise_xor", BIN_BXOR}, {"shift_left", BIN_SHL},
+	{"shift_right", BIN_SHR},
+};
+
+static Expr *
+lower_op_call(Lower *L, Ast *call, BinOp op, const char *full)
+{
+	Args a;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL}, full) ||
+	    !lw_check_count(L, &a, 2, 2, call->span, full))
+		return NULL;
+	Expr *x = lw_arg_expr(L, &a.pos.v[0]);
+	Expr *y = x ? lw_arg_expr(L, &a.pos.v[1]) : NULL;
+	return y ? lw_make_binary(L, op, x, y, call->span) : NULL;
+}
+
+/* The ty= of T.reinterpret(x, ty=...): a dtype, or TIRx's "handle" (a
+ * generic address, which this language holds as a uint64, like
+ * Tensor.data). */
+static bool
+reinterpret_ty(Lower *L, Ast *ty, DType *t)
+{
+	if (ty->kind == A_STR && !strcmp(ty->str, "handle")) {
+		*t = DT_UINT64;
+		return true;
+	}
+	return lw_ast_dtype(L, ty, t);
+}
+
+/* T.reinterpret(dtype, x), or TIRx's newer T.reinterpret(x, ty=dtype). */
 static Expr *
 lower_reinterpret(Lower *L, Ast *call)
 {
 	Args a;
 	if (!lw_split_args(L, call, &a))
 		return NULL;
-	static const char *const kws[] = {NULL};
+	static const char *const kws[] = {"ty", NULL};
+	Ast *ty = lw_kwarg(&a, "ty");
+	size_t nx = ty ? 1 : 2;
 	if (!lw_check_keywords(L, &a, kws, "T.reinterpret") ||
-	    !lw_check_count(L, &a, 2, 2, call->span, "T.reinterpret"))
+	    !lw_check_count(L, &a, nx, nx, call->span, "T.reinterpret"))
 		return NULL;
 	DType t;
-	if (!lw_arg_dtype(L, &a.pos.v[0], &t))
+	if (ty ? !reinterpret_ty(L, ty, &t) : !lw_arg_dtype(L, &a.pos.v[0], &t))
 		return NULL;
-	Expr *x = lw_need_scalar(L, lw_arg_expr(L, &a.pos.v[1]), a.pos.v[1].span);
+	Arg *xa = &a.pos.v[nx - 1];
+	Expr *x = lw_need_scalar(L, lw_arg_expr(L, xa), xa->span);
 	if (!x)
 		return NULL;
 	lw_settle(x);
@@ -874,6 +951,7 @@ static const struct {
 	Expr *(*lower)(Lower *L, Ast *call);
 } path_calls[] = {
 	{"cast", lower_cast},
+	{"Cast", lower_cast_dtype_first},
 	{"reinterpret", lower_reinterpret},
 	{"if_then_else", lower_select},
 	{"constexpr", lower_constexpr},
@@ -886,6 +964,10 @@ static const struct {
 	{"cuda.ballot_sync", lw_tirx_ballot_sync},
 	{"cuda.atomic_add", lw_tirx_atomic_add},
 	{"cuda.wait_until", lw_tirx_wait_until},
+	{"cuda.atomic_cas", lw_tirx_atomic_cas},
+	{"cuda.thread_fence", lw_tirx_thread_fence},
+	{"cuda.nano_sleep", lw_tirx_nano_sleep},
+	{"cuda.make_float2", lw_tirx_make_float2},
 	{"cuda.tile.apply", lower_apply},
 	{"cuda.tile.ewise", lower_ewise},
 };
@@ -905,6 +987,8 @@ static const struct {
 	{"serial", PT_E_UNSUPPORTED, "is only valid in a for statement"},
 	{"unroll", PT_E_UNSUPPORTED, "is only valid in a for statement"},
 	{"vectorized", PT_E_UNSUPPORTED, "is only valid in a for statement"},
+	{"local_scalar", PT_E_UNSUPPORTED,
+	 "must be assigned to a name (x = T.local_scalar(dtype))"},
 	{"let", PT_E_UNSUPPORTED,
 	 "is only valid as an annotation (x: T.let = value)"},
 	{"dynamic", PT_E_UNSUPPORTED,
@@ -929,6 +1013,9 @@ lower_path_call(Lower *L, Ast *call, const char *p)
 	for (size_t i = 0; i < countof(path_calls); i++)
 		if (!strcmp(p, path_calls[i].path))
 			return path_calls[i].lower(L, call);
+	for (size_t i = 0; i < countof(op_calls); i++)
+		if (!strcmp(p, op_calls[i].path))
+			return lower_op_call(L, call, op_calls[i].op, full);
 	int code = PT_E_UNKNOWN_BUILTIN;
 	const char *why = "is not a builtin";
 	if (lw_is_alloc_path(p)) {

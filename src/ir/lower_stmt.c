@@ -259,6 +259,22 @@ has_kwarg(const Ast *call, const char *name)
 	return false;
 }
 
+/* name = T.local_scalar(dtype): TIRx's scalar local, declared without a
+ * value (like `name: T.dtype`). */
+static Stmt *
+local_scalar(Lower *L, const char *name, Ast *call, Span sp)
+{
+	Args a;
+	DType t;
+	if (!lw_split_args(L, call, &a) ||
+	    !lw_check_keywords(L, &a, (const char *const[]){NULL},
+			       "T.local_scalar") ||
+	    !lw_check_count(L, &a, 1, 1, call->span, "T.local_scalar") ||
+	    !lw_arg_dtype(L, &a.pos.v[0], &t))
+		return lw_poison(L, name), NULL;
+	return declare_var(L, name, t, NULL, sp);
+}
+
 /* name = value */
 static Stmt *
 assign_name(Lower *L, Ast *target, Ast *value, Span sp)
@@ -278,6 +294,8 @@ assign_name(Lower *L, Ast *target, Ast *value, Span sp)
 			   "'%s' is already defined", name);
 		return NULL;
 	}
+	if (lw_path_is(p, "local_scalar"))
+		return local_scalar(L, name, value, sp);
 	if (lw_path_is(p, "decl_tensor") && has_kwarg(value, "ty_args")) {
 		Expr *v = decl_tensor_view(L, value);
 		if (!v)
@@ -619,6 +637,25 @@ lower_while(Lower *L, Ast *s)
 	return c ? st : NULL;
 }
 
+/* T.serial(..., dtype="uint32"): the loop variable's integer dtype; the
+ * bounds and step are coerced to it (literals must fit it). */
+static bool
+loop_dtype(Lower *L, Ast *dt, Expr **b, Expr **e, Expr **s)
+{
+	DType t;
+	if (!dt)
+		return true;
+	if (!lw_ast_dtype(L, dt, &t))
+		return false;
+	if (!lw_is_intlike(t) || t == DT_BOOL || dtype_bits(t) < 8)
+		return diag_error(L->c, PT_E_TYPE_MISMATCH, dt->span,
+				  "a loop variable is an integer, not %s",
+				  dtype_name(t));
+	return (*b = lw_coerce(L, *b, t, dt->span)) &&
+	       (*e = lw_coerce(L, *e, t, dt->span)) &&
+	       (*s = lw_coerce(L, *s, t, dt->span));
+}
+
 static bool
 loop_range(Lower *L, Ast *it, Stmt *st)
 {
@@ -639,7 +676,8 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 		return false;
 	static const char *const kw_none[] = {NULL};
 	static const char *const kw_step[] = {"step", NULL};
-	static const char *const kw_serial[] = {"step", "unroll", NULL};
+	static const char *const kw_serial[] = {"step", "unroll", "dtype",
+						NULL};
 	const char *const *kws = is_range ? kw_none : serial ? kw_serial : kw_step;
 	Ast *step = lw_kwarg(&a, "step");
 	if (!lw_check_keywords(L, &a, kws, is_range ? "range" : p) ||
@@ -675,7 +713,8 @@ loop_range(Lower *L, Ast *it, Stmt *st)
 	Expr *b = a.pos.n > 1 ? v[0] : ir_int(L->c, 0, DT_NONE, it->span);
 	Expr *e = a.pos.n > 1 ? v[1] : v[0];
 	Expr *s = a.pos.n > 2 ? v[2] : ir_int(L->c, 1, DT_NONE, it->span);
-	if (!lw_unify(L, &b, &e, it->span) || !lw_unify(L, &b, &s, it->span) ||
+	if (!loop_dtype(L, lw_kwarg(&a, "dtype"), &b, &e, &s) ||
+	    !lw_unify(L, &b, &e, it->span) || !lw_unify(L, &b, &s, it->span) ||
 	    !lw_unify(L, &e, &s, it->span))
 		return false;
 	lw_settle(b), lw_settle(e), lw_settle(s);

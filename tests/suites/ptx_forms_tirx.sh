@@ -1,6 +1,8 @@
 #!/bin/sh
 # tests/suites/ptx_forms_tirx.sh - the raw forms TIRx kernels use (issue
-# 22): ld.volatile, fns.b32, movmatrix, st.bulk, add.f32.{bf16,f16}.
+# 22): ld.volatile, fns.b32, movmatrix, st.bulk, add.f32.{bf16,f16}, and
+# what the T.cuda intrinsics lower to (cuda_intrinsics.py).  An expected
+# spelling is followed by its operands or, with none, by ';'.
 # Each tests/ptxforms/NAME.py names its minimum target ("# gate: sm_X")
 # and the spellings it must emit ("# expect: a, b").  For sm_80, sm_90a
 # and sm_100a:
@@ -49,7 +51,7 @@ for py in tests/ptxforms/*.py; do
 		fi
 		bad=
 		for sp in $want; do
-			grep -qE "^[[:space:]]*(@%p[0-9]+ )?$(echo "$sp" | sed 's/\./\\./g') " "$tmp/$name.ptx" ||
+			grep -qE "^[[:space:]]*(@%p[0-9]+ )?$(echo "$sp" | sed 's/\./\\./g')[ ;]" "$tmp/$name.ptx" ||
 				bad="$bad $sp"
 		done
 		if [ -n "$bad" ]; then

@@ -2,7 +2,7 @@
 # tests/suites/tirx_compat.sh - TIRx spellings ptxtile accepts (issue 11):
 # every tests/tirx/*.py compiles, and each instruction its "# expect:"
 # header names (op=count, counted by hand from the kernel: one issue per thread
-# per call) appears that many times in the PTX.  The E2022 hint names a
+# per call; an op is followed by its operands or, with none, by ';') appears that many times in the PTX.  The E2022 hint names a
 # spelling TIRx accepts (T.cuda.Axis.x, not T.Axis.x).
 BUILD=${BUILD:-build}
 P="$BUILD/ptxtile"
@@ -20,7 +20,7 @@ for py in tests/tirx/*.py; do
 	for item in $(sed -n 's/^# expect: //p' "$py" | tr -d ' ' | tr ',' ' '); do
 		op=${item%=*}
 		want=${item#*=}
-		got=$(grep -cE "^[[:space:]]*(@%p[0-9]+ )?$(echo "$op" | sed 's/\./\\./g') " "$tmp/$name.ptx")
+		got=$(grep -cE "^[[:space:]]*(@%p[0-9]+ )?$(echo "$op" | sed 's/\./\\./g')[ ;]" "$tmp/$name.ptx")
 		[ "$got" = "$want" ] || bad="$bad $op: $got, expected $want;"
 	done
 	if [ -n "$bad" ]; then

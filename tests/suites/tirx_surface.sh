@@ -13,6 +13,24 @@
 #                     (F[l] = 2 l, l >= 1); the waits read S[2] = 2 and
 #                     S[1] = 1 (S = iota): S[3] = 42, S[0] = 41
 #   surface_decl_tensor: B[i] = A[32 + i] (a row-major (2, 32) view)
+#   surface_cuda_sync: CAS of A[1] == 1 swaps in 50 and returns 1, CAS of
+#                     A[2] == 2 against 9 misses and returns 2, A[3] = 1 * 10
+#                     + 2; W[1] == 1 swaps in 2^40, W[0] = 1 + 100; P[0] =
+#                     P[1] = bits(2.0f) << 32 | bits(1.0f) (make_float2's low
+#                     word is x), the handle round trip keeps the bits
+#   surface_cuda_intrinsics: F[l] = l / 4 (div.approx by a power of two is
+#                     exact), I[l] = ffs(l) computed below, R[l] = (0 + ...
+#                     + 31) + min(l + 3) = 499, H[0] = bf16(-2) << 16 |
+#                     bf16(1) = 0xc000 << 16 | 0x3f80, S[k] = 3 k
+#   surface_wait_backoff: warp 1 adds 1 to S[2] = 2 while warp 0 waits for
+#                     S[2] >= 3 into spin[0] (a tensor element): S[0] = 3 +
+#                     10; the second wait sees 3 at once: S[1] = 3
+#   surface_tirx_ops: B[l] = (((l << 4) | 3) ^ 1) & 0xff) >> 1, computed
+#                     below; N[5] = 1 + 2 (NaN as float32 and float16),
+#                     else 0; W[0] = 1 << 32 | 7
+#   surface_make_float2_sm100: lhs = make_float2(1, 2), rhs = {2, 1}:
+#                     A[0] = lhs * rhs + lhs * rhs = {4, 4}, A[1] = (lhs +
+#                     rhs) - rhs = {1, 2}, as hi << 32 | lo float bits
 BUILD=${BUILD:-build}
 P="$BUILD/ptxtile"
 t=$(mktemp -d)
@@ -53,4 +71,35 @@ fi
 # surface_decl_tensor: a (2, 32) row-major view of A = iota: B[i] = A[32 + i]
 if run surface_decl_tensor --dump B; then
 	want surface_decl_tensor "$(seq_line B: 32 63 1)"
+fi
+if run surface_cuda_sync --dump A --dump W --dump P; then
+	want surface_cuda_sync "A: 0 50 2 12"
+	want surface_cuda_sync "W: 101 $((1 << 40))"
+	p=$(((0x40000000 << 32) | 0x3f800000))
+	want surface_cuda_sync "P: $p $p"
+fi
+# ffs(l): 1 + the number of trailing zero bits of l, 0 for 0
+ffs() {
+	[ "$1" -eq 0 ] && { echo 0; return; }
+	n=1 v=$1
+	while [ $((v & 1)) -eq 0 ]; do v=$((v >> 1)); n=$((n + 1)); done
+	echo $n
+}
+if run surface_cuda_intrinsics --dump F --dump I --dump R --dump H --dump S; then
+	want surface_cuda_intrinsics "F:$(awk 'BEGIN { for (l = 0; l < 32; l++) printf " %.9g", l / 4 }')"
+	want surface_cuda_intrinsics "I:$(l=0; while [ $l -lt 32 ]; do printf ' %s' "$(ffs $l)"; l=$((l + 1)); done)"
+	want surface_cuda_intrinsics "R:$(l=0; while [ $l -lt 32 ]; do printf ' %s' $((31 * 32 / 2 + 3)); l=$((l + 1)); done)"
+	want surface_cuda_intrinsics "H: $(((0xc000 << 16) | 0x3f80))"
+	want surface_cuda_intrinsics "S: 0 3 6 9"
+fi
+if run surface_make_float2_sm100 --target sm_100a --dump A; then
+	want surface_make_float2_sm100 "A: $(((0x40800000 << 32) | 0x40800000)) $(((0x40000000 << 32) | 0x3f800000))"
+fi
+if run surface_wait_backoff --dump S; then
+	want surface_wait_backoff "S: 13 3 3 3"
+fi
+if run surface_tirx_ops --dump B --dump N --dump W; then
+	want surface_tirx_ops "B:$(l=0; while [ $l -lt 32 ]; do printf ' %s' $(( ((((l << 4) | 3) ^ 1) & 255) >> 1 )); l=$((l + 1)); done)"
+	want surface_tirx_ops "N:$(l=0; while [ $l -lt 32 ]; do if [ $l -eq 5 ]; then printf ' 3'; else printf ' 0'; fi; l=$((l + 1)); done)"
+	want surface_tirx_ops "W: $(((1 << 32) | 7))"
 fi

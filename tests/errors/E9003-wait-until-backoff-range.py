@@ -1,0 +1,8 @@
+from tvm_tirx.script import tirx as T
+
+@T.function
+def k(A: T.Tensor((32,), "int32"), F: T.Tensor((32,), "float32")):
+    T.device_entry(launch=T.cuda.LaunchConfig(grid=1, block=32))
+    tx = T.cuda.thread_idx("x")
+    seen: T.int32
+    T.cuda.wait_until(seen, A.data, seen == 1, backoff_ns=-5)
