@@ -344,11 +344,11 @@ xorsign_result(int s, double r)
 
 /* One element of a float operation in type ety. */
 static uint64_t
-float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
+float_elem(const Insn *in, int op, PtxType ety, uint64_t a, uint64_t b, uint64_t c)
 {
 	bool nanp = in->fl & FL_NAN, mm = false;
 	bool ftz = in->fl & FL_FTZ;
-	if (ety == TY_F32) {
+	if (ety == PTY_F32) {
 		float x = as_f32(a), y = as_f32(b), z = as_f32(c);
 		if (op == F_ABS || op == F_NEG) {
 			/* sign bit only; but a NaN becomes the canonical NaN
@@ -388,7 +388,7 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 			return 0x7fffffffu;
 		return f32_bits(r);
 	}
-	if (ety == TY_F64) {
+	if (ety == PTY_F64) {
 		double x = as_f64(a), y = as_f64(b), z = as_f64(c), r;
 		uint64_t nan;
 		if ((op == F_ABS || op == F_NEG) && isnan(x))
@@ -419,7 +419,7 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 		return f64_bits(r);
 	}
 	/* f16 / bf16: exact in double for one add/sub/mul, then one rounding */
-	int eb = ety == TY_BF16 ? 8 : 5, mb = ety == TY_BF16 ? 7 : 10;
+	int eb = ety == PTY_BF16 ? 8 : 5, mb = ety == PTY_BF16 ? 7 : 10;
 	uint32_t sign = 1u << 15;
 	if (ftz) { /* .ftz flushes subnormal inputs too, keeping the sign */
 		a = flush16(a, mb);
@@ -448,23 +448,23 @@ float_elem(const Insn *in, int op, Ty ety, uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* The element type of a float instruction type. */
-static Ty
-elem_type(Ty ty)
+static PtxType
+elem_type(PtxType ty)
 {
 	switch (ty) {
-	case TY_F16X2: return TY_F16;
-	case TY_BF16X2: return TY_BF16;
-	case TY_F32X2: return TY_F32;
+	case PTY_F16X2: return PTY_F16;
+	case PTY_BF16X2: return PTY_BF16;
+	case PTY_F32X2: return PTY_F32;
 	default: return ty;
 	}
 }
 
 static uint64_t
-float_op(const Insn *in, int op, Ty ty, uint64_t a, uint64_t b, uint64_t c)
+float_op(const Insn *in, int op, PtxType ty, uint64_t a, uint64_t b, uint64_t c)
 {
 	if (emu_ty[ty].cls != TC_PAIR)
 		return float_elem(in, op, ty, a, b, c);
-	Ty et = elem_type(ty);
+	PtxType et = elem_type(ty);
 	unsigned eb = 8u * emu_ty[et].bytes;
 	uint64_t lo = float_elem(in, op, et, zx(a, eb), zx(b, eb), zx(c, eb));
 	uint64_t hi = float_elem(in, op, et, zx(a >> eb, eb), zx(b >> eb, eb),
@@ -473,13 +473,13 @@ float_op(const Insn *in, int op, Ty ty, uint64_t a, uint64_t b, uint64_t c)
 }
 
 static double
-float_value(uint64_t bits, Ty ty)
+float_value(uint64_t bits, PtxType ty)
 {
 	switch (ty) {
-	case TY_F32: return as_f32(bits);
-	case TY_F64: return as_f64(bits);
-	case TY_F16: return emu_small_to_double((uint32_t)bits & 0xffff, 5, 10);
-	case TY_BF16: return emu_small_to_double((uint32_t)bits & 0xffff, 8, 7);
+	case PTY_F32: return as_f32(bits);
+	case PTY_F64: return as_f64(bits);
+	case PTY_F16: return emu_small_to_double((uint32_t)bits & 0xffff, 5, 10);
+	case PTY_BF16: return emu_small_to_double((uint32_t)bits & 0xffff, 8, 7);
 	default: return 0;
 	}
 }
@@ -532,19 +532,19 @@ compare_int(int cmp, uint64_t a, uint64_t b, bool is_signed, unsigned bits)
 
 /* ---- integer operations ---- */
 
-static Ty
-wide_type(Ty ty)
+static PtxType
+wide_type(PtxType ty)
 {
 	switch (ty) {
-	case TY_S16: return TY_S32;
-	case TY_U16: return TY_U32;
-	case TY_S32: return TY_S64;
-	default: return TY_U64;
+	case PTY_S16: return PTY_S32;
+	case PTY_U16: return PTY_U32;
+	case PTY_S32: return PTY_S64;
+	default: return PTY_U64;
 	}
 }
 
 static uint64_t
-mul_int(const Insn *in, Ty ty, uint64_t a, uint64_t b, Ty *dty)
+mul_int(const Insn *in, PtxType ty, uint64_t a, uint64_t b, PtxType *dty)
 {
 	unsigned bits = 8u * emu_ty[ty].bytes;
 	bool s = emu_ty[ty].cls == TC_S;
@@ -569,7 +569,7 @@ mul_int(const Insn *in, Ty ty, uint64_t a, uint64_t b, Ty *dty)
 }
 
 static uint64_t
-div_int(Ty ty, uint64_t a, uint64_t b, bool rem)
+div_int(PtxType ty, uint64_t a, uint64_t b, bool rem)
 {
 	unsigned bits = 8u * emu_ty[ty].bytes;
 	if (emu_ty[ty].cls == TC_S) {
@@ -587,72 +587,72 @@ div_int(Ty ty, uint64_t a, uint64_t b, bool rem)
 }
 
 static uint64_t
-int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
-       uint64_t c, Ty *dty)
+int_op(Run *r, Thread *t, const Insn *in, PtxType ty, uint64_t a, uint64_t b,
+       uint64_t c, PtxType *dty)
 {
 	unsigned bits = 8u * emu_ty[ty].bytes;
 	bool s = emu_ty[ty].cls == TC_S;
 	*dty = ty;
 	switch (in->op) {
-	case OP_ADD:
+	case PTXMN_ADD:
 		if (in->fl & FL_SAT) {
 			int64_t v = (int64_t)sx(a, 32) + (int64_t)sx(b, 32);
 			return (uint64_t)(v > INT32_MAX ? INT32_MAX
 					  : v < INT32_MIN ? INT32_MIN : v);
 		}
 		return a + b;
-	case OP_SUB:
+	case PTXMN_SUB:
 		if (in->fl & FL_SAT) {
 			int64_t v = (int64_t)sx(a, 32) - (int64_t)sx(b, 32);
 			return (uint64_t)(v > INT32_MAX ? INT32_MAX
 					  : v < INT32_MIN ? INT32_MIN : v);
 		}
 		return a - b;
-	case OP_MUL: return mul_int(in, ty, a, b, dty);
-	case OP_MAD: return mul_int(in, ty, a, b, dty) + c;
-	case OP_DIV: return div_int(ty, a, b, false);
-	case OP_REM: return div_int(ty, a, b, true);
-	case OP_ABS: {
+	case PTXMN_MUL: return mul_int(in, ty, a, b, dty);
+	case PTXMN_MAD: return mul_int(in, ty, a, b, dty) + c;
+	case PTXMN_DIV: return div_int(ty, a, b, false);
+	case PTXMN_REM: return div_int(ty, a, b, true);
+	case PTXMN_ABS: {
 		int64_t v = (int64_t)sx(a, bits);
 		return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 	}
-	case OP_NEG: return (uint64_t)0 - a;
-	case OP_MIN: case OP_MAX: {
+	case PTXMN_NEG: return (uint64_t)0 - a;
+	case PTXMN_MIN: case PTXMN_MAX: {
 		bool lt = s ? (int64_t)sx(a, bits) < (int64_t)sx(b, bits)
 			    : zx(a, bits) < zx(b, bits);
-		return (in->op == OP_MIN) == lt ? a : b;
+		return (in->op == PTXMN_MIN) == lt ? a : b;
 	}
-	case OP_AND: return a & b;
-	case OP_OR: return a | b;
-	case OP_XOR: return a ^ b;
-	case OP_NOT: return ty == TY_PRED ? !a : ~a;
-	case OP_CNOT: return zx(a, bits) == 0;
-	case OP_SHL: {
+	case PTXMN_AND: return a & b;
+	case PTXMN_OR: return a | b;
+	case PTXMN_XOR: return a ^ b;
+	case PTXMN_NOT: return ty == PTY_PRED ? !a : ~a;
+	case PTXMN_CNOT: return zx(a, bits) == 0;
+	case PTXMN_SHL: {
 		uint32_t n = (uint32_t)b;
 		return n >= bits ? 0 : a << n;
 	}
-	case OP_SHR: {
+	case PTXMN_SHR: {
 		uint32_t n = (uint32_t)b;
 		if (s)
 			return (uint64_t)((int64_t)sx(a, bits) >>
 					  (n >= bits ? bits - 1 : n));
 		return n >= bits ? 0 : zx(a, bits) >> n;
 	}
-	case OP_POPC:
-		*dty = TY_U32;
+	case PTXMN_POPC:
+		*dty = PTY_U32;
 		return (uint64_t)__builtin_popcountll(zx(a, bits));
-	case OP_CLZ:
-		*dty = TY_U32;
+	case PTXMN_CLZ:
+		*dty = PTY_U32;
 		return zx(a, bits) ? (uint64_t)__builtin_clzll(zx(a, bits)) -
 					     (64 - bits)
 				   : bits;
-	case OP_BREV: {
+	case PTXMN_BREV: {
 		uint64_t v = 0;
 		for (unsigned i = 0; i < bits; i++)
 			v |= ((a >> i) & 1) << (bits - 1 - i);
 		return v;
 	}
-	case OP_BFE: {
+	case PTXMN_BFE: {
 		uint32_t pos = (uint32_t)b & 0xff, len = (uint32_t)c & 0xff;
 		uint64_t sbit = s ? (len == 0 ? 0
 				     : (a >> (pos + len - 1 < bits - 1
@@ -668,7 +668,7 @@ int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
 		}
 		return v;
 	}
-	case OP_PRMT: {
+	case PTXMN_PRMT: {
 		uint64_t bytes = zx(a, 32) | zx(b, 32) << 32, v = 0;
 		for (int i = 0; i < 4; i++) {
 			uint32_t sel = (uint32_t)(c >> (4 * i)) & 0xf;
@@ -687,7 +687,7 @@ int_op(Run *r, Thread *t, const Insn *in, Ty ty, uint64_t a, uint64_t b,
 
 /* mov/pack/unpack: {a, b} <-> wide register, element width = total / n */
 static void
-exec_mov(Run *r, Cta *c, Thread *t, const Insn *in, Ty ty)
+exec_mov(Run *r, Cta *c, Thread *t, const Insn *in, PtxType ty)
 {
 	const Opnd *d = &in->o[0], *a = &in->o[1];
 	unsigned total = 8u * emu_ty[ty].bytes;
@@ -744,7 +744,7 @@ find_nth_set(Run *r, Thread *t, const Insn *in, uint32_t mask, uint64_t base,
 static uint64_t
 add_f32_mixed(const Insn *in, uint64_t a, uint64_t c)
 {
-	bool bf = in->ty[in->nty - 1] == TY_BF16;
+	bool bf = in->ty[in->nty - 1] == PTY_BF16;
 	double x = emu_small_to_double((uint32_t)a & 0xffff, bf ? 8 : 5,
 				       bf ? 7 : 10);
 	float r = f32_apply(F_ADD, (float)x, as_f32(c), 0, in->rnd);
@@ -756,24 +756,24 @@ static int
 float_opcode(int op)
 {
 	switch (op) {
-	case OP_ADD: return F_ADD;
-	case OP_SUB: return F_SUB;
-	case OP_MUL: return F_MUL;
-	case OP_FMA: case OP_MAD: return F_FMA;
-	case OP_DIV: return F_DIV;
-	case OP_MIN: return F_MIN;
-	case OP_MAX: return F_MAX;
-	case OP_ABS: return F_ABS;
-	case OP_NEG: return F_NEG;
-	case OP_RCP: return F_RCP;
-	case OP_SQRT: return F_SQRT;
-	case OP_RSQRT: return F_RSQRT;
-	case OP_EX2: return F_EX2;
-	case OP_LG2: return F_LG2;
-	case OP_SIN: return F_SIN;
-	case OP_COS: return F_COS;
-	case OP_TANH: return F_TANH;
-	case OP_COPYSIGN: return F_COPYSIGN;
+	case PTXMN_ADD: return F_ADD;
+	case PTXMN_SUB: return F_SUB;
+	case PTXMN_MUL: return F_MUL;
+	case PTXMN_FMA: case PTXMN_MAD: return F_FMA;
+	case PTXMN_DIV: return F_DIV;
+	case PTXMN_MIN: return F_MIN;
+	case PTXMN_MAX: return F_MAX;
+	case PTXMN_ABS: return F_ABS;
+	case PTXMN_NEG: return F_NEG;
+	case PTXMN_RCP: return F_RCP;
+	case PTXMN_SQRT: return F_SQRT;
+	case PTXMN_RSQRT: return F_RSQRT;
+	case PTXMN_EX2: return F_EX2;
+	case PTXMN_LG2: return F_LG2;
+	case PTXMN_SIN: return F_SIN;
+	case PTXMN_COS: return F_COS;
+	case PTXMN_TANH: return F_TANH;
+	case PTXMN_COPYSIGN: return F_COPYSIGN;
 	default: return -1;
 	}
 }
@@ -787,14 +787,14 @@ src(Run *r, Cta *c, Thread *t, const Insn *in, unsigned i)
 void
 exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	if (in->op == OP_CVT) { /* SCALAR's cvt.rXi of a float to a float */
+	if (in->op == PTXMN_CVT) { /* SCALAR's cvt.rXi of a float to a float */
 		exec_cvt(r, c, t, in);
 		return;
 	}
 	if (!in->nty || in->nop < 2 || in->o[0].kind == K_IMM)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed instruction");
-	Ty ty = (Ty)in->ty[in->nty - 1];
-	if (in->op == OP_MOV) {
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
+	if (in->op == PTXMN_MOV) {
 		exec_mov(r, c, t, in, ty);
 		return;
 	}
@@ -802,7 +802,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		 cc = src(r, c, t, in, 3);
 	int cls = emu_ty[ty].cls;
 	bool is_float = cls == TC_F || cls == TC_PAIR;
-	if (in->op == OP_SETP) {
+	if (in->op == PTXMN_SETP) {
 		bool v = is_float ? compare_float(in->cmp, float_value(a, ty),
 						  float_value(b, ty),
 						  in->fl & FL_FTZ)
@@ -814,14 +814,14 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 			v = v || cc;
 		else if (in->fl & FL_BOP_XOR)
 			v = v != (cc != 0);
-		reg_set(t, &in->o[0], v, TY_PRED);
+		reg_set(t, &in->o[0], v, PTY_PRED);
 		return;
 	}
-	if (in->op == OP_SELP) {
+	if (in->op == PTXMN_SELP) {
 		reg_set(t, &in->o[0], cc ? a : b, ty);
 		return;
 	}
-	if (in->op == OP_LOP3) {
+	if (in->op == PTXMN_LOP3) {
 		uint32_t lut = (uint32_t)src(r, c, t, in, 4), v = 0;
 		for (int i = 0; i < 32; i++) {
 			uint32_t idx = ((uint32_t)(a >> i) & 1) << 2 |
@@ -832,7 +832,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], v, ty);
 		return;
 	}
-	if (in->op == OP_BFI) {
+	if (in->op == PTXMN_BFI) {
 		/* bfi d, f, b, pos, len: f's low len bits into b at pos */
 		unsigned bits = 8u * emu_ty[ty].bytes;
 		uint32_t pos = (uint32_t)cc & 0xff;
@@ -845,21 +845,21 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], v, ty);
 		return;
 	}
-	if (in->op == OP_FNS) {
+	if (in->op == PTXMN_FNS) {
 		reg_set(t, &in->o[0],
 			find_nth_set(r, t, in, (uint32_t)a, b, (int32_t)cc),
-			TY_B32);
+			PTY_B32);
 		return;
 	}
-	if (in->fam == PTXF_MISC && in->op == OP_ADD) { /* add.f32.f16 */
-		reg_set(t, &in->o[0], add_f32_mixed(in, a, b), TY_F32);
+	if (in->fam == PTXF_MISC && in->op == PTXMN_ADD) { /* add.f32.f16 */
+		reg_set(t, &in->o[0], add_f32_mixed(in, a, b), PTY_F32);
 		return;
 	}
-	if (is_float && in->op != OP_AND && in->op != OP_OR &&
-	    in->op != OP_XOR) {
+	if (is_float && in->op != PTXMN_AND && in->op != PTXMN_OR &&
+	    in->op != PTXMN_XOR) {
 		int fop = float_opcode(in->op);
 		/* .sat/.relu/.xorsign are modelled for f32 and 16-bit types */
-		if (fop < 0 || (elem_type(ty) == TY_F64 &&
+		if (fop < 0 || (elem_type(ty) == PTY_F64 &&
 				(in->fl & (FL_XORSIGN | FL_RELU | FL_SAT))) ||
 		    ((in->fl & FL_XORSIGN) && fop != F_MIN && fop != F_MAX))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
@@ -867,7 +867,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
 		reg_set(t, &in->o[0], float_op(in, fop, ty, a, b, cc), ty);
 		return;
 	}
-	Ty dty;
+	PtxType dty;
 	uint64_t v = int_op(r, t, in, ty, a, b, cc, &dty);
 	reg_set(t, &in->o[0], v, dty);
 }
@@ -876,7 +876,7 @@ exec_alu(Run *r, Cta *c, Thread *t, const Insn *in)
  * PTX ISA's atom table); threads run one at a time here, so every
  * atomic is indivisible. */
 uint64_t
-emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
+emu_atom_apply(int aop, PtxType ty, uint64_t old, uint64_t b, uint64_t c)
 {
 	unsigned bits = 8u * emu_ty[ty].bytes;
 	bool s = emu_ty[ty].cls == TC_S;
@@ -897,7 +897,7 @@ emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
 		return (aop == AOP_MIN) == less ? old : b;
 	}
 	default: /* AOP_ADD */
-		if (ty == TY_F32) {
+		if (ty == PTY_F32) {
 			/* atom.add.f32: round to nearest even, subnormal
 			 * inputs and results flushed to a signed zero */
 			float x = ftz32(as_f32(old)),
@@ -905,7 +905,7 @@ emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
 			float v = ftz32(x + y);
 			return isnan(v) ? 0x7fffffffu : f32_bits(v);
 		}
-		if (ty == TY_F64) {
+		if (ty == PTY_F64) {
 			double v = as_f64(old) + as_f64(b);
 			return isnan(v) ? F64_CANON_NAN : f64_bits(v);
 		}
@@ -920,10 +920,10 @@ emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b, uint64_t c)
  * (0x80, 0x8000, 0x80000000, 2^63; also with .sat); from f32 or f16 to a
  * narrower type 0. */
 static uint64_t
-nan_to_int(Ty sty, Ty dty)
+nan_to_int(PtxType sty, PtxType dty)
 {
 	unsigned bits = 8u * emu_ty[dty].bytes;
-	return sty == TY_F64 || bits == 64 ? 1ull << (bits - 1) : 0;
+	return sty == PTY_F64 || bits == 64 ? 1ull << (bits - 1) : 0;
 }
 
 /* .relu: negative values and -0 become +0 (H200: -0 too); NaN stays */
@@ -937,19 +937,19 @@ relu(double x)
  * payload, quieted; from f32 to f64 it is 0x7fffffffe0000000 (H200);
  * other targets get to_float's canonical NaN. */
 static uint64_t
-nan_convert(uint64_t a, Ty sty, Ty dty, uint64_t canonical)
+nan_convert(uint64_t a, PtxType sty, PtxType dty, uint64_t canonical)
 {
-	if (sty == TY_F32 && dty == TY_F64) /* the f32 canonical NaN, widened */
+	if (sty == PTY_F32 && dty == PTY_F64) /* the f32 canonical NaN, widened */
 		return 0x7fffffffe0000000ull;
-	if (sty == TY_F64 && dty == TY_F32)
+	if (sty == PTY_F64 && dty == PTY_F32)
 		return (a >> 63) << 31 | 0x7fc00000u | (a >> 29 & 0x7fffff);
-	if (dty == TY_F64)
+	if (dty == PTY_F64)
 		return 0x7fffffffffffffffull;
 	return canonical;
 }
 
 static uint64_t
-float_to_int(double v, Ty dty, int rnd)
+float_to_int(double v, PtxType dty, int rnd)
 {
 	if (isnan(v)) /* see nan_to_int */
 		return 0;
@@ -979,11 +979,11 @@ float_to_int(double v, Ty dty, int rnd)
 
 /* v (already a finite or special double) to float type dty, mode rnd */
 static uint64_t
-to_float(double v, Ty dty, int rnd, bool ftz)
+to_float(double v, PtxType dty, int rnd, bool ftz)
 {
 	switch (dty) {
-	case TY_F64: return f64_bits(v);
-	case TY_F32: {
+	case PTY_F64: return f64_bits(v);
+	case PTY_F32: {
 		uint32_t b = emu_round_small(v, rnd, 8, 23);
 		if (isnan(v))
 			b = 0x7fffffffu;
@@ -991,8 +991,8 @@ to_float(double v, Ty dty, int rnd, bool ftz)
 			b &= 0x80000000u;
 		return b;
 	}
-	case TY_F16: return emu_round_small(v, rnd, 5, 10);
-	case TY_BF16: return emu_round_small(v, rnd, 8, 7);
+	case PTY_F16: return emu_round_small(v, rnd, 5, 10);
+	case PTY_BF16: return emu_round_small(v, rnd, 8, 7);
 	default: return 0;
 	}
 }
@@ -1000,7 +1000,7 @@ to_float(double v, Ty dty, int rnd, bool ftz)
 /* A 64-bit integer to double loses bits; round it to the target through
  * an exact split instead (hi part exact, lo part exact, one rounding). */
 static uint64_t
-int_to_float(uint64_t v, bool is_signed, Ty dty, int rnd)
+int_to_float(uint64_t v, bool is_signed, PtxType dty, int rnd)
 {
 	bool neg = is_signed && (int64_t)v < 0;
 	uint64_t m = neg ? (uint64_t)0 - v : v;
@@ -1013,7 +1013,7 @@ int_to_float(uint64_t v, bool is_signed, Ty dty, int rnd)
 	bool sticky = (m & ((1ull << shift) - 1)) != 0;
 	kept = (kept & ~1ull) | (sticky || (kept & 1));
 	double d = ldexp((double)kept, shift);
-	if (dty == TY_F64) {
+	if (dty == PTY_F64) {
 		int old = fegetround();
 		fesetround(fenv_mode(rnd));
 		volatile int64_t sv = (int64_t)v;
@@ -1060,12 +1060,12 @@ to_e4m3_satfinite(double x, int rnd)
 /* .satfinite to f16, bf16 or e5m2: out of range becomes the largest
  * finite value of the sign, NaN the type's NaN; e4m3 above. */
 static uint32_t
-to_small_satfinite(double x, Ty dty, int rnd)
+to_small_satfinite(double x, PtxType dty, int rnd)
 {
-	if (dty == TY_E4M3X2)
+	if (dty == PTY_E4M3X2)
 		return to_e4m3_satfinite(x, rnd);
-	int eb = dty == TY_F16 ? 5 : dty == TY_BF16 ? 8 : 5;
-	int mb = dty == TY_F16 ? 10 : dty == TY_BF16 ? 7 : 2;
+	int eb = dty == PTY_F16 ? 5 : dty == PTY_BF16 ? 8 : 5;
+	int mb = dty == PTY_F16 ? 10 : dty == PTY_BF16 ? 7 : 2;
 	uint32_t v = emu_round_small(x, rnd, eb, mb);
 	uint32_t sign = 1u << (eb + mb), inf = ((1u << eb) - 1) << mb;
 	if ((v & (sign - 1)) == inf) /* infinity: the largest finite */
@@ -1077,21 +1077,21 @@ to_small_satfinite(double x, Ty dty, int rnd)
  * source in the upper half), .e4m3x2/.e5m2x2 from .f16x2, and .f16x2 from
  * .e4m3x2/.e5m2x2 (exact); .relu and .satfinite as stated. */
 static uint64_t
-cvt_pair(Run *r, Cta *c, Thread *t, const Insn *in, Ty dty, Ty sty,
+cvt_pair(Run *r, Cta *c, Thread *t, const Insn *in, PtxType dty, PtxType sty,
 	 uint64_t a, int rnd)
 {
-	bool fp8 = dty == TY_E4M3X2 || dty == TY_E5M2X2;
+	bool fp8 = dty == PTY_E4M3X2 || dty == PTY_E5M2X2;
 	unsigned w = fp8 ? 8 : 16;
 	double hi, lo;
-	if (sty == TY_F32 && in->nop == 3) {
+	if (sty == PTY_F32 && in->nop == 3) {
 		hi = as_f32(a);
 		lo = as_f32(opnd_get(r, c, t, &in->o[2]));
-	} else if (fp8 && sty == TY_F16X2 && in->nop == 2) {
+	} else if (fp8 && sty == PTY_F16X2 && in->nop == 2) {
 		hi = emu_small_to_double((uint32_t)(a >> 16) & 0xffff, 5, 10);
 		lo = emu_small_to_double((uint32_t)a & 0xffff, 5, 10);
-	} else if (dty == TY_F16X2 && in->nop == 2 &&
-		   (sty == TY_E4M3X2 || sty == TY_E5M2X2)) {
-		bool e4 = sty == TY_E4M3X2;
+	} else if (dty == PTY_F16X2 && in->nop == 2 &&
+		   (sty == PTY_E4M3X2 || sty == PTY_E5M2X2)) {
+		bool e4 = sty == PTY_E4M3X2;
 		hi = e4 ? emu_e4m3_to_double((uint32_t)(a >> 8) & 0xff)
 			: emu_small_to_double((uint32_t)(a >> 8) & 0xff, 5, 2);
 		lo = e4 ? emu_e4m3_to_double((uint32_t)a & 0xff)
@@ -1104,11 +1104,11 @@ cvt_pair(Run *r, Cta *c, Thread *t, const Insn *in, Ty dty, Ty sty,
 		lo = relu(lo);
 	}
 	if (fp8 || (in->fl & FL_SATFINITE)) {
-		Ty et = fp8 ? dty : elem_type(dty);
+		PtxType et = fp8 ? dty : elem_type(dty);
 		return to_small_satfinite(lo, et, rnd) |
 		       (uint64_t)to_small_satfinite(hi, et, rnd) << w;
 	}
-	Ty et = elem_type(dty);
+	PtxType et = elem_type(dty);
 	return to_float(lo, et, rnd, false) | to_float(hi, et, rnd, false) << 16;
 }
 
@@ -1117,19 +1117,19 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	if (in->nty != 2 || in->nop < 2)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed cvt");
-	Ty dty = (Ty)in->ty[0], sty = (Ty)in->ty[1];
+	PtxType dty = (PtxType)in->ty[0], sty = (PtxType)in->ty[1];
 	int dcls = emu_ty[dty].cls, scls = emu_ty[sty].cls;
 	int rnd = in->rnd ? in->rnd : RND_RN;
 	bool ftz = in->fl & FL_FTZ;
 	uint64_t a = opnd_get(r, c, t, &in->o[1]);
 	if (dcls == TC_PAIR) {
 		reg_set(t, &in->o[0], cvt_pair(r, c, t, in, dty, sty, a, rnd),
-			TY_B32);
+			PTY_B32);
 		return;
 	}
 	if (in->fl & FL_SATFINITE) {
 		/* cvt.{rn,rz}{.relu}.satfinite.bf16.f32 */
-		if (sty != TY_F32 || dty != TY_BF16)
+		if (sty != PTY_F32 || dty != PTY_BF16)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
 		double x = as_f32(a);
 		reg_set(t, &in->o[0],
@@ -1173,7 +1173,7 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 		v = int_to_float(iv, scls == TC_S, dty, rnd);
 	} else {
 		double x = float_value(a, sty);
-		if (ftz && sty == TY_F32 && fpclassify((float)x) == FP_SUBNORMAL)
+		if (ftz && sty == PTY_F32 && fpclassify((float)x) == FP_SUBNORMAL)
 			x = copysign(0, x);
 		if (dcls != TC_F) {
 			if (!(in->fl & FL_RINT))
@@ -1200,7 +1200,7 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 			v = to_float(x, dty, rnd, ftz);
 			if (isnan(x))
 				v = nan_convert(a, sty, dty, v);
-			if (sty == TY_BF16 && dty == TY_F32)
+			if (sty == PTY_BF16 && dty == PTY_F32)
 				v = (a & 0xffff) << 16; /* exact, NaNs too */
 		}
 	}

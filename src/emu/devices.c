@@ -139,11 +139,62 @@ emu_peer_host(ptem *e, uint64_t addr, size_t n)
 }
 
 bool
-emu_quiet_op(unsigned op)
+emu_quiet_op(PtxMnem m)
 {
-	return op <= OP_CVT || op == OP_LD || op == OP_CVTA || op == OP_MAPA ||
-	       op == OP_PREFETCH || op == OP_BRA || op == OP_FENCE ||
-	       op == OP_NANOSLEEP;
+	switch (m) {
+	/* register arithmetic and logic */
+	case PTXMN_MOV:
+	case PTXMN_ADD:
+	case PTXMN_SUB:
+	case PTXMN_MUL:
+	case PTXMN_MAD:
+	case PTXMN_FMA:
+	case PTXMN_DIV:
+	case PTXMN_REM:
+	case PTXMN_ABS:
+	case PTXMN_NEG:
+	case PTXMN_MIN:
+	case PTXMN_MAX:
+	case PTXMN_AND:
+	case PTXMN_OR:
+	case PTXMN_XOR:
+	case PTXMN_NOT:
+	case PTXMN_CNOT:
+	case PTXMN_SHL:
+	case PTXMN_SHR:
+	case PTXMN_SETP:
+	case PTXMN_SELP:
+	case PTXMN_POPC:
+	case PTXMN_CLZ:
+	case PTXMN_BREV:
+	case PTXMN_BFE:
+	case PTXMN_BFI:
+	case PTXMN_PRMT:
+	case PTXMN_LOP3:
+	case PTXMN_RCP:
+	case PTXMN_SQRT:
+	case PTXMN_RSQRT:
+	case PTXMN_EX2:
+	case PTXMN_LG2:
+	case PTXMN_SIN:
+	case PTXMN_COS:
+	case PTXMN_TANH:
+	case PTXMN_COPYSIGN:
+	case PTXMN_CVT:
+	case PTXMN_FNS:
+	/* loads, address arithmetic, branches, fences */
+	case PTXMN_LD:
+	case PTXMN_CVTA:
+	case PTXMN_MAPA:
+	case PTXMN_PREFETCH:
+	case PTXMN_BRA:
+	case PTXMN_FENCE:
+	case PTXMN_MEMBAR:
+	case PTXMN_NANOSLEEP: /* no clock here: a no-op, ordering nothing */
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* ---- the ordering check ---- */
@@ -156,7 +207,7 @@ static Sem
 sem_of(const Insn *in, bool write)
 {
 	Sem s = {0};
-	bool atom = in->op == OP_ATOM, red = in->op == OP_RED;
+	bool atom = in->op == PTXMN_ATOM, red = in->op == PTXMN_RED;
 	bool acq_rel = insn_q(in, PQ_ACQ_REL);
 	s.rmw = atom || red;
 	s.read = !write || atom;

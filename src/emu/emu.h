@@ -21,42 +21,22 @@
 #include "base/base.h"
 #include "ptx/ptx.h"
 
-/* ---- types (.b32, .f16x2, ...) ---- */
+/* ---- types (.b32, .f16x2, ...): src/ptx/types.def's PtxType ids; its
+ * bytes and class columns as a table ---- */
 typedef enum TyClass { TC_B, TC_U, TC_S, TC_F, TC_PAIR, TC_PRED } TyClass;
-typedef enum Ty {
-	TY_NONE,
-#define T(name, id, bytes, cls) TY_##id,
-#include "emu/emu_types.def"
-#undef T
-	TY_COUNT
-} Ty;
 extern const struct TyInfo {
 	const char *name;
 	uint8_t bytes, cls;
-} emu_ty[TY_COUNT];
+} emu_ty[PTY_COUNT];
 
-/* ---- opcodes: the base name of a mnemonic (longest dotted prefix) ---- */
-typedef enum Op {
-	OP_NONE,
-#define O(name, id) OP_##id,
-#define A(name, id)
-#include "emu/emu_ops.def"
-#undef O
-#undef A
-	OP_COUNT
-} Op;
 /* emu_families.def: the collective column's two constant answers */
 #define COLL_NEVER (-2)
 #define COLL_ALWAYS (-1)
 
 typedef enum Rnd { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP } Rnd;
-/* State spaces are src/ptx's (spaces.def); these short names keep the
- * executors' spelling (.shared::cta reads as SP_SHARED). */
-enum {
-	SP_GENERIC = PSP_GENERIC, SP_GLOBAL = PSP_GLOBAL, SP_SHARED = PSP_SHARED,
-	SP_SHARED_CLUSTER = PSP_SHARED_CLUSTER, SP_LOCAL = PSP_LOCAL,
-	SP_PARAM = PSP_PARAM, SP_CONST = PSP_CONST
-};
+/* State spaces are src/ptx's (spaces.def, PSP_*); the loader folds
+ * .shared::cta into PSP_SHARED, which the executors read as the CTA's
+ * own shared memory. */
 typedef enum Cmp {
 	CMP_NONE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_LO,
 	CMP_LS, CMP_HI, CMP_HS, CMP_EQU, CMP_NEU, CMP_LTU, CMP_LEU, CMP_GTU,
@@ -98,7 +78,9 @@ typedef struct Opnd {
 
 #define MAX_OPND 8
 typedef struct Insn {
-	uint16_t op;
+	uint16_t op;        /* PtxMnem: the selected form's mnemonic (the
+			     * loader's own for bra and call) */
+	uint8_t quiet;      /* emu_quiet_op(op) */
 	uint8_t fam;        /* PtxFamily: picks the executor (emu_families.def) */
 	uint8_t member_mask; /* a collective whose last operand is the mask */
 	uint8_t ty[4], nty; /* type tokens in the order written */
@@ -175,9 +157,12 @@ typedef struct Thread {
 	uint32_t wait_addr;
 	uint32_t wait_parity;
 	uint64_t cbar_phase;   /* cluster barrier phase this thread arrived in */
-	uint32_t cpa_group;    /* cp.async groups committed so far */
-	uint32_t bulk_group;   /* bulk async-groups committed so far */
-	uint32_t wg_group;     /* wgmma-groups committed so far */
+	/* async-groups committed so far, per kind: the kind is the
+	 * mnemonic of its commit_group (PTXMN_*), 0 an unused slot, so a
+	 * family with groups needs no field here (async_groups) */
+	struct {
+		uint32_t kind, n;
+	} groups[4];
 	/* race check: per lane of this warp, the number of the latest warp
 	 * collective of that lane this thread is ordered after */
 	uint32_t wvc[32];
@@ -299,8 +284,9 @@ void *emu_peer_host(ptem *e, uint64_t addr, size_t n);
 void emu_order_global(Run *r, const Thread *t, const Insn *in, uint64_t addr,
 		      uint64_t n, bool write);
 void emu_order_fence(Run *r, const Insn *in);
-/* Instructions that cannot end a spin: loads, ALU, branches, fences. */
-bool emu_quiet_op(unsigned op);
+/* Instructions that cannot end a spin: loads, ALU, branches, fences
+ * (Insn.quiet, set at load). */
+bool emu_quiet_op(PtxMnem m);
 
 /* ---- run.c: one run in slices (ptem_run and the group scheduler) ---- */
 int emu_run_begin(ptem *e, const char *kernel, const ptem_launch *l,
@@ -330,7 +316,7 @@ void emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in);
 _Noreturn void emu_fail(Run *r, int code, const Thread *t, const Insn *in,
 			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 uint64_t opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o);
-void reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty);
+void reg_set(Thread *t, const Opnd *o, uint64_t v, PtxType ty);
 Cta *cta_of_rank(Run *r, const Thread *t, const Insn *in, uint32_t rank);
 Cta *cta_of_thread(Run *r, const Thread *t);
 /* "PTX line N (mnemonic)", with " at FILE:LINE" when the PTX has line
@@ -339,16 +325,13 @@ const char *emu_where(const Run *r, int line, char *buf, size_t cap);
 const Opnd *vec_elem(const Run *r, const Opnd *o, unsigned i);
 
 /* ---- alu.c / cvt ---- */
-void exec_alu(Run *r, Cta *c, Thread *t, const Insn *in);
-uint64_t emu_atom_apply(int aop, Ty ty, uint64_t old, uint64_t b,
+uint64_t emu_atom_apply(int aop, PtxType ty, uint64_t old, uint64_t b,
 			uint64_t c);
-void exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in);
 uint32_t emu_round_small(double x, int rnd, int ebits, int mbits);
 double emu_small_to_double(uint32_t bits, int ebits, int mbits);
-uint64_t emu_mask(Ty ty);
+uint64_t emu_mask(PtxType ty);
 
 /* ---- mem.c ---- */
-void exec_mem(Run *r, Cta *c, Thread *t, const Insn *in);
 void race_check(Run *r, Cta *owner, uint32_t off, uint64_t n, const Thread *t,
 		const Insn *in, bool write);
 /* Host pointer of [addr, addr + n) in space sp (generic resolved), or an
@@ -362,8 +345,6 @@ uint64_t emu_load_le(const uint8_t *p, unsigned n);
 void emu_store_le(uint8_t *p, uint64_t v, unsigned n);
 
 /* ---- sync.c ---- */
-void exec_sync(Run *r, Cta *c, Thread *t, const Insn *in);
-void exec_async(Run *r, Cta *c, Thread *t, const Insn *in);
 bool mbar_phase_done(Run *r, Cta *c, uint32_t addr, uint32_t parity);
 void mbar_complete_tx(Run *r, Cta *c, uint32_t addr, int64_t bytes,
 		      const Thread *t, const Insn *in);
@@ -374,22 +355,19 @@ void async_complete_all(Run *r);
 void async_check(Run *r, const Thread *t, const Insn *in, const uint8_t *p,
 		 uint64_t n, bool write);
 
-/* ---- warp.c / tcgen05.c: executed once per warp, for lanes in mask ---- */
-void exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-	       const Insn *in);
-void exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-		  const Insn *in);
-void exec_tc(Run *r, Cta *c, Thread *t, const Insn *in);
+/* ---- tcgen05.c ---- */
 void tmem_check_exit(Run *r, Cta *c);
 
-/* ---- wgmma.c ---- */
-void exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-		     const Insn *in);
-
-/* ---- load-time decoders of emu_families.def (Insn.aux) ---- */
-void decode_mma_sync(Arena *a, Insn *in);  /* warp.c */
-void decode_wgmma(Arena *a, Insn *in);     /* wgmma.c */
-void decode_tc_mma(Arena *a, Insn *in);    /* tcgen05_mma.c */
+/* ---- the family table's executors and decoders (emu_families.def),
+ * declared from the table: a thread executor runs one thread's
+ * instruction, a warp executor a collective once for the lanes in mask,
+ * a decoder fills Insn.aux at load ---- */
+#define EFAM(fam, run, warp, coll, mask, decode)                           \
+	void run(Run *, Cta *, Thread *, const Insn *);                     \
+	void warp(Run *, Cta *, Thread **, uint32_t, const Insn *);        \
+	void decode(Arena *, Insn *);
+#include "emu/emu_families.def"
+#undef EFAM
 double emu_e4m3_to_double(uint32_t bits);
 
 #endif

@@ -19,35 +19,28 @@
 
 #include "emu/emu.h"
 
-const struct TyInfo emu_ty[TY_COUNT] = {
-	[TY_NONE] = {"", 0, TC_B},
-#define T(name, id, bytes, cls) [TY_##id] = {#name, bytes, cls},
-#include "emu/emu_types.def"
-#undef T
+const struct TyInfo emu_ty[PTY_COUNT] = {
+#define PTYPE(id, name, bits, bytes, cls) [PTY_##id] = {name, bytes, TC_##cls},
+#include "ptx/types.def"
+#undef PTYPE
 };
 
-static const struct {
-	const char *name;
-	uint16_t op;
-} op_table[] = {
-#define O(name, id) {name, OP_##id},
-#define A(name, id) {name, OP_##id},
-#include "emu/emu_ops.def"
-#undef O
-#undef A
-};
+/* The decoder of a family whose executors read Insn alone. */
+void
+decode_none(Arena *a, Insn *in)
+{
+}
 
 /* Whether an instruction of a family is a warp collective: always,
  * never, or when its spelling holds a qualifier (emu_families.def). */
 static const struct {
 	int coll;
 	bool member_mask;
-	bool strict; /* its executors read decode_tokens' fields only */
 	bool known;  /* the emulator runs the family */
 	void (*decode)(Arena *, Insn *);
 } fam_table[PTXF_COUNT] = {
-#define EFAM(fam, run, warp, coll, mask, strict, decode)                   \
-	[PTXF_##fam] = {coll, mask, strict, true, decode},
+#define EFAM(fam, run, warp, coll, mask, decode)                           \
+	[PTXF_##fam] = {coll, mask, true, decode},
 #include "emu/emu_families.def"
 #undef EFAM
 };
@@ -66,6 +59,7 @@ typedef struct Sym {
 	uint64_t value;    /* shared/local/param offset; a .global address */
 	bool pred;         /* a .pred register */
 	bool callp;        /* a .param of a call block, kept in local memory */
+	uint8_t ty;        /* a variable's declared type */
 } Sym;
 
 typedef struct LabelRef {
@@ -104,6 +98,9 @@ typedef struct Reader {
 	VEC(Sym) globals;
 	bool vprintf;
 	bool callp_used; /* the instruction being read names a call .param */
+	uint8_t callp_ty; /*   and that .param's declared type */
+	VEC(uint8_t) slot_bits; /* register width by slot (a miss's 256-bit
+				 * access, fail_selection) */
 	/* the forms selected so far, by spelling and operand kinds: each
 	 * distinct instruction is selected once and its PtxInst shared */
 	struct FormMemo *memo;
@@ -379,13 +376,16 @@ sym_add(Reader *rd, const char *name)
 
 /* ---- directives inside a kernel ---- */
 
-static Ty
+/* The type a declaration names (.reg, a variable, a .param); the
+ * one-byte MMA formats (.e4m3, .e5m2) are operand types of an MMA's
+ * spelling only, never declared. */
+static PtxType
 type_of(const char *tok)
 {
-	for (int t = 1; t < TY_COUNT; t++)
+	for (int t = 1; t < PTY_COUNT; t++)
 		if (!strcmp(emu_ty[t].name, tok))
-			return (Ty)t;
-	return TY_NONE;
+			return t == PTY_E4M3 || t == PTY_E5M2 ? PTY_NONE : (PtxType)t;
+	return PTY_NONE;
 }
 
 /* .reg .b32 %r<92>;  or  .reg .b32 %a, %b; */
@@ -396,6 +396,7 @@ read_reg_decl(Reader *rd)
 	if (ty[0] != '.' || !type_of(ty + 1))
 		fail(rd, PT_E_EMU_PARSE, "bad register type '%s'", ty);
 	bool pred = !strcmp(ty, ".pred");
+	uint8_t bits = (uint8_t)(8 * emu_ty[type_of(ty + 1)].bytes);
 	do {
 		const char *name = word(rd);
 		if (accept(rd, '<')) {
@@ -409,6 +410,7 @@ read_reg_decl(Reader *rd)
 					(unsigned long long)i));
 				s->slot = rd->k->nregs++;
 				s->pred = pred;
+				vec_push(rd->a, &rd->slot_bits, bits);
 			}
 		} else {
 			if (rd->k->nregs + 1 > 1u << 16)
@@ -416,6 +418,7 @@ read_reg_decl(Reader *rd)
 			Sym *s = sym_add(rd, name);
 			s->slot = rd->k->nregs++;
 			s->pred = pred;
+			vec_push(rd->a, &rd->slot_bits, bits);
 		}
 	} while (accept(rd, ','));
 	expect(rd, ';');
@@ -428,6 +431,7 @@ static Sym *
 read_var_decl(Reader *rd, int kind, bool is_extern)
 {
 	uint64_t align = 1, elem = 0;
+	PtxType ty = PTY_NONE;
 	bool given = false; /* PTX: a variable is aligned to its type by default */
 	const char *w;
 	for (;;) {
@@ -436,7 +440,8 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 			align = number(rd);
 			given = true;
 		} else if (w[0] == '.' && type_of(w + 1)) {
-			elem = emu_ty[type_of(w + 1)].bytes;
+			ty = type_of(w + 1);
+			elem = emu_ty[ty].bytes;
 		} else {
 			break;
 		}
@@ -479,6 +484,7 @@ read_var_decl(Reader *rd, int kind, bool is_extern)
 	Sym *s = sym_add(rd, w);
 	s->kind = kind;
 	s->value = off;
+	s->ty = (uint8_t)ty;
 	*size = (uint32_t)(off + count * elem);
 	if (kind == 1 && *size > static_smem_max(rd->m))
 		fail(rd, PT_E_EMU_SMEM_LIMIT, "'%s' brings the kernel's static "
@@ -523,6 +529,8 @@ symbol_value(Reader *rd, const char *name, Opnd *o)
 	if (!s || s->kind == 0 || s->kind == 4)
 		return false;
 	rd->callp_used |= s->callp;
+	if (s->callp)
+		rd->callp_ty = s->ty;
 	if (s->kind == 5) {
 		/* dynamic shared memory follows the static variables */
 		uint64_t a = rd->dyn_align ? rd->dyn_align : 16;
@@ -711,25 +719,6 @@ operand(Reader *rd, Opnd *o)
 
 /* ---- instructions ---- */
 
-static int
-find_op(const char *mn, size_t *len)
-{
-	int best = -1;
-	size_t blen = 0;
-	for (size_t i = 0; i < countof(op_table); i++) {
-		size_t n = strlen(op_table[i].name);
-		if (n > blen && !strncmp(mn, op_table[i].name, n) &&
-		    (mn[n] == '.' || mn[n] == 0)) {
-			best = (int)i;
-			blen = n;
-		}
-	}
-	if (best < 0)
-		return -1;
-	*len = blen;
-	return op_table[best].op;
-}
-
 /* ---- selection through the PTX form table (src/ptx) ---- */
 
 /* How ptx_select sees a loaded operand; false for one that is no
@@ -850,11 +839,37 @@ foreign_part(const char *spelling, const char *mn, char *part, size_t cap)
 	return false;
 }
 
+/* The bits of a vector operand of in wider than 128 (a 256-bit access),
+ * or 0: the registers' declared widths. */
+static unsigned
+wide_vector_bits(const Reader *rd, const Insn *in)
+{
+	for (unsigned i = 0; i < in->nop; i++) {
+		const Opnd *o = &in->o[i];
+		unsigned bits = 0;
+		for (unsigned j = 0; o->kind == K_VEC && j < o->n; j++) {
+			const Opnd *e = &rd->pool.v[o->vec + j];
+			if (e->kind == K_REG && e->reg < rd->slot_bits.n)
+				bits += rd->slot_bits.v[e->reg];
+		}
+		if (bits > 128)
+			return bits;
+	}
+	return 0;
+}
+
 static _Noreturn void
 fail_selection(Reader *rd, const Insn *in, PtxMiss why, const PtxSel *s,
 	       int nargs)
 {
 	char counts[96];
+	/* a 256-bit ld/st exists only on .global: ptxas names that rule
+	 * (check_wide_access for the forms that exist) */
+	unsigned wide = (in->op == PTXMN_LD || in->op == PTXMN_ST)
+				? wide_vector_bits(rd, in) : 0;
+	if (why == PTXM_QUALIFIERS && wide)
+		fail(rd, PT_E_EMU_TARGET, "%s: a %u-bit access must be to "
+		     ".global", in->name, wide);
 	switch (why) {
 	case PTXM_OPERAND_COUNT:
 		counts_text(s->counts, counts, sizeof(counts));
@@ -938,6 +953,7 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 		rd->nmemo++;
 	}
 	in->sel = m->inst;
+	in->op = (uint16_t)m->inst->mnem;
 	check_constant_operands(rd, in);
 	in->fam = (uint8_t)m->inst->family;
 	if (!fam_table[in->fam].known)
@@ -947,152 +963,131 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 	in->coll = coll == COLL_ALWAYS ||
 		   (coll >= 0 && ptx_has(in->sel, (PtxQual)coll));
 	in->member_mask = in->coll && fam_table[in->fam].member_mask;
-	if (fam_table[in->fam].decode)
-		fam_table[in->fam].decode(rd->a, in);
+	fam_table[in->fam].decode(rd->a, in);
 }
 
+/* The executors' compact form of the scalar modifiers (rounding,
+ * comparison, flags, atomic operation), read once at load from the
+ * selection's qualifier bits (quals.def), never from the spelling. */
 static const struct {
-	const char *tok;
-	uint8_t cmp;
-} cmp_names[] = {
-	{"eq", CMP_EQ}, {"ne", CMP_NE}, {"lt", CMP_LT}, {"le", CMP_LE},
-	{"gt", CMP_GT}, {"ge", CMP_GE}, {"lo", CMP_LO}, {"ls", CMP_LS},
-	{"hi", CMP_HI}, {"hs", CMP_HS}, {"equ", CMP_EQU}, {"neu", CMP_NEU},
-	{"ltu", CMP_LTU}, {"leu", CMP_LEU}, {"gtu", CMP_GTU},
-	{"geu", CMP_GEU}, {"num", CMP_NUM}, {"nan", CMP_NAN},
-};
-
-static const struct {
-	const char *tok;
+	PtxQual q;
 	uint32_t fl;
-} flag_names[] = {
-	{"ftz", FL_FTZ}, {"sat", FL_SAT}, {"approx", FL_APPROX},
-	{"lo", FL_LO}, {"hi", FL_HI}, {"wide", FL_WIDE}, {"NaN", FL_NAN},
-	{"to", FL_TO}, {"relu", FL_RELU}, {"full", FL_FULL},
-	{"abs", FL_ABS}, {"xorsign", FL_XORSIGN},
-	{"satfinite", FL_SATFINITE},
+} flag_quals[] = {
+	{PQ_FTZ, FL_FTZ}, {PQ_SAT, FL_SAT}, {PQ_APPROX, FL_APPROX},
+	{PQ_WIDE, FL_WIDE}, {PQ_NAN, FL_NAN}, {PQ_TO, FL_TO},
+	{PQ_RELU, FL_RELU}, {PQ_FULL, FL_FULL}, {PQ_ABS, FL_ABS},
+	{PQ_XORSIGN, FL_XORSIGN}, {PQ_SATFINITE, FL_SATFINITE},
 };
 
-/* Modifiers that change nothing the emulator models (cache and eviction
- * hints, memory-order qualifiers: every access is sequentially consistent
- * here, which is stronger than any of them). */
-static bool
-harmless(const char *tok)
+/* setp's comparison; .lo and .hi are comparisons there, halves
+ * elsewhere (mul.lo, mad.hi) */
+static const struct {
+	PtxQual q;
+	uint8_t cmp;
+} cmp_quals[] = {
+	{PQ_EQ, CMP_EQ}, {PQ_NE, CMP_NE}, {PQ_LT, CMP_LT}, {PQ_LE, CMP_LE},
+	{PQ_GT, CMP_GT}, {PQ_GE, CMP_GE}, {PQ_LO, CMP_LO}, {PQ_LS, CMP_LS},
+	{PQ_HI, CMP_HI}, {PQ_HS, CMP_HS}, {PQ_EQU, CMP_EQU},
+	{PQ_NEU, CMP_NEU}, {PQ_LTU, CMP_LTU}, {PQ_LEU, CMP_LEU},
+	{PQ_GTU, CMP_GTU}, {PQ_GEU, CMP_GEU}, {PQ_NUM, CMP_NUM},
+	{PQ_CMP_NAN, CMP_NAN},
+};
+
+static const struct {
+	PtxQual q;
+	uint8_t aop;
+} atom_quals[] = {
+	{PQ_AND, AOP_AND}, {PQ_OR, AOP_OR}, {PQ_XOR, AOP_XOR},
+	{PQ_EXCH, AOP_EXCH}, {PQ_CAS, AOP_CAS}, {PQ_ADD, AOP_ADD},
+	{PQ_INC, AOP_INC}, {PQ_DEC, AOP_DEC}, {PQ_MIN, AOP_MIN},
+	{PQ_MAX, AOP_MAX},
+};
+
+/* Qualifiers that form rows spell but no executor models: refused at
+ * load (prmt's non-default modes, lop3's predicate-writing forms). */
+static const struct {
+	uint16_t op;
+	PtxQual q;
+} unmodelled[] = {
+	{PTXMN_PRMT, PQ_F4E}, {PTXMN_PRMT, PQ_B4E}, {PTXMN_PRMT, PQ_RC8},
+	{PTXMN_PRMT, PQ_ECL}, {PTXMN_PRMT, PQ_ECR}, {PTXMN_PRMT, PQ_RC16},
+	{PTXMN_LOP3, PQ_AND}, {PTXMN_LOP3, PQ_OR},
+};
+
+static void
+decode_rounding(Insn *in, const PtxInst *s)
 {
-	static const char *const names[] = {
-		"ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "volatile",
-		"relaxed", "weak", "acquire", "release", "gpu", "cta", "sys",
-		"cluster", "aligned", "sync", "uni", "L2::128B", "L2::64B",
-		"L2::256B", "L2::cache_hint", "L1::no_allocate",
-		"L1::evict_last", "L1::evict_first", "L1::evict_normal",
-		"L1::evict_unchanged", "L2::evict_last", "L2::evict_first",
-		"L2::evict_normal", "mmio", "acq_rel",
-	};
-	for (size_t i = 0; i < countof(names); i++)
-		if (!strcmp(tok, names[i]))
-			return true;
-	return false;
+	static const PtxQual rnd[] = {PQ_RN, PQ_RZ, PQ_RM, PQ_RP};
+	static const PtxQual rndi[] = {PQ_RNI, PQ_RZI, PQ_RMI, PQ_RPI};
+	for (int i = 0; i < 4; i++) {
+		if (ptx_has(s, rnd[i]))
+			in->rnd = (uint8_t)(RND_RN + i);
+		if (ptx_has(s, rndi[i])) {
+			in->rnd = (uint8_t)(RND_RN + i);
+			in->fl |= FL_RINT;
+		}
+	}
 }
 
-/* Classifies the modifier tokens of a generic instruction; the first
- * one it does not know (nor harmless) goes to *unknown (size 64). */
+/* Fills the executors' fields from the selected form: types (in the
+ * order written), vector count, state space and modifiers.  Cache and
+ * eviction hints and memory-order qualifiers need no field: every access
+ * here is sequentially consistent, stronger than any of them (the
+ * multi-device ordering check asks their bits itself, devices.c). */
 static void
-decode_tokens(Reader *rd, Insn *in, const char *rest, char *unknown)
+decode_selection(Reader *rd, Insn *in)
 {
-	char tok[64];
-	while (*rest) {
-		if (*rest == '.')
-			rest++;
-		size_t n = strcspn(rest, ".");
-		if (n == 0 || n >= sizeof(tok))
-			fail(rd, PT_E_EMU_PARSE, "bad mnemonic '%s'", in->name);
-		memcpy(tok, rest, n);
-		tok[n] = 0;
-		rest += n;
-		Ty ty = type_of(tok);
-		if (ty) {
-			if (in->nty == 4)
-				fail(rd, PT_E_EMU_PARSE, "too many types");
-			in->ty[in->nty++] = (uint8_t)ty;
-			continue;
-		}
-		static const char *const rnd[] = {"rn", "rz", "rm", "rp"};
-		static const char *const rndi[] = {"rni", "rzi", "rmi", "rpi"};
-		bool done = false;
-		for (int i = 0; i < 4 && !done; i++) {
-			if (!strcmp(tok, rnd[i])) {
-				in->rnd = (uint8_t)(RND_RN + i);
-				done = true;
-			} else if (!strcmp(tok, rndi[i])) {
-				in->rnd = (uint8_t)(RND_RN + i);
-				in->fl |= FL_RINT;
-				done = true;
-			}
-		}
-		if (in->op == OP_SETP && !in->cmp)
-			for (size_t i = 0; i < countof(cmp_names) && !done; i++)
-				if (!strcmp(tok, cmp_names[i].tok)) {
-					in->cmp = cmp_names[i].cmp;
-					done = true;
-				}
-		if (in->op == OP_SETP && in->cmp && !done) {
-			if (!strcmp(tok, "and"))
-				in->fl |= FL_BOP_AND, done = true;
-			else if (!strcmp(tok, "or"))
-				in->fl |= FL_BOP_OR, done = true;
-			else if (!strcmp(tok, "xor"))
-				in->fl |= FL_BOP_XOR, done = true;
-		}
-		if ((in->op == OP_ATOM || in->op == OP_RED) && !in->aop) {
-			static const char *const aops[] = {
-				"", "and", "or", "xor", "exch", "cas", "add",
-				"inc", "dec", "min", "max"};
-			for (size_t i = 1; i < countof(aops) && !done; i++)
-				if (!strcmp(tok, aops[i])) {
-					in->aop = (uint8_t)i;
-					done = true;
-				}
-		}
-		for (size_t i = 0; i < countof(flag_names) && !done; i++)
-			if (!strcmp(tok, flag_names[i].tok)) {
-				in->fl |= flag_names[i].fl;
-				done = true;
-			}
-		if (!done && tok[0] == 'v' && isdigit((unsigned char)tok[1])) {
-			in->vec = (uint8_t)atoi(tok + 1);
-			done = in->vec == 2 || in->vec == 4 || in->vec == 8;
-		}
-		static const struct {
-			const char *tok;
-			uint8_t sp;
-		} spaces[] = {
-			{"global", SP_GLOBAL}, {"shared", SP_SHARED},
-			{"shared::cta", SP_SHARED},
-			{"shared::cluster", SP_SHARED_CLUSTER},
-			{"local", SP_LOCAL}, {"param", SP_PARAM},
-			{"param::entry", SP_PARAM}, {"const", SP_CONST},
-		};
-		for (size_t i = 0; i < countof(spaces) && !done; i++)
-			if (!strcmp(tok, spaces[i].tok)) {
-				in->space = spaces[i].sp;
-				done = true;
-			}
-		if (!done && !harmless(tok) && !unknown[0])
-			memcpy(unknown, tok, n + 1);
+	const PtxInst *s = in->sel;
+	for (int i = 0; i < s->ntypes; i++)
+		in->ty[in->nty++] = (uint8_t)s->types[i];
+	in->vec = (uint8_t)s->vec;
+	switch (s->spelled_space) {
+	case PSP_GLOBAL: case PSP_SHARED: case PSP_SHARED_CLUSTER:
+	case PSP_LOCAL: case PSP_PARAM: case PSP_CONST:
+		in->space = (uint8_t)s->spelled_space;
+		break;
+	case PSP_SHARED_CTA:
+		in->space = PSP_SHARED;
+		break;
+	default:
+		in->space = PSP_GENERIC;
 	}
+	decode_rounding(in, s);
+	for (size_t i = 0; i < countof(flag_quals); i++)
+		if (ptx_has(s, flag_quals[i].q))
+			in->fl |= flag_quals[i].fl;
+	if (in->op == PTXMN_SETP) {
+		for (size_t i = 0; i < countof(cmp_quals); i++)
+			if (ptx_has(s, cmp_quals[i].q))
+				in->cmp = cmp_quals[i].cmp;
+		in->fl |= ptx_has(s, PQ_AND) ? FL_BOP_AND
+			  : ptx_has(s, PQ_OR) ? FL_BOP_OR
+			  : ptx_has(s, PQ_XOR) ? FL_BOP_XOR : 0;
+	} else {
+		in->fl |= (ptx_has(s, PQ_LO) ? FL_LO : 0) |
+			  (ptx_has(s, PQ_HI) ? FL_HI : 0);
+	}
+	if (in->op == PTXMN_ATOM || in->op == PTXMN_RED)
+		for (size_t i = 0; i < countof(atom_quals); i++)
+			if (ptx_has(s, atom_quals[i].q))
+				in->aop = atom_quals[i].aop;
+	for (size_t i = 0; i < countof(unmodelled); i++)
+		if (in->op == unmodelled[i].op && ptx_has(s, unmodelled[i].q))
+			fail(rd, PT_E_EMU_UNSUPPORTED, "modifier %s of %s is not "
+			     "modelled", ptx_qual_text(unmodelled[i].q), in->name);
 }
 
 /* The type a float immediate of operand i takes: the selected form's
  * type for that operand when it is a scalar float type (the .f32 c of
  * add.f32.f16, whose last type is .f16), else the instruction's last. */
-static Ty
+static PtxType
 immediate_type(const Insn *in, unsigned i)
 {
-	Ty last = in->nty ? (Ty)in->ty[in->nty - 1] : TY_NONE;
+	PtxType last = in->nty ? (PtxType)in->ty[in->nty - 1] : PTY_NONE;
 	if (!in->sel || in->sel->nops != (int)in->nop)
 		return last;
-	Ty t = type_of(ptx_type_name(in->sel->ops[i].type));
-	return t == TY_F16 || t == TY_BF16 || t == TY_F32 || t == TY_F64
+	PtxType t = (PtxType)in->sel->ops[i].type; /* one id space: types.def */
+	return t == PTY_F16 || t == PTY_BF16 || t == PTY_F32 || t == PTY_F64
 		       ? t
 		       : last;
 }
@@ -1105,7 +1100,7 @@ type_immediates(Reader *rd, Insn *in)
 		Opnd *o = &in->o[i];
 		if (o->kind != K_IMM || !o->fimm)
 			continue;
-		Ty ty = immediate_type(in, i);
+		PtxType ty = immediate_type(in, i);
 		double d;
 		if (o->fimm == 2) {
 			float f;
@@ -1115,16 +1110,16 @@ type_immediates(Reader *rd, Insn *in)
 		} else {
 			memcpy(&d, &o->imm, 8);
 		}
-		if (ty == TY_F32) {
+		if (ty == PTY_F32) {
 			float f = (float)d;
 			uint32_t b;
 			memcpy(&b, &f, 4);
 			o->imm = b;
-		} else if (ty == TY_F64) {
+		} else if (ty == PTY_F64) {
 			memcpy(&o->imm, &d, 8);
-		} else if (ty == TY_F16 || ty == TY_F16X2) {
+		} else if (ty == PTY_F16 || ty == PTY_F16X2) {
 			o->imm = emu_round_small(d, RND_RN, 5, 10);
-		} else if (ty == TY_BF16 || ty == TY_BF16X2) {
+		} else if (ty == PTY_BF16 || ty == PTY_BF16X2) {
 			o->imm = emu_round_small(d, RND_RN, 8, 7);
 		} else if (o->fimm == 1) {
 			fail(rd, PT_E_EMU_PARSE, "float literal in %s",
@@ -1140,12 +1135,12 @@ type_immediates(Reader *rd, Insn *in)
 static void
 check_wide_access(Reader *rd, const Insn *in)
 {
-	if ((in->op != OP_LD && in->op != OP_ST) || !in->vec || !in->nty)
+	if ((in->op != PTXMN_LD && in->op != PTXMN_ST) || !in->vec || !in->nty)
 		return;
 	unsigned bytes = in->vec * emu_ty[in->ty[in->nty - 1]].bytes;
 	if (bytes <= 16)
 		return;
-	if (in->space != SP_GLOBAL)
+	if (in->space != PSP_GLOBAL)
 		fail(rd, PT_E_EMU_TARGET, "%s: a 256-bit access must be to "
 		     ".global", in->name);
 	const EmuTarget *t = rd->m->target;
@@ -1219,17 +1214,16 @@ read_instruction(Reader *rd, const char *first)
 		mn = word(rd);
 	}
 	in.name = mn;
-	size_t len;
-	int op = find_op(mn, &len);
-	if (op < 0)
+	/* the mnemonic tells the loader's own forms (bra's label, call's
+	 * signature, a call argument's st.param) before selection; a
+	 * selected instruction takes its form's */
+	in.op = (uint16_t)ptx_mnem_prefix(mn);
+	if (in.op == PTXMN_NONE)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     mn);
-	in.op = (uint16_t)op;
 	rd->callp_used = false;
-	if (in.op == OP_CALL) {
+	if (in.op == PTXMN_CALL) {
 		/* call.uni (ret), vprintf, (args): the loader's own form */
-		char unknown[64] = "";
-		decode_tokens(rd, &in, mn + len, unknown);
 		in.fam = PTXF_CONTROL;
 		read_call(rd, &in);
 		vec_push(rd->a, &rd->code, in);
@@ -1257,31 +1251,30 @@ read_instruction(Reader *rd, const char *first)
 		} while (accept(rd, ','));
 		expect(rd, ';');
 	}
-	char unknown[64] = "";
-	decode_tokens(rd, &in, mn + len, unknown);
-	check_wide_access(rd, &in);
-	if (in.op == OP_BRA) {
+	if (in.op == PTXMN_BRA) {
 		/* a label operand: no PTX value, so the loader's form too */
 		if (in.nop != 1)
 			fail(rd, PT_E_EMU_OPERAND_COUNT,
 			     "%s takes 1 operand, not %u", mn, in.nop);
 		in.fam = PTXF_CONTROL;
-	} else if (in.op == OP_ST && rd->callp_used) {
-		/* st.param of a call argument: part of the call sequence */
+	} else if (in.op == PTXMN_ST && rd->callp_used) {
+		/* st.param of a call argument: part of the call sequence,
+		 * typed by the argument's .param declaration */
 		in.fam = PTXF_ST;
+		in.ty[in.nty++] = rd->callp_ty;
+		in.space = PSP_LOCAL;
 	} else {
 		select_form(rd, &in, pairs);
+		decode_selection(rd, &in);
+		check_wide_access(rd, &in);
 	}
-	if (unknown[0] && fam_table[in.fam].strict)
-		fail(rd, PT_E_EMU_UNSUPPORTED, "modifier .%s of %s is not modelled",
-		     unknown, mn);
-
-	if (in.space == SP_PARAM && rd->callp_used)
-		in.space = SP_LOCAL; /* st.param/ld.param of a call argument */
+	if (in.space == PSP_PARAM && rd->callp_used)
+		in.space = PSP_LOCAL; /* ld.param of a call argument */
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
 	type_immediates(rd, &in);
+	in.quiet = emu_quiet_op((PtxMnem)in.op);
 	if (rd->code.n >= 1u << 24)
 		fail(rd, PT_E_EMU_PARSE, "kernel too long");
 	vec_push(rd->a, &rd->code, in);
@@ -1450,6 +1443,7 @@ read_entry(Reader *rd, Module *m, const char *ext_dyn, uint32_t ext_align)
 	rd->nsyms = rd->capsyms = 0;
 	memset(&rd->code, 0, sizeof(rd->code));
 	memset(&rd->pool, 0, sizeof(rd->pool));
+	memset(&rd->slot_bits, 0, sizeof(rd->slot_bits));
 	memset(&rd->params, 0, sizeof(rd->params));
 	memset(&rd->refs, 0, sizeof(rd->refs));
 	memset(&rd->labels, 0, sizeof(rd->labels));

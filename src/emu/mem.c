@@ -195,20 +195,20 @@ emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
 	uint64_t n, bool write)
 {
 	uint8_t *p;
-	if (sp == SP_GENERIC) {
+	if (sp == PSP_GENERIC) {
 		if (addr >= WIN_SHARED && addr < WIN_SHARED + (1ull << 32))
-			return emu_mem(r, c, t, in, SP_SHARED_CLUSTER,
+			return emu_mem(r, c, t, in, PSP_SHARED_CLUSTER,
 				       addr - WIN_SHARED, n, write);
 		if (addr >= WIN_LOCAL && addr < WIN_LOCAL + (1ull << 24))
-			return emu_mem(r, c, t, in, SP_LOCAL, addr - WIN_LOCAL,
+			return emu_mem(r, c, t, in, PSP_LOCAL, addr - WIN_LOCAL,
 				       n, write);
 		if (addr >= WIN_PARAM && addr < WIN_PARAM + (1ull << 24))
-			return emu_mem(r, c, t, in, SP_PARAM, addr - WIN_PARAM,
+			return emu_mem(r, c, t, in, PSP_PARAM, addr - WIN_PARAM,
 				       n, write);
-		sp = SP_GLOBAL;
+		sp = PSP_GLOBAL;
 	}
 	switch (sp) {
-	case SP_GLOBAL:
+	case PSP_GLOBAL:
 		p = ptem_host(r->e, addr, n);
 		if (!p)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
@@ -218,25 +218,25 @@ emu_mem(Run *r, Cta *c, Thread *t, const Insn *in, int sp, uint64_t addr,
 		if (r->order)
 			emu_order_global(r, t, in, addr, n, write);
 		break;
-	case SP_SHARED:
+	case PSP_SHARED:
 		if (addr >> 32 || (addr >> SMEM_RANK_SHIFT) != c->rank)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "shared::cta address 0x%llx is not in this "
 				 "CTA's window", (unsigned long long)addr);
 		p = shared_access(r, t, in, (uint32_t)addr, n, write);
 		break;
-	case SP_SHARED_CLUSTER:
+	case PSP_SHARED_CLUSTER:
 		if (addr >> 32)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "shared address 0x%llx too large",
 				 (unsigned long long)addr);
 		p = shared_access(r, t, in, (uint32_t)addr, n, write);
 		break;
-	case SP_LOCAL:
+	case PSP_LOCAL:
 		p = window(r, t, in, t->local, r->k->local_size, addr, n,
 			   "local");
 		break;
-	case SP_PARAM:
+	case PSP_PARAM:
 		if (write)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "write to kernel parameters");
@@ -284,12 +284,12 @@ emu_store_le(uint8_t *p, uint64_t v, unsigned n)
 static void
 exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool st = in->op == OP_ST;
+	bool st = in->op == PTXMN_ST;
 	if (in->nop != 2 || !in->nty || in->o[st ? 0 : 1].kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed access");
-	Ty ty = (Ty)in->ty[in->nty - 1];
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
 	unsigned eb = emu_ty[ty].bytes, nv = in->vec ? in->vec : 1;
-	if (ty == TY_B128 || eb == 0)
+	if (ty == PTY_B128 || eb == 0)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
 	const Opnd *data = &in->o[st ? 1 : 0];
 	if ((nv > 1) != (data->kind == K_VEC) ||
@@ -315,12 +315,12 @@ exec_ld_st(Run *r, Cta *c, Thread *t, const Insn *in)
 static void
 exec_atom(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool red = in->op == OP_RED;
+	bool red = in->op == PTXMN_RED;
 	unsigned want = red ? 2u : in->aop == AOP_CAS ? 4u : 3u;
 	if (!in->aop || !in->nty || in->nop != want ||
 	    in->o[red ? 0 : 1].kind != K_ADDR || in->vec)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
-	Ty ty = (Ty)in->ty[in->nty - 1];
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
 	unsigned eb = emu_ty[ty].bytes;
 	int cls = emu_ty[ty].cls;
 	bool ok = (eb == 4 || eb == 8) && cls != TC_PAIR &&
@@ -361,7 +361,7 @@ exec_st_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "st.bulk size %llu is not a multiple of 8 in [0, %u]",
 			 (unsigned long long)n, (unsigned)ST_BULK_MAX);
-	if (in->space == SP_GENERIC) {
+	if (in->space == PSP_GENERIC) {
 		if (a < WIN_SHARED || a - WIN_SHARED >= 1ull << 32)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
 				 "st.bulk of generic address 0x%llx, which is "
@@ -369,36 +369,36 @@ exec_st_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 				 (unsigned long long)a);
 		a -= WIN_SHARED;
 	}
-	memset(emu_mem(r, c, t, in, SP_SHARED, a, n, true), 0, n);
+	memset(emu_mem(r, c, t, in, PSP_SHARED, a, n, true), 0, n);
 }
 
 void
 exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	if (in->op == OP_LD || in->op == OP_ST) {
+	if (in->op == PTXMN_LD || in->op == PTXMN_ST) {
 		exec_ld_st(r, c, t, in);
 		return;
 	}
-	if (in->op == OP_ST_BULK) {
+	if (in->op == PTXMN_ST_BULK) {
 		exec_st_bulk(r, c, t, in);
 		return;
 	}
-	if (in->op == OP_PREFETCH)
+	if (in->op == PTXMN_PREFETCH)
 		return;
-	if (in->op == OP_ATOM || in->op == OP_RED) {
+	if (in->op == PTXMN_ATOM || in->op == PTXMN_RED) {
 		exec_atom(r, c, t, in);
 		return;
 	}
 	if (in->nop < 2 || !in->nty)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
-	Ty ty = (Ty)in->ty[in->nty - 1];
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
 	uint64_t a = opnd_get(r, c, t, &in->o[1]), v = a;
-	if (in->op == OP_MAPA) {
+	if (in->op == PTXMN_MAPA) {
 		if (in->nop != 3)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t rank = opnd_get(r, c, t, &in->o[2]) & 0xffffffffu;
 		cta_of_rank(r, t, in, (uint32_t)rank);
-		bool generic = in->space == SP_GENERIC;
+		bool generic = in->space == PSP_GENERIC;
 		uint64_t s = generic ? a - WIN_SHARED : a;
 		if (s >> 32)
 			emu_fail(r, PT_E_EMU_OOB, t, in,
@@ -412,10 +412,10 @@ exec_mem(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 	/* cvta: to.space takes a generic address to the space */
 	bool to = in->fl & FL_TO;
-	uint64_t base = in->space == SP_SHARED || in->space == SP_SHARED_CLUSTER
+	uint64_t base = in->space == PSP_SHARED || in->space == PSP_SHARED_CLUSTER
 				? WIN_SHARED
-			: in->space == SP_LOCAL ? WIN_LOCAL
-			: in->space == SP_PARAM ? WIN_PARAM
+			: in->space == PSP_LOCAL ? WIN_LOCAL
+			: in->space == PSP_PARAM ? WIN_PARAM
 						: 0;
 	if (base && to)
 		v = a - base;

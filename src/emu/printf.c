@@ -31,7 +31,7 @@ read_format(Run *r, Cta *c, Thread *t, const Insn *in, uint64_t a,
 	    char *out)
 {
 	for (size_t i = 0; i < FMT_MAX; i++) {
-		out[i] = (char)*emu_mem(r, c, t, in, SP_GENERIC, a + i, 1, false);
+		out[i] = (char)*emu_mem(r, c, t, in, PSP_GENERIC, a + i, 1, false);
 		if (!out[i])
 			return;
 	}
@@ -49,7 +49,7 @@ format_one(Run *r, Cta *c, Thread *t, const Insn *in, const PfSpec *sp,
 	if (!args)
 		emu_fail(r, PT_E_EMU_PRINTF, t, in,
 			 "printf conversion with no argument buffer");
-	uint64_t v = read_u64(r, c, t, in, SP_GENERIC, args + *off, n);
+	uint64_t v = read_u64(r, c, t, in, PSP_GENERIC, args + *off, n);
 	*off += n;
 	char f[40];
 	snprintf(f, sizeof f, "%s%s%c", sp->head, n == 8 && sp->arg != PF_DOUBLE
@@ -70,8 +70,8 @@ format_one(Run *r, Cta *c, Thread *t, const Insn *in, const PfSpec *sp,
 void
 emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	uint64_t fa = read_u64(r, c, t, in, SP_LOCAL, (uint64_t)in->o[1].imm, 8);
-	uint64_t args = read_u64(r, c, t, in, SP_LOCAL, (uint64_t)in->o[2].imm, 8);
+	uint64_t fa = read_u64(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[1].imm, 8);
+	uint64_t args = read_u64(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[2].imm, 8);
 	const size_t room = OUT_MAX;
 	char fmt[FMT_MAX], out[OUT_MAX];
 	read_format(r, c, t, in, fa, fmt);
@@ -100,7 +100,7 @@ emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 	fwrite(out, 1, len, stdout);
 	fflush(stdout);
-	uint8_t *ret = emu_mem(r, c, t, in, SP_LOCAL, (uint64_t)in->o[0].imm, 4,
+	uint8_t *ret = emu_mem(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[0].imm, 4,
 			       true);
 	for (int b = 0; b < 4; b++)
 		ret[b] = (uint8_t)(len >> (8 * b));

@@ -175,7 +175,7 @@ opnd_get(Run *r, Cta *c, Thread *t, const Opnd *o)
 }
 
 uint64_t
-emu_mask(Ty ty)
+emu_mask(PtxType ty)
 {
 	unsigned b = emu_ty[ty].bytes;
 	return b >= 8 ? ~0ull : (1ull << (8 * b)) - 1;
@@ -185,11 +185,11 @@ emu_mask(Ty ty)
  * sign-extended, so a narrow load into a wide register reads back right
  * at any width; a predicate keeps 0 or 1. */
 void
-reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
+reg_set(Thread *t, const Opnd *o, uint64_t v, PtxType ty)
 {
 	if (o->kind != K_REG) /* a sink, or malformed PTX ptxas rejects */
 		return;
-	if (ty == TY_PRED) {
+	if (ty == PTY_PRED) {
 		t->r[o->reg] = v != 0;
 		return;
 	}
@@ -204,20 +204,20 @@ reg_set(Thread *t, const Opnd *o, uint64_t v, Ty ty)
 
 /* ---- one thread ---- */
 
-static void
+void
 exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_BRA:
+	case PTXMN_BRA:
 		if (in->nop != 1 || in->o[0].kind != K_LABEL)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "indirect branch");
 		t->pc = (uint32_t)in->o[0].imm;
 		return;
-	case OP_TRAP:
+	case PTXMN_TRAP:
 		emu_fail(r, PT_E_EMU_TRAP, t, in,
 			 "trap executed (a failed assert prints its line first)");
-	case OP_CALL:
+	case PTXMN_CALL:
 		emu_vprintf(r, c, t, in);
 		return;
 	default: /* ret, exit */
@@ -227,24 +227,40 @@ exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 }
 
+/* The thread executor of a family whose instructions are all warp
+ * collectives, and the warp executor of one that has none: the
+ * collective column keeps them from being reached. */
+void
+exec_no_thread(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not run by one thread");
+}
+
+void
+exec_no_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)], in,
+		 "not a warp collective");
+}
+
 /* MISC (src/ptx/families.def) holds forms of several kinds: fns and
  * add.f32.{f16,bf16} are arithmetic; st.bulk, prefetch.tensormap and mov
  * of %clock64 go to the memory executor; movmatrix is a warp collective
  * like ldmatrix, setmaxnreg is wgmma.c's. */
-static void
+void
 exec_misc(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	if (in->op == OP_FNS || in->op == OP_ADD)
+	if (in->op == PTXMN_FNS || in->op == PTXMN_ADD)
 		exec_alu(r, c, t, in);
 	else
 		exec_mem(r, c, t, in);
 }
 
-static void
+void
 exec_misc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 	       const Insn *in)
 {
-	if (in->op == OP_MOVMATRIX)
+	if (in->op == PTXMN_MOVMATRIX)
 		exec_warp(r, c, lanes, mask, in);
 	else
 		exec_wgmma_warp(r, c, lanes, mask, in);
@@ -256,7 +272,7 @@ static const struct {
 	void (*run)(Run *, Cta *, Thread *, const Insn *);
 	void (*warp)(Run *, Cta *, Thread **, uint32_t, const Insn *);
 } fam_exec[PTXF_COUNT] = {
-#define EFAM(fam, run, warp, coll, mask, strict, decode)                   \
+#define EFAM(fam, run, warp, coll, mask, decode)                   \
 	[PTXF_##fam] = {run, warp},
 #include "emu/emu_families.def"
 #undef EFAM
@@ -287,14 +303,15 @@ run_thread(Run *r, Cta *c, Thread *t)
 			return;
 		}
 		uint32_t pc = t->pc++;
-		if (r->order && in->op == OP_FENCE)
+		if (r->order &&
+		    (in->op == PTXMN_FENCE || in->op == PTXMN_MEMBAR))
 			emu_order_fence(r, in);
 		fam_exec[in->fam].run(r, c, t, in);
 		if (t->st == TS_MBAR)
 			t->pc = pc; /* the wait is re-executed when released */
 		else
 			r->progress = true;
-		if (emu_quiet_op(in->op)) {
+		if (in->quiet) {
 			r->quiet++;
 			r->quiet_t = t;
 			r->quiet_in = in;

@@ -31,12 +31,13 @@ exec_bar(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_DEADLOCK, t, in,
 			 "barrier %llu used with two thread counts",
 			 (unsigned long long)id);
-	if (in->op == OP_BAR_ARRIVE && !n)
+	bool arrive = ptx_has(in->sel, PQ_ARRIVE);
+	if (arrive && !n)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 			 "bar.arrive needs a thread count");
 	c->bar_arrived[id]++;
 	c->bar_count[id] = (uint32_t)n;
-	if (in->op == OP_BAR_ARRIVE) /* counts, does not wait */
+	if (arrive) /* counts, does not wait */
 		return;
 	t->bar_id = (uint8_t)id;
 	t->st = TS_BAR;
@@ -129,7 +130,7 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 	     uint32_t *addr)
 {
 	uint64_t a = emu_addr(r, c, t, o);
-	if (in->space == SP_GENERIC) {
+	if (in->space == PSP_GENERIC) {
 		if (a < WIN_SHARED || a >= WIN_SHARED + (1ull << 32))
 			emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 				 "mbarrier address 0x%llx is not shared memory",
@@ -142,7 +143,7 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 			 "memory", (unsigned long long)a);
 	Cta *owner;
 	emu_smem(r, t, in, (uint32_t)a, 8, &owner);
-	if (owner != c && in->space != SP_SHARED_CLUSTER)
+	if (owner != c && in->space != PSP_SHARED_CLUSTER)
 		emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 			 "shared::cta mbarrier operation on another CTA's "
 			 "mbarrier");
@@ -153,8 +154,12 @@ mbar_operand(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o,
 static void
 exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool has_state = in->op == OP_MB_ARRIVE || in->op == OP_MB_ARRIVE_TX ||
-			 in->op == OP_MB_TRY_WAIT || in->op == OP_MB_TEST_WAIT;
+	bool try_wait = in->op == PTXMN_MBARRIER_TRY_WAIT ||
+			in->op == PTXMN_MBARRIER_TRY_WAIT_PARITY;
+	bool has_state = in->op == PTXMN_MBARRIER_ARRIVE ||
+			 in->op == PTXMN_MBARRIER_ARRIVE_EXPECT_TX || try_wait ||
+			 in->op == PTXMN_MBARRIER_TEST_WAIT ||
+			 in->op == PTXMN_MBARRIER_TEST_WAIT_PARITY;
 	unsigned ai = has_state ? 1 : 0;
 	if (in->nop <= ai || in->o[ai].kind != K_ADDR)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed mbarrier");
@@ -162,7 +167,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 	Cta *owner = mbar_operand(r, c, t, in, &in->o[ai], &addr);
 	uint64_t arg = in->nop > ai + 1 ? opnd_get(r, c, t, &in->o[ai + 1]) : 0;
 	switch (in->op) {
-	case OP_MB_INIT: {
+	case PTXMN_MBARRIER_INIT: {
 		if (arg == 0 || arg > (1u << 20) - 1)
 			emu_fail(r, PT_E_EMU_MBARRIER, t, in,
 				 "mbarrier.init count %llu outside [1, 2^20-1]",
@@ -185,23 +190,24 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		m->expected = m->pending = (uint32_t)arg;
 		return;
 	}
-	case OP_MB_INVAL: {
+	case PTXMN_MBARRIER_INVAL: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		*m = owner->mbar[--owner->nmbar];
 		return;
 	}
-	case OP_MB_EXPECT_TX: case OP_MB_COMPLETE_TX: {
+	case PTXMN_MBARRIER_EXPECT_TX: case PTXMN_MBARRIER_COMPLETE_TX: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
-		m->tx += in->op == OP_MB_EXPECT_TX ? (int64_t)arg : -(int64_t)arg;
+		m->tx += in->op == PTXMN_MBARRIER_EXPECT_TX ? (int64_t)arg
+							     : -(int64_t)arg;
 		mbar_tx_range(r, m, t, in);
 		mbar_maybe_complete(owner, m);
 		return;
 	}
-	case OP_MB_ARRIVE: case OP_MB_ARRIVE_TX: {
+	case PTXMN_MBARRIER_ARRIVE: case PTXMN_MBARRIER_ARRIVE_EXPECT_TX: {
 		Mbar *m = mbar_get(r, owner, addr, t, in);
 		uint32_t phase = m->phase;
 		uint32_t count = 1;
-		if (in->op == OP_MB_ARRIVE_TX) {
+		if (in->op == PTXMN_MBARRIER_ARRIVE_EXPECT_TX) {
 			m->tx += (int64_t)arg;
 			mbar_tx_range(r, m, t, in);
 		} else if (in->nop > 2) {
@@ -210,7 +216,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		mbar_arrive(r, owner, addr, count, t, in);
 		/* the state token: the phase arrived in */
 		if (in->o[0].kind == K_REG)
-			reg_set(t, &in->o[0], (uint64_t)phase, TY_B64);
+			reg_set(t, &in->o[0], (uint64_t)phase, PTY_B64);
 		return;
 	}
 	default: { /* try_wait / test_wait {.parity} */
@@ -220,7 +226,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 		 * of the phase arrived in, whose low bit is its parity */
 		uint32_t parity = (uint32_t)arg & 1;
 		bool done = mbar_phase_done(r, owner, addr, parity);
-		if (!done && in->op == OP_MB_TRY_WAIT) {
+		if (!done && try_wait) {
 			/* block; the scheduler re-runs this wait once the
 			 * phase completed */
 			t->st = TS_MBAR;
@@ -231,7 +237,7 @@ exec_mbarrier(Run *r, Cta *c, Thread *t, const Insn *in)
 					 "waiting on another CTA's mbarrier");
 			return;
 		}
-		reg_set(t, &in->o[0], done, TY_PRED);
+		reg_set(t, &in->o[0], done, PTY_PRED);
 		return;
 	}
 	}
@@ -241,24 +247,23 @@ void
 exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_BAR:
-	case OP_BAR_ARRIVE:
-		exec_bar(r, c, t, in);
-		return;
-	case OP_CBAR_ARRIVE:
-		t->cbar_phase = r->cbar_phase;
-		r->cbar_arrived++;
-		return;
-	case OP_CBAR_WAIT:
-		if (r->cbar_phase <= t->cbar_phase)
+	case PTXMN_BAR:
+	case PTXMN_BARRIER:
+		if (!ptx_has(in->sel, PQ_CLUSTER)) {
+			exec_bar(r, c, t, in);
+		} else if (ptx_has(in->sel, PQ_ARRIVE)) {
+			t->cbar_phase = r->cbar_phase;
+			r->cbar_arrived++;
+		} else if (r->cbar_phase <= t->cbar_phase) { /* .wait */
 			t->st = TS_CBAR;
+		}
 		return;
-	case OP_FENCE:
+	case PTXMN_FENCE: case PTXMN_MEMBAR:
 		/* every access here is sequentially consistent and each
 		 * asynchronous operation is modelled explicitly, so fences
 		 * order nothing further */
 		return;
-	case OP_NANOSLEEP:
+	case PTXMN_NANOSLEEP:
 		/* no clock here: a sleep changes nothing (and orders
 		 * nothing, unlike a fence) */
 		return;
@@ -269,6 +274,20 @@ exec_sync(Run *r, Cta *c, Thread *t, const Insn *in)
 
 /* ---- pending asynchronous operations ---- */
 
+uint32_t *
+async_groups(Run *r, Thread *t, const Insn *in, int kind)
+{
+	for (size_t i = 0; i < countof(t->groups); i++) {
+		if (!t->groups[i].kind)
+			t->groups[i].kind = (uint32_t)kind;
+		if (t->groups[i].kind == (uint32_t)kind)
+			return &t->groups[i].n;
+	}
+	emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
+		 "more than %zu kinds of async-group in one thread",
+		 countof(t->groups));
+}
+
 Pending *
 async_new(Run *r, Thread *t, const Insn *in, int group_kind)
 {
@@ -276,9 +295,7 @@ async_new(Run *r, Thread *t, const Insn *in, int group_kind)
 	p->t = t;
 	p->in = in;
 	p->group_kind = group_kind;
-	p->group = group_kind == 1 ? t->cpa_group
-		   : group_kind == 2 ? t->bulk_group
-		   : group_kind == 3 ? t->wg_group : 0;
+	p->group = group_kind ? *async_groups(r, t, in, group_kind) : 0;
 	return p;
 }
 
@@ -352,8 +369,7 @@ async_complete_all(Run *r)
 void
 async_wait_groups(Run *r, Thread *t, int kind, uint32_t keep)
 {
-	uint32_t committed = kind == 1 ? t->cpa_group
-			     : kind == 2 ? t->bulk_group : t->wg_group;
+	uint32_t committed = *async_groups(r, t, NULL, kind);
 	Pending *prev = NULL, *p = r->pend;
 	while (p) {
 		Pending *next = p->next;
@@ -427,12 +443,12 @@ exec_cp_async(Run *r, Cta *c, Thread *t, const Insn *in)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "src-size %llu larger than cp-size %llu",
 			 (unsigned long long)src_size, (unsigned long long)size);
-	Pending *p = async_new(r, t, in, 1);
-	p->dst = operand_mem(r, c, t, in, &in->o[0], SP_SHARED, size, true,
+	Pending *p = async_new(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP);
+	p->dst = operand_mem(r, c, t, in, &in->o[0], PSP_SHARED, size, true,
 			     size);
 	p->dst_n = size;
 	if (src_size) {
-		p->src = operand_mem(r, c, t, in, &in->o[1], SP_GLOBAL, src_size,
+		p->src = operand_mem(r, c, t, in, &in->o[1], PSP_GLOBAL, src_size,
 				     false, size);
 		p->src_n = src_size;
 	}
@@ -454,9 +470,10 @@ exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 			 "bulk copy size %llu is not a multiple of 16",
 			 (unsigned long long)size);
 	bool src_smem = in->sel->ops[1].space != PSP_GLOBAL;
-	int dsp = to_global ? SP_GLOBAL : SP_SHARED_CLUSTER;
-	int ssp = src_smem ? SP_SHARED : SP_GLOBAL;
-	Pending *p = async_new(r, t, in, to_global ? 2 : 0);
+	int dsp = to_global ? PSP_GLOBAL : PSP_SHARED_CLUSTER;
+	int ssp = src_smem ? PSP_SHARED : PSP_GLOBAL;
+	Pending *p = async_new(r, t, in,
+			       to_global ? PTXMN_CP_ASYNC_BULK_COMMIT_GROUP : 0);
 	p->dst = operand_mem(r, c, t, in, &in->o[0], dsp, size, true, 16);
 	p->dst_n = size;
 	p->src = operand_mem(r, c, t, in, &in->o[1], ssp, size, false, 16);
@@ -467,7 +484,7 @@ exec_cp_bulk(Run *r, Cta *c, Thread *t, const Insn *in)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in,
 				 "missing mbarrier");
 		Insn tmp = *in;
-		tmp.space = SP_SHARED_CLUSTER;
+		tmp.space = PSP_SHARED_CLUSTER;
 		p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[3],
 					   &p->mbar_addr);
 		/* the mbarrier must be in the destination's CTA */
@@ -486,28 +503,28 @@ void
 exec_async(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_CP_ASYNC:
+	case PTXMN_CP_ASYNC:
 		exec_cp_async(r, c, t, in);
 		return;
-	case OP_CP_ASYNC_COMMIT:
-		t->cpa_group++;
+	case PTXMN_CP_ASYNC_COMMIT_GROUP:
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP))++;
 		return;
-	case OP_CP_ASYNC_WAIT_ALL:
-		t->cpa_group++;
-		async_wait_groups(r, t, 1, 0);
+	case PTXMN_CP_ASYNC_WAIT_ALL:
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_COMMIT_GROUP))++;
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_COMMIT_GROUP, 0);
 		return;
-	case OP_CP_ASYNC_WAIT:
-		async_wait_groups(r, t, 1,
+	case PTXMN_CP_ASYNC_WAIT_GROUP:
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_COMMIT_GROUP,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;
-	case OP_CP_BULK:
+	case PTXMN_CP_ASYNC_BULK:
 		exec_cp_bulk(r, c, t, in);
 		return;
-	case OP_CP_BULK_COMMIT:
-		t->bulk_group++;
+	case PTXMN_CP_ASYNC_BULK_COMMIT_GROUP:
+		(*async_groups(r, t, in, PTXMN_CP_ASYNC_BULK_COMMIT_GROUP))++;
 		return;
-	case OP_CP_BULK_WAIT:
-		async_wait_groups(r, t, 2,
+	case PTXMN_CP_ASYNC_BULK_WAIT_GROUP:
+		async_wait_groups(r, t, PTXMN_CP_ASYNC_BULK_COMMIT_GROUP,
 				  (uint32_t)opnd_get(r, c, t, &in->o[0]));
 		return;
 	default:

@@ -87,7 +87,7 @@ static void
 exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = lanes[__builtin_ctz(mask)];
-	bool st = in->op == OP_TC_ST;
+	bool st = in->op == PTXMN_TCGEN05_ST;
 	int per;
 	int shape = shape_of(r, t0, in, &per);
 	long num = in->sel->num; /* .xN */
@@ -127,7 +127,7 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				if (st)
 					*cell = (uint32_t)opnd_get(r, c, t, o);
 				else
-					reg_set(t, o, *cell, TY_B32);
+					reg_set(t, o, *cell, PTY_B32);
 				continue;
 			}
 			uint32_t *c0 = tmem_cell(r, c, t, in, lane, base_col + 2 * co,
@@ -140,7 +140,7 @@ exec_ld_st(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				*c1 = v >> 16;
 			} else {
 				reg_set(t, o, (*c0 & 0xffff) | (*c1 & 0xffff) << 16,
-					TY_B32);
+					PTY_B32);
 			}
 		}
 	}
@@ -150,7 +150,7 @@ static void
 exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = lanes[__builtin_ctz(mask)];
-	bool alloc = in->op == OP_TC_ALLOC;
+	bool alloc = in->op == PTXMN_TCGEN05_ALLOC;
 	/* .cta_group::2: one warp of each CTA of the pair executes it; each
 	 * allocates the same columns of its own TMEM (the lowest free range
 	 * gives both CTAs the same address when they allocate alike) */
@@ -185,7 +185,7 @@ exec_alloc(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 			continue;
 		c->tmem_used |= bits << s;
 		uint64_t a = emu_addr(r, c, t0, &in->o[0]);
-		uint8_t *p = emu_mem(r, c, t0, in, SP_SHARED, a, 4, true);
+		uint8_t *p = emu_mem(r, c, t0, in, PSP_SHARED, a, 4, true);
 		uint32_t ta = s * 32;
 		memcpy(p, &ta, 4);
 		return;
@@ -200,13 +200,15 @@ void
 exec_tc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	switch (in->op) {
-	case OP_TC_ALLOC: case OP_TC_DEALLOC:
+	case PTXMN_TCGEN05_ALLOC: case PTXMN_TCGEN05_DEALLOC:
 		exec_alloc(r, c, lanes, mask, in);
 		return;
-	case OP_TC_LD: case OP_TC_ST:
+	case PTXMN_TCGEN05_LD: case PTXMN_TCGEN05_ST:
 		exec_ld_st(r, c, lanes, mask, in);
 		return;
-	case OP_TC_RELINQUISH: case OP_TC_WAIT:
+	case PTXMN_TCGEN05_RELINQUISH_ALLOC_PERMIT:
+	case PTXMN_TCGEN05_WAIT_LD:
+	case PTXMN_TCGEN05_WAIT_ST:
 		return;
 	default:
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)],
@@ -385,9 +387,10 @@ void
 exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 {
 	switch (in->op) {
-	case OP_TC_FENCE:
+	case PTXMN_TCGEN05_FENCE_BEFORE_THREAD_SYNC:
+	case PTXMN_TCGEN05_FENCE_AFTER_THREAD_SYNC:
 		return;
-	case OP_TC_COMMIT: {
+	case PTXMN_TCGEN05_COMMIT: {
 		/* tcgen05.commit.cta_group::1.mbarrier::arrive::one
 		 * .shared::cluster.b64 [mbar]: every earlier tcgen05 op of
 		 * this thread is complete here, so the arrive is immediate */
@@ -395,7 +398,7 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		if (in->nop != (multi ? 2u : 1u))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "malformed");
 		uint64_t a = emu_addr(r, c, t, &in->o[0]);
-		if (in->space == SP_GENERIC && a >= WIN_SHARED)
+		if (in->space == PSP_GENERIC && a >= WIN_SHARED)
 			a -= WIN_SHARED;
 		Cta *owner;
 		emu_smem(r, t, in, (uint32_t)a, 8, &owner);
@@ -416,10 +419,10 @@ exec_tc(Run *r, Cta *c, Thread *t, const Insn *in)
 		}
 		return;
 	}
-	case OP_TC_MMA:
+	case PTXMN_TCGEN05_MMA:
 		exec_tc_mma(r, c, t, in);
 		return;
-	case OP_TC_CP:
+	case PTXMN_TCGEN05_CP:
 		exec_cp(r, c, t, in);
 		return;
 	default:

@@ -277,7 +277,7 @@ scale_vec(const PtxInst *in, TcMmaForm *d)
 void
 decode_tc_mma(Arena *a, Insn *in)
 {
-	if (in->op != OP_TC_MMA)
+	if (in->op != PTXMN_TCGEN05_MMA)
 		return;
 	const PtxInst *q = in->sel;
 	TcMmaForm *d = NEW(a, TcMmaForm);

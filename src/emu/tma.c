@@ -93,7 +93,7 @@ tmap_read(Run *r, Cta *c, Thread *t, const Insn *in, const Opnd *o, TMap *m)
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "tensor map address 0x%llx is not 64-byte aligned",
 			 (unsigned long long)a);
-	const uint8_t *p = emu_mem(r, c, t, in, SP_GENERIC, a, 128, false);
+	const uint8_t *p = emu_mem(r, c, t, in, PSP_GENERIC, a, 128, false);
 	memset(m, 0, sizeof(*m));
 	m->format = p[4];
 	m->rank = p[5];
@@ -404,7 +404,7 @@ red_op(const Insn *in)
 void
 exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	bool reduce = in->op == OP_CP_RED_TENSOR;
+	bool reduce = in->op == PTXMN_CP_REDUCE_ASYNC_BULK_TENSOR;
 	/* a store's form starts with the tensor map (.global.shared::cta) */
 	bool store = reduce || in->sel->ops[0].kind == PTXOP_TENSOR;
 	if (insn_q(in, PQ_IM2COL) || insn_q(in, PQ_IM2COL_NO_OFFS) ||
@@ -452,7 +452,8 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	Cta *own;
 	uint8_t *box = emu_smem(r, t, in, (uint32_t)sa, op->bytes, &own);
 	op->smem_addr = (uint32_t)sa & ((1u << SMEM_RANK_SHIFT) - 1);
-	Pending *p = async_new(r, t, in, store ? 2 : 0);
+	Pending *p = async_new(r, t, in,
+			       store ? PTXMN_CP_ASYNC_BULK_COMMIT_GROUP : 0);
 	p->perform = tma_perform;
 	p->data = op;
 	if (store) {
@@ -466,7 +467,7 @@ exec_tma(Run *r, Cta *c, Thread *t, const Insn *in)
 	if (in->nop < 3)
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "missing mbarrier");
 	Insn tmp = *in;
-	tmp.space = SP_SHARED_CLUSTER;
+	tmp.space = PSP_SHARED_CLUSTER;
 	p->mbar_cta = mbar_operand(r, c, t, &tmp, &in->o[2], &p->mbar_addr);
 	mbar_lookup(r, p->mbar_cta, p->mbar_addr, t, in);
 	p->tx = op->tx;

@@ -73,9 +73,9 @@ exec_shfl(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (!pval || j < 0 || j > 31)
 			j = l;
 		const Opnd *dd = d->kind == K_VEC ? vec_elem(r, d, 0) : d;
-		reg_set(t, dd, val[j], TY_B32);
+		reg_set(t, dd, val[j], PTY_B32);
 		if (d->kind == K_VEC && d->n == 2)
-			reg_set(t, vec_elem(r, d, 1), pval, TY_PRED);
+			reg_set(t, vec_elem(r, d, 1), pval, PTY_PRED);
 	}
 }
 
@@ -95,16 +95,16 @@ exec_vote(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 		if (!(mask & (1u << l)))
 			continue;
 		if (is_ballot)
-			reg_set(lanes[l], &in->o[0], ballot, TY_B32);
+			reg_set(lanes[l], &in->o[0], ballot, PTY_B32);
 		else
-			reg_set(lanes[l], &in->o[0], v, TY_PRED);
+			reg_set(lanes[l], &in->o[0], v, PTY_PRED);
 	}
 }
 
 static void
 exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
-	Ty ty = (Ty)in->ty[in->nty - 1];
+	PtxType ty = (PtxType)in->ty[in->nty - 1];
 	bool s = emu_ty[ty].cls == TC_S;
 	uint64_t acc = 0;
 	bool first = true;
@@ -136,7 +136,7 @@ exec_redux(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 	}
 	for (int l = 0; l < 32; l++)
 		if (mask & (1u << l))
-			reg_set(lanes[l], &in->o[0], acc & 0xffffffffu, TY_B32);
+			reg_set(lanes[l], &in->o[0], acc & 0xffffffffu, PTY_B32);
 }
 
 static void
@@ -153,10 +153,10 @@ exec_elect(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 			continue;
 		if (d->kind == K_VEC) {
 			reg_set(lanes[l], vec_elem(r, d, 0), (uint64_t)leader,
-				TY_B32);
-			reg_set(lanes[l], vec_elem(r, d, 1), l == leader, TY_PRED);
+				PTY_B32);
+			reg_set(lanes[l], vec_elem(r, d, 1), l == leader, PTY_PRED);
 		} else {
-			reg_set(lanes[l], d, l == leader, TY_PRED);
+			reg_set(lanes[l], d, l == leader, PTY_PRED);
 		}
 	}
 }
@@ -196,7 +196,7 @@ matrix_row(Run *r, Cta *c, Thread **lanes, const Insn *in, int src,
 		emu_fail(r, PT_E_EMU_OOB, t, in,
 			 "matrix row address 0x%llx is not 16-byte aligned",
 			 (unsigned long long)a);
-	int sp = in->space == SP_GENERIC ? SP_GENERIC : SP_SHARED;
+	int sp = in->space == PSP_GENERIC ? PSP_GENERIC : PSP_SHARED;
 	return emu_mem(r, c, t, in, sp, a, 16, write);
 }
 
@@ -204,7 +204,7 @@ static void
 exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = full_warp(r, lanes, mask, in);
-	bool st = in->op == OP_STMATRIX, trans = insn_q(in, PQ_TRANS);
+	bool st = in->op == PTXMN_STMATRIX, trans = insn_q(in, PQ_TRANS);
 	int n = matrix_count(r, t0, in);
 	const Opnd *regs = &in->o[st ? 1 : 0], *addr = &in->o[st ? 0 : 1];
 	if ((n > 1 && (regs->kind != K_VEC || regs->n != n)) ||
@@ -238,7 +238,7 @@ exec_matrix(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 				uint32_t v = (uint32_t)e0[0] | (uint32_t)e0[1] << 8 |
 					     (uint32_t)e1[0] << 16 |
 					     (uint32_t)e1[1] << 24;
-				reg_set(t, o, v, TY_B32);
+				reg_set(t, o, v, PTY_B32);
 			}
 		}
 	}
@@ -263,7 +263,7 @@ exec_movmatrix(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 	for (int l = 0; l < 32; l++) {
 		int g = l / 4, q = l % 4;
 		uint32_t v = m[2 * q][g] | (uint32_t)m[2 * q + 1][g] << 16;
-		reg_set(lanes[l], &in->o[0], v, TY_B32);
+		reg_set(lanes[l], &in->o[0], v, PTY_B32);
 	}
 }
 
@@ -272,8 +272,6 @@ exec_movmatrix(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 
 enum { MF_F16, MF_BF16, MF_TF32, MF_E4M3, MF_E5M2, MF_S8, MF_U8, MF_F32,
        MF_S32, MF_F64, MF_N };
-static const char *const mma_fmt_names[MF_N] = {
-	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32", "f64"};
 static const int mma_fmt_bits[MF_N] = {16, 16, 32, 8, 8, 8, 8, 32, 32, 64};
 
 /* mma.sync's decoded form (Insn.aux), from decode_mma_sync at load. */
@@ -294,18 +292,17 @@ decode_mma_sync(Arena *a, Insn *in)
 	d->m = in->sel->shape_m;
 	d->n = in->sel->shape_n;
 	d->k = in->sel->shape_k;
+	static const PtxType fmt_types[MF_N] = {
+		PTY_F16, PTY_BF16, PTY_TF32, PTY_E4M3, PTY_E5M2, PTY_S8,
+		PTY_U8, PTY_F32, PTY_S32, PTY_F64};
 	int nf = 0;
-	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
-		s++;
-		size_t len = strcspn(s, ".");
+	for (int t = 0; t < in->sel->ntypes; t++)
 		for (int i = 0; i < MF_N; i++)
-			if (strlen(mma_fmt_names[i]) == len &&
-			    !strncmp(s, mma_fmt_names[i], len) && nf < 5) {
+			if (in->sel->types[t] == fmt_types[i] && nf < 5) {
 				if (nf < 4)
 					d->f[nf] = i;
 				nf++;
 			}
-	}
 	d->ok = nf == 4 && d->k > 0;
 	in->aux = d;
 }
@@ -381,7 +378,7 @@ mma_reg(Run *r, Cta *c, Thread *t, const Opnd *o, int i)
 }
 
 static void
-mma_set(Run *r, Thread *t, const Opnd *o, int i, uint64_t v, Ty ty)
+mma_set(Run *r, Thread *t, const Opnd *o, int i, uint64_t v, PtxType ty)
 {
 	reg_set(t, o->kind == K_VEC ? vec_elem(r, o, (unsigned)i) : o, v, ty);
 }
@@ -457,7 +454,7 @@ exec_mma_m16n8(Run *r, Cta *c, Thread **lanes, const Insn *in,
 					      << (16 * (i % 2));
 		}
 		for (int i = 0; i < nd; i++)
-			mma_set(r, t, &in->o[0], i, out[i], TY_B32);
+			mma_set(r, t, &in->o[0], i, out[i], PTY_B32);
 	}
 }
 
@@ -502,7 +499,7 @@ exec_mma_f64(Run *r, Cta *c, Thread **lanes, const Insn *in)
 			memcpy(&u, &v, 8);
 			if (isnan(v))
 				u = 0x7fffffffffffffffull;
-			mma_set(r, lanes[l], &in->o[0], i, u, TY_B64);
+			mma_set(r, lanes[l], &in->o[0], i, u, PTY_B64);
 		}
 	}
 }
@@ -533,16 +530,17 @@ void
 exec_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	switch (in->op) {
-	case OP_SHFL: exec_shfl(r, c, lanes, mask, in); return;
-	case OP_VOTE: exec_vote(r, c, lanes, mask, in); return;
-	case OP_REDUX: exec_redux(r, c, lanes, mask, in); return;
-	case OP_ELECT: exec_elect(r, lanes, mask, in); return;
-	case OP_BAR_WARP: return;
-	case OP_LDMATRIX: case OP_STMATRIX:
+	case PTXMN_SHFL: exec_shfl(r, c, lanes, mask, in); return;
+	case PTXMN_VOTE:
+	case PTXMN_VOTE_SYNC: exec_vote(r, c, lanes, mask, in); return;
+	case PTXMN_REDUX: exec_redux(r, c, lanes, mask, in); return;
+	case PTXMN_ELECT: exec_elect(r, lanes, mask, in); return;
+	case PTXMN_BAR: return; /* bar.warp.sync: the collective itself */
+	case PTXMN_LDMATRIX: case PTXMN_STMATRIX:
 		exec_matrix(r, c, lanes, mask, in);
 		return;
-	case OP_MOVMATRIX: exec_movmatrix(r, c, lanes, mask, in); return;
-	case OP_MMA: exec_mma(r, c, lanes, mask, in); return;
+	case PTXMN_MOVMATRIX: exec_movmatrix(r, c, lanes, mask, in); return;
+	case PTXMN_MMA_SYNC: exec_mma(r, c, lanes, mask, in); return;
 	default:
 		emu_fail(r, PT_E_EMU_UNSUPPORTED, lanes[__builtin_ctz(mask)],
 			 in, "not modelled");

@@ -49,10 +49,6 @@ typedef enum WgFmt {
 	WF_S32, WF_NONE
 } WgFmt;
 
-static const char *const fmt_names[] = {
-	"f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "f32", "s32",
-};
-
 typedef struct WgDesc {
 	uint32_t start, lbo, sbo;
 	uint32_t swz;   /* swizzle width in bytes, 0 interleave */
@@ -258,7 +254,7 @@ wg_perform(Run *r, WgOp *op)
 					s += x;
 				res = emu_round_small(s, RND_RN, 8, 23);
 			}
-			reg_set(t, o, res, TY_B32);
+			reg_set(t, o, res, PTY_B32);
 		}
 	}
 }
@@ -269,13 +265,23 @@ wg_pending_perform(Run *r, Pending *p)
 	wg_perform(r, p->data);
 }
 
+/* The operand format of a type of the selected spelling (WF_NONE: not
+ * one wgmma takes). */
 static int
-fmt_of(const char *tok)
+fmt_of(PtxType t)
 {
-	for (int i = 0; i < (int)(sizeof(fmt_names) / sizeof(*fmt_names)); i++)
-		if (!strcmp(tok, fmt_names[i]))
-			return i;
-	return WF_NONE;
+	switch (t) {
+	case PTY_F16: return WF_F16;
+	case PTY_BF16: return WF_BF16;
+	case PTY_TF32: return WF_TF32;
+	case PTY_E4M3: return WF_E4M3;
+	case PTY_E5M2: return WF_E5M2;
+	case PTY_S8: return WF_S8;
+	case PTY_U8: return WF_U8;
+	case PTY_F32: return WF_F32;
+	case PTY_S32: return WF_S32;
+	default: return WF_NONE;
+	}
 }
 
 /* wgmma.mma_async's decoded form (Insn.aux), from decode_wgmma. */
@@ -292,25 +298,17 @@ typedef struct WgForm {
 void
 decode_wgmma(Arena *a, Insn *in)
 {
-	if (in->op != OP_WG_MMA)
+	if (in->op != PTXMN_WGMMA_MMA_ASYNC)
 		return;
 	WgForm *op = NEW(a, WgForm);
 	memset(op, 0, sizeof(*op));
 	in->aux = op;
 	int fmts[3], nf = 0;
-	for (const char *s = strchr(in->name, '.'); s; s = strchr(s, '.')) {
-		s++;
-		size_t len = strcspn(s, ".");
-		char tok[16];
-		if (len >= sizeof(tok))
+	for (int i = 0; i < in->sel->ntypes; i++) {
+		if (nf == 3)
 			return;
-		memcpy(tok, s, len);
-		tok[len] = 0;
-		if (fmt_of(tok) != WF_NONE) {
-			if (nf == 3)
-				return;
-			fmts[nf++] = fmt_of(tok);
-		}
+		if ((fmts[nf++] = fmt_of(in->sel->types[i])) == WF_NONE)
+			return;
 	}
 	op->n = (uint32_t)in->sel->shape_n;
 	op->k = (uint32_t)in->sel->shape_k;
@@ -408,7 +406,7 @@ exec_mma_async(Run *r, Cta *c, Thread **lanes, const Insn *in)
 			for (unsigned j = 0; j < 4; j++)
 				op->areg[l][j] = (uint32_t)opnd_get(r, c, lanes[l],
 					vec_elem(r, &in->o[1], j));
-	Pending *p = async_new(r, t0, in, 3);
+	Pending *p = async_new(r, t0, in, PTXMN_WGMMA_COMMIT_GROUP);
 	uint64_t n;
 	if (!op->a_regs) {
 		p->src = wg_span(r, op, &op->da, 64, fmt_bytes(op->afmt), &n);
@@ -435,24 +433,26 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 			 ".aligned: every lane of the warp must execute it "
 			 "(lanes 0x%08x do)", mask);
 	switch (in->op) {
-	case OP_WG_FENCE:
+	case PTXMN_WGMMA_FENCE:
 		/* orders register accesses before later wgmmas: every
 		 * register access here is already in program order */
 		return;
-	case OP_WG_COMMIT:
+	case PTXMN_WGMMA_COMMIT_GROUP:
 		for (int l = 0; l < 32; l++)
-			lanes[l]->wg_group++;
+			(*async_groups(r, lanes[l], in,
+				       PTXMN_WGMMA_COMMIT_GROUP))++;
 		return;
-	case OP_WG_WAIT: {
+	case PTXMN_WGMMA_WAIT_GROUP: {
 		if (in->nop != 1 || in->o[0].kind != K_IMM || in->o[0].imm < 0 ||
 		    in->o[0].imm > 7)
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
 				 "wait_group takes an immediate 0..7");
 		if (r->npend)
-			async_wait_groups(r, lanes[0], 3, (uint32_t)in->o[0].imm);
+			async_wait_groups(r, lanes[0], PTXMN_WGMMA_COMMIT_GROUP,
+					  (uint32_t)in->o[0].imm);
 		return;
 	}
-	case OP_WG_MMA:
+	case PTXMN_WGMMA_MMA_ASYNC:
 		exec_mma_async(r, c, lanes, in);
 		return;
 	default: { /* setmaxnreg.{inc,dec}.sync.aligned.u32 imm */

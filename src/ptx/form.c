@@ -138,7 +138,7 @@ static PtxType
 type_named(const char *s, int len)
 {
 	static const char *const names[] = {
-#define PTYPE(id, name, bits) name,
+#define PTYPE(id, name, bits, bytes, cls) name,
 #include "ptx/types.def"
 #undef PTYPE
 	};
@@ -213,6 +213,46 @@ quals_have(const char *quals, const char *q, int len)
 	return false;
 }
 
+static const char *const mnem_texts[PTXMN_COUNT] = {
+	[PTXMN_NONE] = "",
+#define MNEM(id, text) [PTXMN_##id] = text,
+#include "ptx/mnemonics.def"
+#undef MNEM
+};
+
+const char *
+ptx_mnem_text(PtxMnem m)
+{
+	PT_ASSERT(m >= 0 && m < PTXMN_COUNT);
+	return mnem_texts[m];
+}
+
+PtxMnem
+ptx_mnem_named(const char *text, size_t len)
+{
+	for (int m = 1; m < PTXMN_COUNT; m++)
+		if (strlen(mnem_texts[m]) == len &&
+		    memcmp(mnem_texts[m], text, len) == 0)
+			return (PtxMnem)m;
+	return PTXMN_NONE;
+}
+
+PtxMnem
+ptx_mnem_prefix(const char *spelling)
+{
+	PtxMnem best = PTXMN_NONE;
+	size_t blen = 0;
+	for (int m = 1; m < PTXMN_COUNT; m++) {
+		size_t n = strlen(mnem_texts[m]);
+		if (n > blen && strncmp(spelling, mnem_texts[m], n) == 0 &&
+		    (spelling[n] == '.' || spelling[n] == 0)) {
+			best = (PtxMnem)m;
+			blen = n;
+		}
+	}
+	return best;
+}
+
 static const char *const qual_texts[] = {
 #define QUAL(id, text) text,
 #include "ptx/quals.def"
@@ -242,6 +282,25 @@ take_quals(const char *quals, PtxInst *in)
 	for (int q = 0; q < PQ_COUNT; q++)
 		if (quals_have(quals, qual_texts[q], (int)strlen(qual_texts[q])))
 			in->quals[q / 64] |= 1ull << (q % 64);
+}
+
+/* The dot-parts of the qualifier text naming a type (in order, at most
+ * four) or a state space (the last one), read once like the named
+ * qualifiers: a later stage never splits the spelling. */
+static void
+take_parts(const char *quals, PtxInst *in)
+{
+	for (const char *p = quals; *p == '.';) {
+		const char *s = p + 1;
+		int len = (int)strcspn(s, ".");
+		PtxType t = type_named(s, len);
+		PtxSpace sp = space_named(s, len);
+		if (t != PTY_NONE && in->ntypes < (int)countof(in->types))
+			in->types[in->ntypes++] = t;
+		if (sp != PSP_GENERIC)
+			in->spelled_space = sp;
+		p = s + len;
+	}
 }
 
 /* Reads digits at *pp into *v; false when there are none. */
@@ -438,12 +497,14 @@ ptx_form_match(int i, const char *quals, PtxInst *in)
 	memset(in, 0, sizeof *in);
 	in->family = f->family;
 	in->mnemonic = f->mnemonic;
+	in->mnem = ptx_mnem_named(f->mnemonic, strlen(f->mnemonic));
 	in->form = i;
 	in->min_ptx = f->min_ptx;
 	in->gate = f->gate;
 	take_tags(g, ng, &m, in);
 	take_quals(quals, in);
 	take_shape(quals, in);
+	take_parts(quals, in);
 	resolve_ops(f, quals, in);
 	return true;
 }

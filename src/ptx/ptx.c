@@ -15,7 +15,7 @@ static const struct {
 	const char *name;
 	int bits;
 } types[] = {
-#define PTYPE(id, name, bits) [PTY_##id] = {name, bits},
+#define PTYPE(id, name, bits, bytes, cls) [PTY_##id] = {name, bits},
 #include "ptx/types.def"
 #undef PTYPE
 };
@@ -190,13 +190,19 @@ token_known(const char *mn, const char *tok, int len)
 	return ts.found;
 }
 
+/* A register type's qualifier: repeating one is no duplicate (cvt.u32.u32).
+ * The MMA byte formats (.e4m3, .e5m2) are left out, so a repeated one
+ * is reported as before they were types. */
 static bool
 is_type_token(const char *tok, int len)
 {
-	for (int t = 1; t < PTY_COUNT; t++)
+	for (int t = 1; t < PTY_COUNT; t++) {
+		if (t == PTY_E4M3 || t == PTY_E5M2)
+			continue;
 		if ((int)strlen(types[t].name) == len - 1 &&
 		    strncmp(types[t].name, tok + 1, (size_t)len - 1) == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -489,6 +495,7 @@ ptx_select(const char *spelling, const PtxArg *args, int nargs, PtxSel *out)
 			if (!found && l > bestlen) {
 				bestlen = l;
 				out->inst.mnemonic = mn;
+				out->inst.mnem = ptx_mnem_named(mn, l);
 			}
 			continue;
 		}

@@ -57,9 +57,11 @@
  * it, and the chosen form travels in the IR (Expr.u.ptx.sel) to codegen,
  * which only prints (an unselected node there is E3010).
  *
- * After matching, the instruction is data: its named qualifiers
- * (quals.def) are a bit set asked with ptx_has(in, PQ_*), its shape
- * .mMnN[kK] is shape_m/n/k; no later stage reads the spelling text.
+ * After matching, the instruction is data: its mnemonic is an id
+ * (mnemonics.def, PtxInst.mnem), its named qualifiers (quals.def) are a
+ * bit set asked with ptx_has(in, PQ_*), its shape .mMnN[kK] is
+ * shape_m/n/k, its types in written order types[] and the state space
+ * it spells spelled_space; no later stage reads the spelling text.
  *
  * Raw T.ptx calls take the PTX operand list of the form in PTX order; the
  * first operand is the written one when the form writes (e.g. mapa.u64
@@ -86,7 +88,7 @@
 #define PTX_MAX_OPS 12
 
 typedef enum PtxType {
-#define PTYPE(id, name, bits) PTY_##id,
+#define PTYPE(id, name, bits, bytes, cls) PTY_##id,
 #include "ptx/types.def"
 #undef PTYPE
 	PTY_COUNT
@@ -122,6 +124,16 @@ typedef enum PtxQual {
 	PQ_COUNT
 } PtxQual;
 #define PTX_QUAL_WORDS ((PQ_COUNT + 63) / 64)
+
+/* The instruction vocabulary (mnemonics.def): a selected instruction's
+ * mnemonic as an id, PtxInst.mnem. */
+typedef enum PtxMnem {
+	PTXMN_NONE,
+#define MNEM(id, text) PTXMN_##id,
+#include "ptx/mnemonics.def"
+#undef MNEM
+	PTXMN_COUNT
+} PtxMnem;
 
 typedef enum PtxSreg {
 #define SREG(id, name, min_ptx, gate) PTXR_##id,
@@ -166,6 +178,7 @@ typedef struct PtxInst {
 	const char *spelling; /* canonical text as written (arena) */
 	PtxFamily family;
 	const char *mnemonic; /* "ld", "mma.sync", "cp.async.bulk.tensor"... */
+	PtxMnem mnem;         /* the same as an id (mnemonics.def) */
 	int form;             /* row index in the form table */
 	int nops;
 	PtxOperand ops[PTX_MAX_OPS];
@@ -182,6 +195,13 @@ typedef struct PtxInst {
 	 * the spelling has none */
 	int shape_m, shape_n, shape_k;
 	uint64_t quals[PTX_QUAL_WORDS]; /* bit PQ_id: the spelling has it */
+	/* every type qualifier of the spelling in the order written, tagged
+	 * or not (an MMA's .dtype.atype.btype; .f32.f16 of add.f32.f16),
+	 * and the last state space it names (PSP_GENERIC: none, where an
+	 * address operand's space may still be implied: ptx_addr_space) */
+	PtxType types[4];
+	int ntypes;
+	PtxSpace spelled_space;
 } PtxInst;
 
 /* One argument of a call as ptx_select sees it: its plain reading
@@ -258,6 +278,13 @@ const char *ptx_chain_to_spelling(Arena *a, const char *chain);
 /* True when the selected spelling holds the named qualifier; filled once
  * by the matcher, so a qualifier the form lacks answers false. */
 bool ptx_has(const PtxInst *inst, PtxQual q);
+/* A mnemonic's text ("cp.async.bulk"), and the id of text[0..len)
+ * (PTXMN_NONE: no row). */
+const char *ptx_mnem_text(PtxMnem m);
+PtxMnem ptx_mnem_named(const char *text, size_t len);
+/* The longest mnemonic that the spelling starts with, ending at a '.' or
+ * the end ("bra.uni" -> PTXMN_BRA); PTXMN_NONE when none does. */
+PtxMnem ptx_mnem_prefix(const char *spelling);
 /* The text of a named qualifier (".L2::cache_hint"). */
 const char *ptx_qual_text(PtxQual q);
 /* The state space of the selected form's address operand: a form row

@@ -388,3 +388,11 @@ grep -q "E2050" "$t/err" && ok define_unknown_code ||
 	bad define_unknown_code "$(head -3 "$t/err")"
 expect_rc define_no_value 2 "$P" run --emulate "$t/scale.py" -D SCALE
 expect_rc define_with_meta 2 "$P" run --emulate "$t/s.ptx" --meta "$t/s.json" -D N=1
+
+# Issue 21: the executors read the selection, never the spelling - no
+# string comparison or search outside the loader (load.c) and the
+# vprintf format reader (printf.c)
+probes=$(grep -n 'str[n]*cmp\|strstr\|strchr\|strcspn\|strspn\|memcmp' \
+	src/emu/*.c | grep -v '^src/emu/load\.c:\|^src/emu/printf\.c:')
+if [ -z "$probes" ]; then ok executors_read_no_text; else
+	bad executors_read_no_text "$(printf '%s\n' "$probes" | head -3)"; fi

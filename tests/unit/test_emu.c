@@ -3045,6 +3045,13 @@ TEST(emu_selects_through_form_table)
 		{"bar.sync 16;", PT_E_EMU_UNSUPPORTED, "an immediate is out of range"},
 		{"add.u32 %r1, [%rd1], %r2;", PT_E_EMU_UNSUPPORTED,
 		 "operand kinds"},
+		/* rows spell them, no executor models them: refused from the
+		 * selection's qualifier bits */
+		{"prmt.b32.f4e %r1, %r2, %r3, %r1;", PT_E_EMU_UNSUPPORTED,
+		 "modifier .f4e of prmt.b32.f4e is not modelled"},
+		{"lop3.or.b32 %r1|%p1, %r2, %r3, %r1, 0xfe, %p0;",
+		 PT_E_EMU_UNSUPPORTED,
+		 "modifier .or of lop3.or.b32 is not modelled"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[1024];

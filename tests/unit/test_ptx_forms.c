@@ -571,6 +571,31 @@ TEST(ptx_quals_are_data)
 	CHECK(ptx_parse(c, "cp.async.ca.shared.global", (Span){0}, &in));
 	CHECK(!ptx_has(&in, PQ_CG));
 	CHECK_INT(in.shape_m, 0);
+	/* the types in the order written, tagged or not, and the last state
+	 * space spelt: the spelling .shared then .global */
+	CHECK_INT(in.ntypes, 0);
+	CHECK_INT(in.spelled_space, PSP_GLOBAL);
+	CHECK(ptx_parse(c, "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2", (Span){0}, &in));
+	CHECK_INT(in.ntypes, 3);
+	CHECK_INT(in.types[0], PTY_F32);
+	CHECK_INT(in.types[1], PTY_E4M3);
+	CHECK_INT(in.types[2], PTY_E5M2);
+	CHECK_INT(in.spelled_space, PSP_GENERIC);
+	CHECK(ptx_parse(c, "cvt.rn.f16.f32", (Span){0}, &in));
+	CHECK_INT(in.ntypes, 2);
+	CHECK_INT(in.types[0], PTY_F16);
+	CHECK_INT(in.types[1], PTY_F32);
+	CHECK(ptx_has(&in, PQ_RN) && !ptx_has(&in, PQ_RNI));
+	/* an unspelt space is generic even where the operand implies one */
+	CHECK(ptx_parse(c, "mbarrier.arrive.shared::cta.b64", (Span){0}, &in));
+	CHECK_INT(in.spelled_space, PSP_SHARED_CTA);
+	CHECK(ptx_parse(c, "mbarrier.arrive.b64", (Span){0}, &in));
+	CHECK_INT(in.spelled_space, PSP_GENERIC);
+	CHECK_INT(in.types[0], PTY_B64);
+	/* .lo is a whole dot-part: not the start of .local */
+	CHECK(ptx_parse(c, "ld.local.u32", (Span){0}, &in));
+	CHECK(!ptx_has(&in, PQ_LO));
+	CHECK_INT(in.spelled_space, PSP_LOCAL);
 	/* every name is part of some row's alternative (no drift) */
 	for (int q = 0; q < PQ_COUNT; q++) {
 		struct alt_find f = {ptx_qual_text((PtxQual)q), false};
@@ -611,5 +636,39 @@ TEST(ptx_describe_operands_text)
 	CHECK(strstr(d, "imm{4,8,16},") == NULL ||
 	      strstr(d, "imm{4,8,16}, ") != NULL);
 	CHECK(strstr(d, ":u32?") == NULL); /* no raw row text */
+	pt_ctx_free(c);
+}
+
+/* The vocabulary (mnemonics.def) and the form table name the same
+ * instructions: every row's mnemonic has an id, which a selection
+ * carries, and every id but the emulator loader's own (bra, call) is
+ * some row's. */
+TEST(ptx_mnemonics)
+{
+	bool used[PTXMN_COUNT] = {0};
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const char *mn = ptx_form(i)->mnemonic;
+		PtxMnem m = ptx_mnem_named(mn, strlen(mn));
+		if (m == PTXMN_NONE)
+			test_fail(t, __FILE__, __LINE__, "form row %d: mnemonic %s is not in mnemonics.def", i, mn);
+		else if (strcmp(ptx_mnem_text(m), mn) != 0)
+			test_fail(t, __FILE__, __LINE__, "mnemonic %s looks up as %s", mn, ptx_mnem_text(m));
+		used[m] = true;
+	}
+	for (int m = 1; m < PTXMN_COUNT; m++)
+		if (!used[m] && m != PTXMN_BRA && m != PTXMN_CALL)
+			test_fail(t, __FILE__, __LINE__, "mnemonic %s is in no form row", ptx_mnem_text((PtxMnem)m));
+	pt_ctx *c = new_ctx(TGT_SM_100A);
+	PtxInst in;
+	CHECK(ptx_parse(c, "mbarrier.try_wait.parity.shared::cta.b64", (Span){0}, &in));
+	CHECK_INT(in.mnem, PTXMN_MBARRIER_TRY_WAIT_PARITY);
+	CHECK(ptx_parse(c, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", (Span){0}, &in));
+	CHECK_INT(in.mnem, PTXMN_CP_ASYNC_BULK_TENSOR);
+	/* the longest prefix ending at a dot, for the loader's own forms */
+	CHECK_INT(ptx_mnem_prefix("bra.uni"), PTXMN_BRA);
+	CHECK_INT(ptx_mnem_prefix("cp.async.bulk.commit_group"), PTXMN_CP_ASYNC_BULK_COMMIT_GROUP);
+	CHECK_INT(ptx_mnem_prefix("mbarrier.arrive.expect_tx.shared.b64"), PTXMN_MBARRIER_ARRIVE_EXPECT_TX);
+	CHECK_INT(ptx_mnem_prefix("ldx.global.u32"), PTXMN_NONE);
+	CHECK_INT(ptx_mnem_prefix("st.bulk"), PTXMN_ST_BULK);
 	pt_ctx_free(c);
 }

@@ -76,7 +76,7 @@ bool
 tile_check_ld_st(TileEnv *e, TileCall *tc)
 {
 	Ctx *c = e->c;
-	bool is_ld = strcmp(tc->inst.mnemonic, "ld") == 0;
+	bool is_ld = tc->inst.mnem == PTXMN_LD;
 	int from_params = ptx_has(&tc->inst, PQ_L2_CACHE_HINT) ? 1 : 0;
 	if (!check_cache_policy(e, tc))
 		return false;

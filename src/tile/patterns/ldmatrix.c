@@ -52,7 +52,7 @@ check_form(TileEnv *e, TileCall *tc)
 		return diag_error(e->c, PT_E_TILE_OPERAND_COUNT, tc->span,
 				  "%s takes 2 tile operands (%s), found %d",
 				  tc->inst.spelling,
-				  strcmp(tc->inst.mnemonic, "ldmatrix") == 0
+				  tc->inst.mnem == PTXMN_LDMATRIX
 					  ? "registers, shared"
 					  : "shared, registers", tc->nops);
 	return true;
@@ -314,7 +314,7 @@ check_rows(TileEnv *e, TileCall *tc, TileOperand *mem, int count)
 bool
 tile_check_ldmatrix(TileEnv *e, TileCall *tc)
 {
-	bool is_ld = strcmp(tc->inst.mnemonic, "ldmatrix") == 0;
+	bool is_ld = tc->inst.mnem == PTXMN_LDMATRIX;
 	if (!check_form(e, tc) || !tile_select_form(e, tc, 0) ||
 	    !ptx_check_target(e->c, &tc->inst, tc->span) ||
 	    !tile_warp_collective(e, tc))
