@@ -46,6 +46,7 @@
 # edges in N and K are zero-filled too; stores are masked (direct
 # st.global epilogue as examples/gemm_wgmma_direct.py, any N; K % 8 == 0
 # for the TMA strides).  No multimem / NVLink multicast.
+# TIRx refuses: but got `ir.Call[ty=ir.PtrType]`
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 

@@ -48,6 +48,7 @@
 # Sizes are runtime values: any batch, heads, seq_q, seq_k >= 1, kv_heads
 # dividing heads; scale_log2 is the softmax scale times log2(e).  Q, K, V
 # rows must be 16-byte aligned (TMA); O and LSE are dense.
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 

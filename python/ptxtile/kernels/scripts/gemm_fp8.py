@@ -23,6 +23,7 @@
 # any M >= 1; TMA needs the row strides of A, B and C to be multiples of
 # 16 bytes: K % 16 == 0 and N % 8 == 0, else the launch fails with
 # E5015 before the driver is called.
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 

@@ -39,6 +39,7 @@
 # Sizes are runtime values, any M >= 1; K % 16 == 0 and N % 8 == 0 (TMA
 # row strides; else E5015 at launch).  TMA zero fill past M, N, K (and
 # past scale_a's bounds: a missing scale reads as 0).
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 

@@ -15,6 +15,7 @@
 # promotion (see examples/gemm_fp8_block.py).  Sizes are runtime values,
 # any M >= 1, K % 16 == 0 and N % 8 == 0 (TMA row strides; else E5015
 # at launch).
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 

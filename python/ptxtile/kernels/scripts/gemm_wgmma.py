@@ -55,6 +55,7 @@
 # K % 8 == 0 and N % 8 == 0, else the launch fails with E5015
 # (PT_E_RT_ARG_STRIDE) before the driver is called; for other N use
 # examples/gemm_wgmma_direct.py (direct stores, any N).
+# TIRx refuses: source and result must have equal element counts
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
