@@ -370,10 +370,10 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
     torch.library custom op (torch.ops.ptxtile.attention) with a fake
     implementation, so torch.compile(fullgraph=True) traces it.
 
-    Measured on one H200, 2026-12-01 22:09 UTC (bench/README.md, one
+    Measured on one H200, 2026-12-02 03:45 UTC (bench/README.md, one
     run, ratio to torch SDPA's cuDNN backend, the fastest there): this
-    function 0.87-0.96 on the dense configurations (581 TFLOP/s at
-    8x16x4096x128), 1.46 on variable-length batches (torch called per
+    function 0.885-1.002 on the dense configurations (590 TFLOP/s at
+    8x16x4096x128), 1.45 on variable-length batches (torch called per
     sequence)."""
     import torch
     if out is not None:
