@@ -202,8 +202,11 @@ f32_apply(int op, float a, float b, float c, int rnd)
 	int old = fegetround();
 	if (rnd != RND_NONE && rnd != RND_RN)
 		fesetround(fenv_mode(rnd));
+	/* volatile on both sides: the operation happens between the two
+	 * mode changes (the compiler may otherwise compute it after the
+	 * second one; gcc -O1 did, -frounding-math notwithstanding) */
 	volatile float va = a, vb = b, vc = c;
-	float r;
+	volatile float r;
 	switch (op) {
 	case F_ADD: r = va + vb; break;
 	case F_SUB: r = va - vb; break;
@@ -225,7 +228,7 @@ f64_apply(int op, double a, double b, double c, int rnd)
 	if (rnd != RND_NONE && rnd != RND_RN)
 		fesetround(fenv_mode(rnd));
 	volatile double va = a, vb = b, vc = c;
-	double r;
+	volatile double r; /* as in f32_apply */
 	switch (op) {
 	case F_ADD: r = va + vb; break;
 	case F_SUB: r = va - vb; break;
@@ -1018,7 +1021,7 @@ int_to_float(uint64_t v, bool is_signed, PtxType dty, int rnd)
 		fesetround(fenv_mode(rnd));
 		volatile int64_t sv = (int64_t)v;
 		volatile uint64_t uv = v;
-		double x = is_signed ? (double)sv : (double)uv;
+		volatile double x = is_signed ? (double)sv : (double)uv;
 		fesetround(old);
 		return f64_bits(x);
 	}

@@ -488,7 +488,9 @@ exec_mma_f64(Run *r, Cta *c, Thread **lanes, const Insn *in)
 		for (int n = 0; n < 8; n++)
 			for (int kk = 0; kk < 4; kk++) {
 				volatile double x = a[m][kk], y = b[kk][n];
-				acc[m][n] = fma(x, y, acc[m][n]);
+				/* stored before the mode is restored */
+				volatile double sum = fma(x, y, acc[m][n]);
+				acc[m][n] = sum;
 			}
 	fesetround(old);
 	for (int l = 0; l < 32; l++) {
