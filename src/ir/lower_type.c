@@ -93,6 +93,13 @@ lw_float_fits(Lower *L, const Expr *e, DType t, Span sp)
 			  dtype_name(t), fmax, dtype_name(t), v < 0 ? "-" : "");
 }
 
+/* A weak int literal's own dtype: int32, or int64 past it (TVM's IntImm). */
+static DType
+literal_int_dtype(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX ? DT_INT32 : DT_INT64;
+}
+
 /* Gives a weak literal its default dtype. */
 void
 lw_settle(Expr *e)
@@ -103,8 +110,7 @@ lw_settle(Expr *e)
 		e->dtype = DT_FLOAT32;
 		e->u.fval = round_float(e->u.fval, DT_FLOAT32);
 	} else {
-		bool fits = e->u.ival >= INT32_MIN && e->u.ival <= INT32_MAX;
-		e->dtype = fits ? DT_INT32 : DT_INT64;
+		e->dtype = literal_int_dtype(e->u.ival);
 	}
 }
 
@@ -222,8 +228,7 @@ widen_for_literal(Lower *L, Expr **x, const Expr *lit, Span sp)
 	    (k != DK_INT && k != DK_UINT) ||
 	    lw_wrap_int(lit->u.ival, t) == lit->u.ival)
 		return;
-	bool fits32 = lit->u.ival >= INT32_MIN && lit->u.ival <= INT32_MAX;
-	DType own = fits32 ? DT_INT32 : DT_INT64;
+	DType own = literal_int_dtype(lit->u.ival);
 	if (dtype_bits(t) < dtype_bits(own))
 		*x = lw_make_cast(L, *x, own, sp);
 }
