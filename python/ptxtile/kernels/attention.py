@@ -376,26 +376,25 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False,
     8x16x4096x128), 1.45 on variable-length batches (torch called per
     sequence)."""
     import torch
-    if out is not None:
+    eager = not torch.compiler.is_compiling()
+    if out is not None or (eager and _registry.plain(
+            q, k, v, cu_seqlens_q, cu_seqlens_k)):
+        # out=, or plain tensors eagerly: the launch without the custom
+        # op's dispatch, as matmul and fp8_matmul do (on the H200 the op
+        # made the call 2-3% slower than the same launch without it at
+        # 8x16x4096x128; bench/README.md, 2026-12-02 02:25 UTC); _forward
+        # checks the arguments first, naming them
         o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q,
                           cu_seqlens_k, max_seqlen_q, layout, out)
         return (o, lse) if return_lse else o
-    if not torch.compiler.is_compiling():
-        # eagerly: the messages name the argument before the dispatcher
-        # (under torch.compile the fake implementation checks shapes)
+    if eager:
+        # the messages name the argument before the dispatcher (under
+        # torch.compile the fake implementation checks shapes)
         varlen = cu_seqlens_q is not None
         _check_cu(cu_seqlens_q, cu_seqlens_k)
         q4, k4, v4 = _to_bshd(q, k, v, layout, varlen)
         _check_inputs(q4, k4, v4, varlen)
         _check_device(q4, k4, v4, cu_seqlens_q, cu_seqlens_k, None)
-        if _registry.plain(q, k, v, cu_seqlens_q, cu_seqlens_k):
-            # plain tensors, eagerly: the launch without the custom op's
-            # dispatch, as matmul and fp8_matmul do (on the H200 the op
-            # made the call 2-3% slower than the same launch without it
-            # at 8x16x4096x128; bench/README.md, 2026-12-02 02:25 UTC)
-            o, lse = _forward(q, k, v, causal, scale, cu_seqlens_q,
-                              cu_seqlens_k, max_seqlen_q, layout, None)
-            return (o, lse) if return_lse else o
         _op()
     o, lse = torch.ops.ptxtile.attention(
         q, k, v, cu_seqlens_q, cu_seqlens_k, bool(causal),
