@@ -228,12 +228,15 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
                 ecol = cbn * BN + 64 * q + 2 * t
                 for j in T.unroll(32):
                     y: T.float32 = alpha * PD[32 * q + j]
+                    # bias and residual at indices clamped into their
+                    # tensors rather than behind a branch per element
+                    # (loads behind branches wait for one another);
+                    # rows and columns past M, N are clipped by the
+                    # TMA store
                     if BIAS == 1:
-                        if ecol + 8 * (j // 4) + j % 2 < NB:
-                            y = y + bias[ecol + 8 * (j // 4) + j % 2]
+                        y = y + bias[T.min(ecol + 8 * (j // 4) + j % 2, NB - 1)]
                     if BIAS == 2:
-                        if erow + 8 * (j // 2 % 2) < NB:
-                            y = y + bias[erow + 8 * (j // 2 % 2)]
+                        y = y + bias[T.min(erow + 8 * (j // 2 % 2), NB - 1)]
                     E[j] = y
                 if ACT == 1:
                     T.cuda.tile.ewise(relu, E, E, scope="thread")
@@ -243,8 +246,7 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
                     T.cuda.tile.ewise(silu, E, E, scope="thread")
                 if RESID == 1:
                     for j in T.unroll(32):
-                        if erow + 8 * (j // 2 % 2) < M and ecol + 8 * (j // 4) + j % 2 < N:
-                            E[j] = E[j] + beta * T.cast(R[erow + 8 * (j // 2 % 2), ecol + 8 * (j // 4) + j % 2], "float32")
+                        E[j] = E[j] + beta * T.cast(R[T.min(erow + 8 * (j // 2 % 2), M - 1), T.min(ecol + 8 * (j // 4) + j % 2, N - 1)], "float32")
                 # the store that read this buffer two quarters ago (or in
                 # the previous tile) has finished reading it
                 if tid % 128 == 0:

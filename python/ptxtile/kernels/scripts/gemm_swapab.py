@@ -28,7 +28,7 @@
 # thread counts the CTA in CNT[mt BT, nb BW] with atom.add; the CTA that
 # counts SPLIT - 1 (the last) resets the counter to 0 for the next launch
 # and sums the SPLIT partials in the fixed order s = 0 .. SPLIT - 1 (its
-# own from registers), so the result does not depend on which CTA is
+# own read back too), so the result does not depend on which CTA is
 # last.  CNT must be all zero before the first launch; WS and CNT are
 # unused when SPLIT == 1 (any arrays of their shapes).
 # Epilogue on the float32 sums v, before the one cast to OUT:
@@ -230,18 +230,22 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
             if last[0] != T.uint32(SPLIT - 1):
                 done = T.uint32(1)
             else:
-                # the other CTAs' partials, after their counts
+                # the other CTAs' partials, after their counts: every
+                # partial, this CTA's own too (stored above, so equal to
+                # its registers), is read back in the fixed order s = 0
+                # .. SPLIT - 1 at indices clamped into the tensor (rows
+                # and columns past M, N are never stored to C), without
+                # a branch: loads behind a branch each wait for the one
+                # before (bench/README.md, session 4: split 2 at 1024^3
+                # went from 33.7 to 18.0 us, at 128 x 4096 x 14336 from
+                # 58.4 to 43.6 us)
                 T.ptx["fence.acq_rel.gpu"]()
                 for r in T.unroll(BT // 2):
-                    n = n0 + 8 * (r // 2 % 2)
-                    m = m0 + 8 * (r // 4) + r % 2
+                    n = T.min(n0 + 8 * (r // 2 % 2), N - 1)
+                    m = T.min(m0 + 8 * (r // 4) + r % 2, M - 1)
                     v: T.float32 = T.float32(0.0)
-                    if m < M and n < N:
-                        for j in T.unroll(SPLIT):
-                            if j == sk:
-                                v = v + PD[r]
-                            else:
-                                v = v + WS[j, m, n]
+                    for j in T.unroll(SPLIT):
+                        v = v + WS[j, m, n]
                     PD[r] = v
         if done == T.uint32(0):
             al: T.float32 = alpha
@@ -255,8 +259,8 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                     if m < M and n < N:
                         y = y * SX[m] * SW[n]
                 if BIAS == 1:
-                    if n < N:
-                        y = y + bias[n]
+                    # clamped, not guarded: see the split-K sum above
+                    y = y + bias[T.min(n, N - 1)]
                 E[r] = y
             if ACT == 1:
                 T.cuda.tile.ewise(relu, E, E, scope="thread")
