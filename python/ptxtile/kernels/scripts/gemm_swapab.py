@@ -237,7 +237,7 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 # and columns past M, N are never stored to C), without
                 # a branch: loads behind a branch each wait for the one
                 # before (bench/README.md, session 4: split 2 at 1024^3
-                # went from 33.7 to 18.0 us, at 128 x 4096 x 14336 from
+                # went from 33.7 to 18.1 us, at 128 x 4096 x 14336 from
                 # 58.4 to 43.6 us)
                 T.ptx["fence.acq_rel.gpu"]()
                 for r in T.unroll(BT // 2):
