@@ -134,6 +134,30 @@ def test_split_k_last_cta_sums_and_resets_the_counters():
     assert not cnt.any()
 
 
+def test_split_k_summed_in_one_cluster():
+    # CRED = 1: the three K splits of a tile are one cluster (grid y);
+    # CTAs 1 and 2 store their partials into CTA 0's shared memory
+    # (mapa + st.shared::cluster between two cluster barriers), CTA 0
+    # adds them in split order and stores C.  7 tokens, 70 weight rows
+    # (two CTAs along x, the second ragged), K = 520 over 9 k-tiles;
+    # WS and CNT are not touched
+    got, x, w, cnt = run_swapab(7, 70, 520, BT=8, WG=1, STAGES=2, SPLIT=3,
+                                CRED=1, launches=2)
+    assert np.array_equal(got, x @ w.T)
+    assert not cnt.any()
+
+
+def test_split_k_in_one_cluster_two_warpgroups_bias_bf16_out():
+    # CRED = 1 with BW = 128 (256 consumer threads, each with its own
+    # column of the partial buffer), 2 splits over 5 k-tiles (the second
+    # split ragged), 20 tokens in a 24-token tile, bias and bf16 output
+    rng = np.random.default_rng(7)
+    bias = quarters(rng, (136,))
+    got, x, w, _ = run_swapab(20, 136, 296, BT=24, WG=2, STAGES=2,
+                              SPLIT=2, CRED=1, bias=bias, out="bfloat16")
+    assert np.array_equal(got, round_bf16(x @ w.T + bias))
+
+
 def test_split_k_more_splits_than_k_tiles():
     # 4 splits of 2 k-tiles: splits 1..3 hold 1, 0, 0 k-tiles; an empty
     # split contributes zeros and still counts

@@ -31,7 +31,7 @@ _FP8 = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 
 def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
                   resid=0, out="bfloat16", minb=1, xt="bfloat16",
-                  wt="bfloat16", scale=0):
+                  wt="bfloat16", scale=0, cred=0):
     """gemm_swapab.py's constants; xt / wt float8 (both, W stored (N, K))
     with scale 1 (tensor-wise) or 2 (row-wise) for ptxtile.kernels.fp8."""
     if bt % 8 or not 8 <= bt <= 128:
@@ -42,6 +42,10 @@ def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
          "RESID": resid, "OUT": out,
          "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16"
          % bt}
+    if cred:
+        if not 2 <= split <= 8:
+            raise ValueError("CRED: SPLIT 2..8 (one cluster), not %d" % split)
+        c["CRED"] = 1
     if xt == wt == "bfloat16" and scale == 0:
         return c
     if xt not in _FP8 or wt not in _FP8 or not w_kmajor or \
@@ -69,7 +73,11 @@ def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
 
 
 def swapab_smem(c):
-    return c["STAGES"] * (64 * c["WG"] + c["BT"]) * 128
+    ring = c["STAGES"] * (64 * c["WG"] + c["BT"]) * 128
+    if c.get("CRED"):
+        # the partials of CTAs 1 .. SPLIT - 1 in CTA 0
+        return ring + (c["SPLIT"] - 1) * (c["BT"] // 2) * 128 * c["WG"] * 4
+    return ring + 16
 
 
 def sm90_smem(c):
@@ -120,6 +128,14 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 abs(tiles * s - sms), abs(tiles * s - 2 * sms)))[:3]
             splits = sorted(set(splits) | {1})
             for s in splits:
+                # 2..8 splits of a tile are one cluster summed in CTA 0's
+                # shared memory (CRED), which shrinks the ring by the
+                # partials' bytes; more go through global memory.  On the
+                # H200 (bench/README.md, session 4) the cluster sum beat
+                # the global one at every shape tried, e.g. 64 x 4096 x
+                # 4096 split 2: 13.0 against 16.4 us (no split: 14.6)
+                cred = 1 if 2 <= s <= 8 else 0
+                red = (s - 1) * (bt // 2) * 128 * wg * 4 if cred else 0
                 # weight bytes in flight per CTA (the token rows of a
                 # stage come from L2): 48 or 96 KiB, or as many stages as
                 # shared memory holds
@@ -133,10 +149,11 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 if wg == 1 and bt >= 64:
                     depths.add(8)
                 for st in sorted(depths):
-                    while st > 2 and st * (bw + bt) * 128 > SMEM_MAX - 8192:
+                    while st > 2 and \
+                            st * (bw + bt) * 128 + red > SMEM_MAX - 8192:
                         st -= 1
                     c = swapab_consts(bt, wg, st, s, w_kmajor=b_kmajor,
-                                      out=out, **epi)
+                                      out=out, cred=cred, **epi)
                     if swapab_smem(c) <= SMEM_MAX:
                         out_list.append(("gemm_swapab.py", c))
                 # two CTAs per SM (measured: one CTA of 256 threads at 138
@@ -145,11 +162,12 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # (.minnctapersm 2), a ring that fits twice in shared
                 # memory; one warpgroup and BT <= 64 (32 accumulators)
                 if wg == 1 and bt <= 64 and tiles * s > sms:
-                    st = min(16, (SMEM_MAX // 2 - 4096) // ((bw + bt) * 128))
+                    st = min(16, (SMEM_MAX // 2 - 4096 - red) //
+                             ((bw + bt) * 128))
                     if st >= 2:
                         out_list.append(("gemm_swapab.py", swapab_consts(
                             bt, wg, st, s, w_kmajor=b_kmajor, out=out,
-                            minb=2, **epi)))
+                            minb=2, cred=cred, **epi)))
     if fp8 is None and sm90_ok and (m >= 64 or not out_list) and \
             bias in (0, 1, 2):
         for bn, st in ((256, 4), (128, 6), (128, 4), (64, 8)):
@@ -174,9 +192,10 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
 def config_name(script, c):
     """A short readable name of a configuration (tables, the cache)."""
     if script == "gemm_swapab.py":
-        return "swapab BT%d WG%d S%d split%d%s%s%s" % (
+        return "swapab BT%d WG%d S%d split%d%s%s%s%s" % (
             c["BT"], c["WG"], c["STAGES"], c["SPLIT"],
             " 2/SM" if c.get("MINB", 1) == 2 else "",
+            " cred" if c.get("CRED") else "",
             "" if c["W_KMAJOR"] else " W(K,N)",
             " fp8" if c.get("EB", 2) == 1 else "")
     return "sm90 256x%d S%d%s%s" % (c["BN"], c["STAGES"],
