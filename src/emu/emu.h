@@ -303,8 +303,8 @@ int emu_load(ptem *e, const char *text, size_t len);
 typedef enum EmuVocabLine {
 	/* selected through the PTX form table */
 	EMU_VOCAB_ROW,
-	/* a form of the loader's own: bra (a label operand), call and a
-	 * call argument's st.param */
+	/* a form of the loader's own: call (a call signature) and a call
+	 * argument's st.param */
 	EMU_VOCAB_LOADER,
 	/* no form row takes it (why: which part) */
 	EMU_VOCAB_MISS,

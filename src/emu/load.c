@@ -726,12 +726,16 @@ operand(Reader *rd, Opnd *o)
 /* ---- selection through the PTX form table (src/ptx) ---- */
 
 /* How ptx_select sees a loaded operand; false for one that is no
- * argument (the sink `_`, printed by the form itself). */
+ * argument (the sink `_`, printed by the form itself; a name that is no
+ * symbol in any instruction but bra, where it is the label). */
 static bool
-operand_arg(const Opnd *o, bool pair, PtxArg *a)
+operand_arg(const Opnd *o, bool pair, bool bra, PtxArg *a)
 {
 	memset(a, 0, sizeof(*a));
 	switch (o->kind) {
+	case K_LABEL:
+		a->kind = PTXOP_LABEL;
+		return bra;
 	case K_REG:
 		a->kind = o->pred ? PTXOP_PRED : PTXOP_REG;
 		return true;
@@ -936,7 +940,8 @@ lookup_form(Reader *rd, const Insn *in, uint32_t pairs, PtxMiss *why,
 	len++;
 	for (unsigned i = 0; i < in->nop; i++) {
 		PtxArg *a = &args[nargs];
-		if (!operand_arg(&in->o[i], pairs >> i & 1, a))
+		if (!operand_arg(&in->o[i], pairs >> i & 1, in->op == PTXMN_BRA,
+				 a))
 			continue;
 		nargs++;
 		int n = snprintf(key + len, sizeof(key) - len, "%d,%d,%d,%lld;",
@@ -983,6 +988,19 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 		   (coll >= 0 && ptx_has(in->sel, (PtxQual)coll));
 	in->member_mask = in->coll && fam_table[in->fam].member_mask;
 	fam_table[in->fam].decode(rd->a, in);
+}
+
+/* bra's form (a miss fails the load); the executor is the loader's
+ * CONTROL one, which reads the resolved label, so nothing is decoded. */
+static void
+select_branch(Reader *rd, Insn *in)
+{
+	PtxMiss why;
+	PtxSel sel;
+	int nargs;
+	in->sel = lookup_form(rd, in, 0, &why, &sel, &nargs);
+	if (!in->sel)
+		fail_selection(rd, in, why, &sel, nargs);
 }
 
 /* ---- emu_vocab: the selection alone ---- */
@@ -1317,14 +1335,16 @@ read_instruction(Reader *rd, const char *first)
 		expect(rd, ';');
 	}
 	if (in.op == PTXMN_BRA) {
-		/* a label operand: no PTX value, so the loader's form too */
+		/* a label operand: its row (forms_scalar.def) checks the
+		 * spelling; the loader resolves the label (resolve_labels) */
 		if (in.nop != 1)
 			fail(rd, PT_E_EMU_OPERAND_COUNT,
 			     "%s takes 1 operand, not %u", mn, in.nop);
-		in.fam = PTXF_CONTROL;
 		if (rd->vocab)
-			rd->vocab(rd->vocab_ud, in.line, mn, EMU_VOCAB_LOADER,
-				  NULL);
+			vocab_select(rd, &in, pairs);
+		else
+			select_branch(rd, &in);
+		in.fam = PTXF_CONTROL;
 	} else if (in.op == PTXMN_ST && rd->callp_used) {
 		/* st.param of a call argument: part of the call sequence,
 		 * typed by the argument's .param declaration */
