@@ -80,8 +80,11 @@ $(O)/unit_tests: $(UNIT_OBJ) $(O)/libptxtile.a $(RT_OBJ)
 # Differential PTX spelling test tool (tests/suites/ptx_diff.sh).
 $(O)/ptxdiff: $(O)/tools/ptxdiff.o $(O)/libptxtile.a
 	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
+# Every emitted instruction line is a form row (tests/suites/vocab.sh).
+$(O)/ptxvocab: $(O)/tools/ptxvocab.o $(O)/libptxtile.a
+	$(CC) $(SAN) -o $@ $< $(O)/libptxtile.a $(LDLIBS_ALL)
 
-test: all $(O)/unit_tests $(O)/ptxdiff $(O)/stubcuda/libcuda.so.1
+test: all $(O)/unit_tests $(O)/ptxdiff $(O)/ptxvocab $(O)/stubcuda/libcuda.so.1
 	@BUILD=$(O) sh tests/run.sh
 
 asan:
@@ -202,7 +205,7 @@ clean:
 
 .PHONY: bench-launch-stub
 .PHONY: all test asan fuzz fuzz-smoke fuzz-mutate demo test-gpu test-tirx bench-compile bench-frontend bench-emu lint install clean ptx-identical
--include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d
+-include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(O)/tools/ptxtile.d $(O)/tools/ptxdiff.d $(O)/tools/ptxvocab.d
 
 # The Python package (python/ptxtile, issue 13): the shared libraries it
 # ships (setup.py runs this), and its CPU tests alone.

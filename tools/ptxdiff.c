@@ -40,6 +40,7 @@
 
 typedef struct Kernel {
 	int nh, nr, nrd, nf, nfd, np;
+	bool label; /* a label operand: the kernel defines L0 */
 	const char *words[256];
 	int nw;
 	PtxArg args[PTX_MAX_OPS];
@@ -123,6 +124,10 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 			ar->has_value = true;
 			ar->value = imm_example(op);
 			k->words[k->nw++] = arena_printf(a, "%lld", ar->value);
+			break;
+		case PTXOP_LABEL:
+			k->label = true;
+			k->words[k->nw++] = "L0";
 			break;
 		default:
 			k->words[k->nw++] = reg(a, k, op->type);
@@ -232,13 +237,15 @@ write_kernel(const char *path, Target t, int version, const Kernel *k,
 	FILE *fp = fopen(path, "w");
 	if (!fp)
 		return false;
-	fprintf(fp, "// %s\n.version %d.%d\n.target %s\n.address_size 64\n"
+	fprintf(fp,
+		"// %s\n.version %d.%d\n.target %s\n.address_size 64\n"
 		".visible .entry k()\n{\n"
 		".reg .b16 %%h<%d>;\n.reg .b32 %%r<%d>;\n.reg .b64 %%rd<%d>;\n"
 		".reg .f32 %%f<%d>;\n.reg .f64 %%fd<%d>;\n.reg .pred %%p<%d>;\n"
-		"%s\nret;\n}\n", target_name(t), version / 10, version % 10,
-		target_name(t), k->nh + 1, k->nr + 1, k->nrd + 1, k->nf + 1,
-		k->nfd + 1, k->np + 1, inst);
+		"%s%s\nret;\n}\n",
+		target_name(t), version / 10, version % 10, target_name(t),
+		k->nh + 1, k->nr + 1, k->nrd + 1, k->nf + 1, k->nfd + 1,
+		k->np + 1, k->label ? "L0:\n" : "", inst);
 	fclose(fp);
 	return true;
 }

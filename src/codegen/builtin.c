@@ -10,8 +10,11 @@
  * (test_wait.parity where the target has no try_wait).  Which targets
  * have an instruction or special register, and from which PTX version,
  * comes from its form row (src/ptx/forms_*.def, sregs.def); a target
- * without it is PT_E_CODEGEN_TARGET.  bar.sync and bar.warp.sync exist
- * on every target at every version we emit.
+ * without it is PT_E_CODEGEN_TARGET.  The gated instructions' rows
+ * (builtin_forms.def) are selected by the checker and carried by the
+ * call node (Expr.u.call.forms); this file prints them and never
+ * selects (a node without them is E3010).  bar.sync and bar.warp.sync
+ * exist on every target at every version we emit.
  *
  * Math runs in float32 for float16/bfloat16/float32: exp(x) =
  * ex2.approx(x * log2 e), log(x) = lg2.approx(x) * ln 2, sigmoid(x) =
@@ -40,20 +43,28 @@ gate_ok(Gen *g, const Expr *e, PtxGate gate, int min_ptx)
 	return true;
 }
 
-/* The form row of a builtin's instruction spelling. */
+/* Form i of the builtin's instructions, selected by the checker
+ * (ir_select_builtin): codegen only prints, so a node without its
+ * selection is an internal error, never selected here. */
 static const PtxInst *
-form_of(Gen *g, const char *spelling)
+form_of(Gen *g, const Expr *e, int i)
 {
-	PtxSel *s = NEW(&g->c->arena, PtxSel);
-	PT_ASSERT(ptx_select(spelling, NULL, -1, s) == PTXM_OK);
-	return &s->inst;
+	if (e->u.call.forms && e->u.call.forms[i])
+		return e->u.call.forms[i];
+	if (!g->c->nerrors)
+		diag_error(g->c, PT_E_PTX_UNSELECTED, e->span,
+			   "internal error: %s reached code generation without "
+			   "its selected form",
+			   builtin_spelling(e->u.call.id));
+	return NULL;
 }
 
-static bool
-form_ok(Gen *g, const Expr *e, const char *spelling)
+/* Form i, when the target has it (reported otherwise). */
+static const PtxInst *
+form_ok(Gen *g, const Expr *e, int i)
 {
-	const PtxInst *in = form_of(g, spelling);
-	return gate_ok(g, e, in->gate, in->min_ptx);
+	const PtxInst *in = form_of(g, e, i);
+	return in && gate_ok(g, e, in->gate, in->min_ptx) ? in : NULL;
 }
 
 static char
@@ -121,9 +132,6 @@ warp_id(Gen *g)
 	return d;
 }
 
-#define MBAR_TRY_WAIT "mbarrier.try_wait.parity.shared::cta.b64"
-#define MBAR_TEST_WAIT "mbarrier.test_wait.parity.shared.b64"
-
 static void
 mbarrier_wait(Gen *g, const Expr *e)
 {
@@ -146,9 +154,11 @@ mbarrier_wait(Gen *g, const Expr *e)
 	Val p = gen_reg(g, DT_BOOL);
 	int l = gen_label(g);
 	gen_place_label(g, l);
-	const PtxInst *in = form_of(g, MBAR_TRY_WAIT);
-	if (!ptx_gate_allows(in->gate, g->c->target))
-		in = form_of(g, MBAR_TEST_WAIT);
+	/* try_wait, or test_wait where the target has none (the
+	 * checker's pick) */
+	const PtxInst *in = form_of(g, e, 0);
+	if (!in)
+		return;
 	gen_need_ptx(g, in->min_ptx);
 	gen_emit(g, "%s %s, [%s], %s;", in->spelling, p.s, addr, ph.s);
 	gen_emit(g, "@!%s bra $L%d;", p.s, l);
@@ -198,15 +208,15 @@ warp_sync(Gen *g, const Expr *e)
 	return val_int(g, 0, DT_INT32);
 }
 
-#define CLUSTER_ARRIVE "barrier.cluster.arrive.aligned"
-#define CLUSTER_WAIT "barrier.cluster.wait.aligned"
-
+/* barrier.cluster.arrive.aligned, then barrier.cluster.wait.aligned */
 static Val
 cluster_sync(Gen *g, const Expr *e)
 {
-	if (form_ok(g, e, CLUSTER_ARRIVE) && form_ok(g, e, CLUSTER_WAIT)) {
-		gen_emit(g, CLUSTER_ARRIVE ";");
-		gen_emit(g, CLUSTER_WAIT ";");
+	const PtxInst *arrive = form_ok(g, e, 0);
+	const PtxInst *wait = arrive ? form_ok(g, e, 1) : NULL;
+	if (wait) {
+		gen_emit(g, "%s;", arrive->spelling);
+		gen_emit(g, "%s;", wait->spelling);
 	}
 	return val_int(g, 0, DT_INT32);
 }
@@ -214,10 +224,11 @@ cluster_sync(Gen *g, const Expr *e)
 static Val
 elect_sync(Gen *g, const Expr *e)
 {
-	if (!form_ok(g, e, "elect.sync"))
+	const PtxInst *in = form_ok(g, e, 0);
+	if (!in)
 		return val_int(g, 0, DT_INT32);
 	Val p = gen_reg(g, DT_BOOL);
-	gen_emit(g, "elect.sync _|%s, -1;", p.s);
+	gen_emit(g, "%s _|%s, -1;", in->spelling, p.s);
 	return p;
 }
 
@@ -411,27 +422,16 @@ ffs_u32(Gen *g, const Expr *e)
 /* __reduce_add_sync / __reduce_min_sync(mask, x): redux.sync over the
  * lanes of mask (PTX order: value, then mask). */
 static Val
-reduce_sync(Gen *g, const Expr *e, const char *op)
+reduce_sync(Gen *g, const Expr *e)
 {
-	if (!form_ok(g, e, op))
+	const PtxInst *in = form_ok(g, e, 0);
+	if (!in)
 		return val_int(g, 0, DT_UINT32);
 	Val m = gen_expr(g, e->u.call.args.v[0]);
 	Val x = arg_reg(g, e, 1);
 	Val d = gen_reg(g, DT_UINT32);
-	gen_emit(g, "%s %s, %s, %s;", op, d.s, x.s, m.s);
+	gen_emit(g, "%s %s, %s, %s;", in->spelling, d.s, x.s, m.s);
 	return d;
-}
-
-static Val
-reduce_add_sync(Gen *g, const Expr *e)
-{
-	return reduce_sync(g, e, "redux.sync.add.u32");
-}
-
-static Val
-reduce_min_sync(Gen *g, const Expr *e)
-{
-	return reduce_sync(g, e, "redux.sync.min.u32");
 }
 
 /* __float22bfloat162_rn(make_float2(x, y)): the pair {x, y}, x in the low
@@ -464,8 +464,8 @@ static Val (*const id_sync[BI_COUNT])(Gen *, const Expr *) = {
 	[BI_FDIVIDEF] = fdividef,
 	[BI_ISNAN] = isnan_builtin,
 	[BI_FFS_U32] = ffs_u32,
-	[BI_REDUCE_ADD_SYNC_U32] = reduce_add_sync,
-	[BI_REDUCE_MIN_SYNC_U32] = reduce_min_sync,
+	[BI_REDUCE_ADD_SYNC_U32] = reduce_sync,
+	[BI_REDUCE_MIN_SYNC_U32] = reduce_sync,
 	[BI_FLOAT22BFLOAT162_RN] = float22bfloat162_rn,
 };
 

@@ -379,6 +379,8 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 	case PTXOP_VEC: group(cs, op, args, ai, n); break;
 	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
 	case PTXOP_SINK: break; /* never filled (arg_fits) */
+	case PTXOP_LABEL:
+		break; /* no script value reads as a label */
 	case PTXOP_PAIR: {
 		PtxOperand r = *op;
 		r.kind = PTXOP_REG;

@@ -5,6 +5,13 @@
  * raw PTX calls, scalar statements and stores to local elements.
  * Output: PTX text (one .entry per kernel) and the kernel metadata JSON.
  *
+ * Codegen only prints: every form it prints from the table comes
+ * selected with its node (EX_PTX's sel, a builtin's forms: the checker
+ * and the tile lowering select them; a node without one is E3010), and
+ * the scalar instructions it writes from its own text are rows of the
+ * same table (tests/suites/vocab.sh proves it over the examples and
+ * goldens), so it never calls ptx_select itself.
+ *
  * Values are virtual registers, one class per PTX register kind (%p, %rs,
  * %r, %rd, %f, %fd), numbered from 1 per kernel in emission order, so the
  * same IR always gives the same text.  A Val is an operand as it will be

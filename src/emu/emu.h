@@ -299,6 +299,25 @@ void emu_run_end(ptem *e, Run *r);
 
 /* ---- load.c ---- */
 int emu_load(ptem *e, const char *text, size_t len);
+/* How emu_vocab read one instruction line. */
+typedef enum EmuVocabLine {
+	/* selected through the PTX form table */
+	EMU_VOCAB_ROW,
+	/* a form of the loader's own: call (a call signature) and a call
+	 * argument's st.param */
+	EMU_VOCAB_LOADER,
+	/* no form row takes it (why: which part) */
+	EMU_VOCAB_MISS,
+} EmuVocabLine;
+typedef void (*EmuVocabFn)(void *ud, int line, const char *insn,
+			   EmuVocabLine kind, const char *why);
+/* Reads PTX text as emu_load does for its vocabulary alone: every
+ * instruction line is selected through the form table with the operands
+ * as read (ptx_select, as at a load) and passed to fn, a miss included
+ * instead of failing; the executors' decoding is skipped and no module
+ * is kept, so nothing runs.  PT_OK, or the code of a refusal that is no
+ * selection miss (parse error, unread directive; message in e->err). */
+int emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud);
 const Kernel *emu_find_kernel(const Module *m, const char *name);
 /* Whether the selected form's spelling holds qualifier q. */
 static inline bool

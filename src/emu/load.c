@@ -105,6 +105,10 @@ typedef struct Reader {
 	 * distinct instruction is selected once and its PtxInst shared */
 	struct FormMemo *memo;
 	size_t nmemo, capmemo;
+	/* emu_vocab: each instruction line reported here, a selection miss
+	 * included; NULL for a load */
+	EmuVocabFn vocab;
+	void *vocab_ud;
 } Reader;
 
 typedef struct FormMemo {
@@ -722,12 +726,16 @@ operand(Reader *rd, Opnd *o)
 /* ---- selection through the PTX form table (src/ptx) ---- */
 
 /* How ptx_select sees a loaded operand; false for one that is no
- * argument (the sink `_`, printed by the form itself). */
+ * argument (the sink `_`, printed by the form itself; a name that is no
+ * symbol in any instruction but bra, where it is the label). */
 static bool
-operand_arg(const Opnd *o, bool pair, PtxArg *a)
+operand_arg(const Opnd *o, bool pair, bool bra, PtxArg *a)
 {
 	memset(a, 0, sizeof(*a));
 	switch (o->kind) {
+	case K_LABEL:
+		a->kind = PTXOP_LABEL;
+		return bra;
 	case K_REG:
 		a->kind = o->pred ? PTXOP_PRED : PTXOP_REG;
 		return true;
@@ -914,13 +922,13 @@ check_constant_operands(Reader *rd, const Insn *in)
 	}
 }
 
-/* Selects the instruction's form once: the first row of the PTX form
- * table that takes the spelling and the operands (ptx_select, the
- * compiler's selector); equal instructions share one PtxInst.  Its
- * family picks the executor; its qualifier set and typed fields are
- * what the executors read. */
-static void
-select_form(Reader *rd, Insn *in, uint32_t pairs)
+/* The instruction's form: the first row of the PTX form table that
+ * takes the spelling and the operands (ptx_select, the compiler's
+ * selector), selected once per distinct instruction (equal ones share
+ * one PtxInst); NULL on a miss, with *why, *sel and *nargs set. */
+static const PtxInst *
+lookup_form(Reader *rd, const Insn *in, uint32_t pairs, PtxMiss *why,
+	    PtxSel *sel, int *pnargs)
 {
 	PtxArg args[MAX_OPND];
 	int nargs = 0;
@@ -932,7 +940,8 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 	len++;
 	for (unsigned i = 0; i < in->nop; i++) {
 		PtxArg *a = &args[nargs];
-		if (!operand_arg(&in->o[i], pairs >> i & 1, a))
+		if (!operand_arg(&in->o[i], pairs >> i & 1, in->op == PTXMN_BRA,
+				 a))
 			continue;
 		nargs++;
 		int n = snprintf(key + len, sizeof(key) - len, "%d,%d,%d,%lld;",
@@ -940,22 +949,37 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 				 a->has_value ? (long long)a->value : 0);
 		len += (size_t)n;
 	}
+	*pnargs = nargs;
 	FormMemo *m = memo_slot(rd, key, len);
 	if (!m->key) {
-		PtxSel sel;
-		PtxMiss why = ptx_select(in->name, args, nargs, &sel);
-		if (why != PTXM_OK)
-			fail_selection(rd, in, why, &sel, nargs);
-		sel.inst.spelling = NULL; /* the Insn keeps its name */
-		m->inst = arena_dup(rd->a, &sel.inst, sizeof(sel.inst));
+		*why = ptx_select(in->name, args, nargs, sel);
+		if (*why != PTXM_OK)
+			return NULL;
+		sel->inst.spelling = NULL; /* the Insn keeps its name */
+		m->inst = arena_dup(rd->a, &sel->inst, sizeof(sel->inst));
 		m->key = arena_dup(rd->a, key, len);
 		m->len = len;
 		rd->nmemo++;
 	}
-	in->sel = m->inst;
-	in->op = (uint16_t)m->inst->mnem;
+	return m->inst;
+}
+
+/* Selects the instruction's form (lookup_form; a miss fails the load).
+ * Its family picks the executor; its qualifier set and typed fields
+ * are what the executors read. */
+static void
+select_form(Reader *rd, Insn *in, uint32_t pairs)
+{
+	PtxMiss why;
+	PtxSel sel;
+	int nargs;
+	const PtxInst *inst = lookup_form(rd, in, pairs, &why, &sel, &nargs);
+	if (!inst)
+		fail_selection(rd, in, why, &sel, nargs);
+	in->sel = inst;
+	in->op = (uint16_t)inst->mnem;
 	check_constant_operands(rd, in);
-	in->fam = (uint8_t)m->inst->family;
+	in->fam = (uint8_t)inst->family;
 	if (!fam_table[in->fam].known)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     in->name);
@@ -964,6 +988,62 @@ select_form(Reader *rd, Insn *in, uint32_t pairs)
 		   (coll >= 0 && ptx_has(in->sel, (PtxQual)coll));
 	in->member_mask = in->coll && fam_table[in->fam].member_mask;
 	fam_table[in->fam].decode(rd->a, in);
+}
+
+/* bra's form (a miss fails the load); the executor is the loader's
+ * CONTROL one, which reads the resolved label, so nothing is decoded. */
+static void
+select_branch(Reader *rd, Insn *in)
+{
+	PtxMiss why;
+	PtxSel sel;
+	int nargs;
+	in->sel = lookup_form(rd, in, 0, &why, &sel, &nargs);
+	if (!in->sel)
+		fail_selection(rd, in, why, &sel, nargs);
+}
+
+/* ---- emu_vocab: the selection alone ---- */
+
+/* Which part of a missed instruction no form row takes. */
+static const char *
+miss_why(Reader *rd, const Insn *in, PtxMiss why, const PtxSel *s)
+{
+	char part[64];
+	switch (why) {
+	case PTXM_OPERAND_COUNT:
+		return "no form row takes that many operands";
+	case PTXM_OPERAND_KIND:
+		return "the operands fit no form row";
+	case PTXM_IMMEDIATE:
+		return "an immediate is out of every row's range";
+	case PTXM_QUALIFIERS:
+		if (s->inst.mnemonic && foreign_part(in->name, s->inst.mnemonic,
+						     part, sizeof(part)))
+			return arena_printf(rd->a,
+					    "qualifier %s is in no form "
+					    "row of %s",
+					    part, s->inst.mnemonic);
+		return "no form row takes these qualifiers together";
+	default:
+		return "no form row has the mnemonic";
+	}
+}
+
+/* emu_vocab's instruction: selected and reported, a miss too; the
+ * executors' decoding is skipped (nothing runs). */
+static void
+vocab_select(Reader *rd, Insn *in, uint32_t pairs)
+{
+	PtxMiss why;
+	PtxSel sel;
+	int nargs;
+	in->sel = lookup_form(rd, in, pairs, &why, &sel, &nargs);
+	if (in->sel)
+		in->op = (uint16_t)in->sel->mnem;
+	rd->vocab(rd->vocab_ud, in->line, in->name,
+		  in->sel ? EMU_VOCAB_ROW : EMU_VOCAB_MISS,
+		  in->sel ? NULL : miss_why(rd, in, why, &sel));
 }
 
 /* The executors' compact form of the scalar modifiers (rounding,
@@ -1226,6 +1306,9 @@ read_instruction(Reader *rd, const char *first)
 		/* call.uni (ret), vprintf, (args): the loader's own form */
 		in.fam = PTXF_CONTROL;
 		read_call(rd, &in);
+		if (rd->vocab)
+			rd->vocab(rd->vocab_ud, in.line, mn, EMU_VOCAB_LOADER,
+				  NULL);
 		vec_push(rd->a, &rd->code, in);
 		return;
 	}
@@ -1252,10 +1335,15 @@ read_instruction(Reader *rd, const char *first)
 		expect(rd, ';');
 	}
 	if (in.op == PTXMN_BRA) {
-		/* a label operand: no PTX value, so the loader's form too */
+		/* a label operand: its row (forms_scalar.def) checks the
+		 * spelling; the loader resolves the label (resolve_labels) */
 		if (in.nop != 1)
 			fail(rd, PT_E_EMU_OPERAND_COUNT,
 			     "%s takes 1 operand, not %u", mn, in.nop);
+		if (rd->vocab)
+			vocab_select(rd, &in, pairs);
+		else
+			select_branch(rd, &in);
 		in.fam = PTXF_CONTROL;
 	} else if (in.op == PTXMN_ST && rd->callp_used) {
 		/* st.param of a call argument: part of the call sequence,
@@ -1263,6 +1351,11 @@ read_instruction(Reader *rd, const char *first)
 		in.fam = PTXF_ST;
 		in.ty[in.nty++] = rd->callp_ty;
 		in.space = PSP_LOCAL;
+		if (rd->vocab)
+			rd->vocab(rd->vocab_ud, in.line, mn, EMU_VOCAB_LOADER,
+				  NULL);
+	} else if (rd->vocab) {
+		vocab_select(rd, &in, pairs);
 	} else {
 		select_form(rd, &in, pairs);
 		decode_selection(rd, &in);
@@ -1273,7 +1366,8 @@ read_instruction(Reader *rd, const char *first)
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
-	type_immediates(rd, &in);
+	if (!rd->vocab) /* the executors' immediates: nothing runs */
+		type_immediates(rd, &in);
 	in.quiet = emu_quiet_op((PtxMnem)in.op);
 	if (rd->code.n >= 1u << 24)
 		fail(rd, PT_E_EMU_PARSE, "kernel too long");
@@ -1717,6 +1811,38 @@ emu_load(ptem *e, const char *text, size_t len)
 	if (!m->kernels)
 		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
 	e->m = m;
+	return PT_OK;
+}
+
+int
+emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
+{
+	jmp_buf jb;
+	Reader rd = {0};
+	rd.e = e;
+	rd.a = &e->arena;
+	rd.p = text;
+	rd.end = text + len;
+	rd.line = 1;
+	rd.fail = &jb;
+	rd.vocab = fn;
+	rd.vocab_ud = ud;
+	e->err[0] = 0;
+	e->arena.oom = &e->oom;
+	if (setjmp(e->oom)) {
+		e->arena.oom = NULL;
+		snprintf(e->err, sizeof(e->err), "out of memory");
+		return PT_E_EMU_NOMEM;
+	}
+	if (setjmp(jb)) {
+		e->arena.oom = NULL;
+		return rd.status;
+	}
+	if (memchr(text, 0, len))
+		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
+	rd.m = NEW(rd.a, Module);
+	read_module(&rd, rd.m); /* kept from e->m: it cannot run */
+	e->arena.oom = NULL;
 	return PT_OK;
 }
 

@@ -141,6 +141,62 @@ builtin_parse(const char *spelling, Builtin *out)
 	return false;
 }
 
+/* The builtins' instruction forms (builtin_forms.def), by builtin id. */
+typedef enum FormPick { PICK_NONE, PICK_ALL, PICK_FIRST } FormPick;
+
+static const struct {
+	FormPick pick;
+	const char *spelling[2];
+} builtin_forms[BI_COUNT] = {
+#define BUILTIN_FORMS(id, pick, s0, s1) [BI_##id] = {PICK_##pick, {s0, s1}},
+#include "ir/builtin_forms.def"
+#undef BUILTIN_FORMS
+};
+
+int
+builtin_form_count(Builtin b)
+{
+	if ((unsigned)b >= BI_COUNT || builtin_forms[b].pick == PICK_NONE)
+		return 0;
+	if (builtin_forms[b].pick == PICK_FIRST)
+		return 1;
+	return builtin_forms[b].spelling[1] ? 2 : 1;
+}
+
+const char *
+builtin_form_spelling(Builtin b, int i)
+{
+	if ((unsigned)b >= BI_COUNT || i < 0 || i > 1)
+		return NULL;
+	return builtin_forms[b].spelling[i];
+}
+
+bool
+ir_select_builtin(Ctx *c, Expr *x)
+{
+	Builtin b = x->u.call.id;
+	if (!builtin_form_count(b))
+		return true;
+	const PtxInst **forms = NEWN(&c->arena, const PtxInst *, 2);
+	for (int i = 0; i < 2 && builtin_forms[b].spelling[i]; i++) {
+		const char *sp = builtin_forms[b].spelling[i];
+		PtxSel *s = NEW(&c->arena, PtxSel);
+		if (ptx_select(sp, NULL, -1, s) != PTXM_OK)
+			return diag_error(c, PT_E_INTERNAL, x->span,
+					  "internal error: %s issues %s, which "
+					  "no form row accepts",
+					  builtin_spelling(b), sp);
+		forms[i] = &s->inst;
+	}
+	/* FIRST: the second alternative only where the first's gate
+	 * refuses the target */
+	if (builtin_forms[b].pick == PICK_FIRST && forms[1] &&
+	    !ptx_gate_allows(forms[0]->gate, c->target))
+		forms[0] = forms[1];
+	x->u.call.forms = forms;
+	return true;
+}
+
 /* ---- builders ---- */
 
 Expr *
@@ -329,6 +385,126 @@ ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
 	p->u.ptx.pred = pred;
 	ir_select_ptx(c, p, row, true, memo);
 	return p;
+}
+
+/* ---- visiting every expression ---- */
+
+typedef struct Visit {
+	void (*fn)(void *ud, Expr *x);
+	void *ud;
+} Visit;
+
+static void visit_expr(const Visit *v, Expr *x);
+
+static void
+visit_vec(const Visit *v, const ExprVec *xs)
+{
+	for (size_t i = 0; i < xs->n; i++)
+		visit_expr(v, xs->v[i]);
+}
+
+static void
+visit_expr(const Visit *v, Expr *x)
+{
+	if (!x)
+		return;
+	v->fn(v->ud, x);
+	switch (x->kind) {
+	case EX_UNARY:
+	case EX_BINARY:
+	case EX_CAST:
+	case EX_REINTERPRET:
+	case EX_SELECT:
+		visit_expr(v, x->u.op.a);
+		visit_expr(v, x->u.op.b);
+		visit_expr(v, x->u.op.c);
+		return;
+	case EX_LOAD:
+	case EX_PTR_TO:
+		visit_expr(v, x->u.access.base);
+		visit_vec(v, &x->u.access.indices);
+		return;
+	case EX_BUILTIN:
+		visit_vec(v, &x->u.call.args);
+		return;
+	case EX_REGION:
+		visit_expr(v, x->u.region.base);
+		for (int i = 0; i < x->u.region.ndims; i++) {
+			visit_expr(v, x->u.region.dims[i].begin);
+			visit_expr(v, x->u.region.dims[i].end);
+		}
+		return;
+	case EX_VIEW_DTYPE:
+	case EX_VIEW_RESHAPE:
+		visit_expr(v, x->u.view.base);
+		visit_vec(v, &x->u.view.shape);
+		return;
+	case EX_TUPLE:
+		visit_vec(v, &x->u.tuple);
+		return;
+	case EX_PTX:
+		visit_vec(v, &x->u.ptx.args);
+		visit_expr(v, x->u.ptx.pred);
+		return;
+	case EX_TILE_APPLY:
+		visit_vec(v, &x->u.apply.operands);
+		for (size_t i = 0; i < x->u.apply.params.n; i++)
+			visit_expr(v, x->u.apply.params.v[i].value);
+		return;
+	case EX_TILE_EWISE:
+		visit_expr(v, x->u.ewise.dst);
+		visit_vec(v, &x->u.ewise.inputs);
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+visit_block(const Visit *v, const Block *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		Stmt *s = b->v[i];
+		switch (s->kind) {
+		case ST_VAR_DECL:
+		case ST_ASSIGN:
+			visit_expr(v, s->u.var.value);
+			break;
+		case ST_STORE:
+			visit_expr(v, s->u.store.base);
+			visit_vec(v, &s->u.store.indices);
+			visit_expr(v, s->u.store.value);
+			break;
+		case ST_FOR:
+			visit_expr(v, s->u.loop.begin);
+			visit_expr(v, s->u.loop.end);
+			visit_expr(v, s->u.loop.step);
+			visit_block(v, &s->u.loop.body);
+			break;
+		case ST_WHILE:
+			visit_expr(v, s->u.whil.cond);
+			visit_block(v, &s->u.whil.body);
+			break;
+		case ST_IF:
+			visit_expr(v, s->u.cond.cond);
+			visit_block(v, &s->u.cond.then);
+			visit_block(v, &s->u.cond.els);
+			break;
+		case ST_RETURN:
+		case ST_EVAL:
+			visit_expr(v, s->u.value);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void
+ir_visit_block(const Block *b, void (*fn)(void *ud, Expr *x), void *ud)
+{
+	Visit v = {fn, ud};
+	visit_block(&v, b);
 }
 
 /* ---- structural equality ---- */

@@ -208,6 +208,13 @@ typedef struct BuiltinInfo {
 const BuiltinInfo *builtin_info(Builtin b);
 /* Finds a builtin by its full spelling ("T.exp"); false when unknown. */
 bool builtin_parse(const char *spelling, Builtin *out);
+/* How many instruction forms builtin b issues from the form table
+ * (builtin_forms.def); 0 for one that prints only fixed scalar
+ * instructions. */
+int builtin_form_count(Builtin b);
+/* The spelling of builtin b's form i (i < builtin_form_count(b); for a
+ * FIRST row, one of its alternatives), or NULL. */
+const char *builtin_form_spelling(Builtin b, int i);
 
 /* One dimension of a region subscript: an index (end == NULL, is_slice
  * false) or a slice begin:end (either may be NULL for an open end). */
@@ -249,6 +256,11 @@ struct Expr {
 		struct {       /* EX_BUILTIN */
 			Builtin id;
 			ExprVec args;
+			/* the forms of the instructions it issues
+			 * (builtin_forms.def), selected by the checker
+			 * (ir_select_builtin); NULL: none selected, or
+			 * the builtin has none; never written to JSON */
+			const PtxInst *const *forms;
 		} call;
 		struct {       /* EX_REGION */
 			Expr *base;
@@ -446,6 +458,17 @@ bool ir_const_int(const Expr *e, int64_t *v);
 typedef struct PtxMemo PtxMemo;
 bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
 		   PtxMemo **memo);
+/* Selects the forms of EX_BUILTIN x's instructions (builtin_forms.def)
+ * for c->target and records them in x->u.call.forms: a FIRST row's the
+ * first alternative the target's gate passes (else its last).  True,
+ * recording nothing, for a builtin without forms; a spelling no form row
+ * accepts (a table bug, which test_builtin_forms rules out) is
+ * PT_E_INTERNAL.  Gating the chosen form is codegen's (E4052). */
+bool ir_select_builtin(Ctx *c, Expr *x);
+/* Calls fn on every expression of the statements of b, nested blocks
+ * and subexpressions included (a node before its operands); an ewise
+ * call's scalar function is not entered. */
+void ir_visit_block(const Block *b, void (*fn)(void *ud, Expr *x), void *ud);
 /* The one constructor of a selected EX_PTX (what a lowering issues):
  * spelling with args (in PTX operand order) under pred (NULL: always),
  * its form selected once here: fitted to row when not NULL (the form a

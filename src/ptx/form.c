@@ -400,6 +400,9 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 	case 't': op->kind = PTXOP_TENSOR; break;
 	case 'e': op->kind = PTXOP_PAIR; op->type = PTY_B32; break;
 	case 'i': op->kind = PTXOP_IMM; break;
+	case 'l':
+		op->kind = PTXOP_LABEL;
+		break;
 	case '_': /* written, never filled by an argument */
 		op->kind = PTXOP_SINK;
 		op->out = op->optional = true;

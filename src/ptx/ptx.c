@@ -771,6 +771,9 @@ ptx_describe_operands(Arena *a, const PtxInst *in)
 		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
 		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
 		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
+		case PTXOP_LABEL:
+			sb_puts(&b, "label");
+			break;
 		case PTXOP_SINK:
 			if (op->word)
 				sb_printf(&b, "%.*s (takes no argument)",

@@ -40,6 +40,8 @@
  *   i      immediate; ARG is the allowed set {4,8,16} or {lo..hi/step}
  *   _      the sink `_` (mbarrier.arrive on a shared::cluster address
  *          returns no state): printed as is, never filled by an argument
+ *   l      a label, the branch target (bra): printed as is, filled by
+ *          a label argument only (PTX text; no script value reads as one)
  *   %name  a special register the form reads (mov.u64 d, %clock64):
  *          printed as is, never filled by an argument
  *   =text  a constant operand printed as text, never an argument
@@ -53,9 +55,13 @@
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
  * ptx_select picks by the arguments; every caller (the checker for raw
- * and tile calls, the tile lowering through ir_ptx_issue) goes through
- * it, and the chosen form travels in the IR (Expr.u.ptx.sel) to codegen,
- * which only prints (an unselected node there is E3010).
+ * and tile calls and for builtins' gated instructions, the tile lowering
+ * through ir_ptx_issue, the emulator's loader) goes through it, and the
+ * chosen form travels in the IR (Expr.u.ptx.sel, Expr.u.call.forms) to
+ * codegen, which only prints (an unselected node there is E3010).  The
+ * scalar instructions codegen prints from its own text (setp, selp, mad,
+ * bra, ld.param, ...) are rows as well: tests/suites/vocab.sh selects
+ * every line codegen emits through the emulator loader's selection.
  *
  * After matching, the instruction is data: its mnemonic is an id
  * (mnemonics.def, PtxInst.mnem), its named qualifiers (quals.def) are a
@@ -157,8 +163,9 @@ typedef enum PtxOpKind {
 	PTXOP_TENSOR, /* [%rd1, {%r1, %r2}]: tensor map + vec coordinates */
 	PTXOP_PAIR,   /* %r1|%p1 (elect.sync) */
 	PTXOP_IMM,    /* an integer constant */
-	PTXOP_SINK    /* the sink `_` or a special register (word): always
+	PTXOP_SINK,   /* the sink `_` or a special register (word): always
 		       * printed, never an argument */
+	PTXOP_LABEL   /* a label (bra's target) */
 } PtxOpKind;
 
 typedef struct PtxOperand {

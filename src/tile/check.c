@@ -2,7 +2,10 @@
  * check.c - check_module: walks every kernel in program order, validates
  * raw T.ptx calls against the PTX form table and every tile call against
  * its family contract, and records each tile call's result on the module
- * (the TileProgram it returns) for lower.c and explain.c.
+ * (the TileProgram it returns) for lower.c and explain.c.  It selects the
+ * form of every raw call and of every builtin's gated instruction
+ * (builtin_forms.def), in kernels and scalar functions, so codegen only
+ * prints.
  *
  * Input: a lowered module and ctx->target.  Output: diagnostics; the
  * TileCall records.  The walk tracks what the contract needs from the
@@ -108,6 +111,27 @@ check_mem_writable(TileEnv *e, const TileCall *tc)
 	return true;
 }
 
+/* ---- builtins ---- */
+
+/* A builtin's instruction forms are selected here, for codegen to
+ * print (ir_select_builtin); a node selected already (a scalar
+ * function's, seen again as an ewise body) keeps its forms. */
+static void
+select_builtin(void *ud, Expr *x)
+{
+	if (x->kind == EX_BUILTIN && !x->u.call.forms)
+		ir_select_builtin(ud, x);
+}
+
+/* The builtins of f's body, a kernel's or a scalar function's (an
+ * ewise body is inlined into the kernel after the check: its copies
+ * carry these selections). */
+static void
+select_builtins(Ctx *c, Func *f)
+{
+	ir_visit_block(&f->body, select_builtin, c);
+}
+
 TileCall *
 tile_check_apply(TileEnv *e, Expr *call)
 {
@@ -157,6 +181,7 @@ tile_check_ewise_call(TileEnv *e, Expr *call)
 			   "ewise has no scalar function");
 		return tc;
 	}
+	select_builtins(c, tc->fn);
 	if (!tile_groups(e, tc) || !resolve_operands(e, tc))
 		return tc;
 	tc->ok = tile_check_ewise(e, tc);
@@ -346,6 +371,8 @@ TileProgram *
 check_module(Ctx *c, Module *m)
 {
 	TileProgram *p = NEW(&c->arena, TileProgram);
+	for (size_t i = 0; i < m->funcs.n; i++)
+		select_builtins(c, m->funcs.v[i]);
 	for (size_t i = 0; i < m->funcs.n; i++) {
 		Func *f = m->funcs.v[i];
 		if (!f->is_kernel)

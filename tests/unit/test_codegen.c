@@ -233,11 +233,23 @@ scalar_param(B *b, Var *v)
 	vec_push(&b->c->arena, &b->f->params, p);
 }
 
+static void
+select_builtin(void *ud, Expr *x)
+{
+	if (x->kind == EX_BUILTIN)
+		(void)ir_select_builtin(ud, x); /* a miss is a diagnostic */
+}
+
+/* What the checker does before codegen for a hand-built module: each
+ * builtin's instruction forms selected for the target (raw calls are
+ * selected by eptx). */
 static const char *
 compile(B *b, const char *target, const char **meta)
 {
 	const char *ptx = NULL, *mt = NULL;
 	PT_ASSERT(target_parse(target, &b->c->target));
+	for (size_t i = 0; i < b->m->funcs.n; i++)
+		ir_visit_block(&b->m->funcs.v[i]->body, select_builtin, b->c);
 	codegen_module(b->c, b->m, &ptx, &mt);
 	if (meta)
 		*meta = mt;
@@ -679,6 +691,84 @@ TEST(codegen_unselected_ptx_is_internal_error)
 	CHECK(!ctx_has_errors(c));
 	CHECK(ptx && strstr(ptx, "\tfence.proxy.async.shared::cta;\n"));
 	pt_ctx_free(c);
+}
+
+/* The same for a builtin: its gated instruction's form is the checker's
+ * selection (ir_select_builtin); a node reaching codegen without it is
+ * E3010, never selected there. */
+TEST(codegen_unselected_builtin_is_internal_error)
+{
+	static const Builtin ids[] = {BI_ELECT_SYNC, BI_CLUSTER_SYNC};
+	for (size_t k = 0; k < countof(ids); k++) {
+		pt_ctx *c = pt_ctx_new(NULL);
+		B b;
+		b_init(&b, c, "k");
+		Expr *e = ecall(&b, ids[k], DT_NONE, NULL, NULL);
+		s_eval(&b, e);
+		const char *ptx = NULL, *mt = NULL;
+		PT_ASSERT(target_parse("sm_90a", &c->target));
+		codegen_module(c, b.m, &ptx, &mt); /* no checker */
+		CHECK(e->u.call.forms == NULL);
+		CHECK(has_code(c, PT_E_PTX_UNSELECTED));
+		CHECK(ptx == NULL);
+		pt_ctx_free(c);
+	}
+	/* selected, it prints the form's spelling */
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	b_init(&b, c, "k");
+	Var *p = var(&b, "p", DT_BOOL, VK_LOCAL);
+	s_decl(&b, p, ecall(&b, BI_ELECT_SYNC, DT_BOOL, NULL, NULL));
+	s_eval(&b, ecall(&b, BI_CLUSTER_SYNC, DT_NONE, NULL, NULL));
+	const char *ptx = compile(&b, "sm_90a", NULL);
+	CHECK(!ctx_has_errors(c));
+	CHECK(contains(ptx, "\telect.sync _|%p"));
+	CHECK(contains(ptx, "\tbarrier.cluster.arrive.aligned;\n"
+			    "\tbarrier.cluster.wait.aligned;\n"));
+	pt_ctx_free(c);
+}
+
+/* Every spelling of builtin_forms.def names a form row of its mnemonic,
+ * and mbarrier_wait's pick follows the target: try_wait needs sm_90 (PTX
+ * ISA, mbarrier.try_wait), so sm_80 waits with test_wait. */
+TEST(builtin_forms_name_rows)
+{
+	int rows = 0;
+	for (int id = 0; id < BI_COUNT; id++)
+		for (int i = 0; i < 2; i++) {
+			const char *sp = builtin_form_spelling((Builtin)id, i);
+			if (!sp)
+				continue;
+			PtxSel s;
+			CHECK(ptx_select(sp, NULL, -1, &s) == PTXM_OK);
+			const char *mn = ptx_form(s.inst.form)->mnemonic;
+			CHECK(!strncmp(sp, mn, strlen(mn)));
+			rows++;
+		}
+	CHECK_INT(rows, 7);
+	CHECK_INT(builtin_form_count(BI_CLUSTER_SYNC), 2);
+	CHECK_INT(builtin_form_count(BI_MBARRIER_WAIT), 1);
+	CHECK_INT(builtin_form_count(BI_THREAD_IDX), 0);
+	static const char *const want[][2] = {
+		{"sm_80", "mbarrier.test_wait.parity.shared.b64"},
+		{"sm_90a", "mbarrier.try_wait.parity.shared::cta.b64"},
+		{"sm_100a", "mbarrier.try_wait.parity.shared::cta.b64"},
+	};
+	for (size_t k = 0; k < countof(want); k++) {
+		pt_ctx *c = pt_ctx_new(NULL);
+		PT_ASSERT(target_parse(want[k][0], &c->target));
+		Expr *e = ir_new_expr(c, EX_BUILTIN, ET_VOID, DT_NONE, NOSP);
+		e->u.call.id = BI_MBARRIER_WAIT;
+		CHECK(ir_select_builtin(c, e));
+		CHECK(e->u.call.forms && e->u.call.forms[0]);
+		if (e->u.call.forms && e->u.call.forms[0])
+			CHECK_STR(e->u.call.forms[0]->spelling, want[k][1]);
+		/* a builtin without gated forms records none */
+		e->u.call.id = BI_THREAD_IDX;
+		e->u.call.forms = NULL;
+		CHECK(ir_select_builtin(c, e) && !e->u.call.forms);
+		pt_ctx_free(c);
+	}
 }
 
 TEST(codegen_err_not_constant)

@@ -3068,3 +3068,63 @@ TEST(emu_selects_through_form_table)
 		ptem_free(e);
 	}
 }
+
+/* ---- emu_vocab: the loader's selection alone (tests/suites/vocab.sh) ---- */
+
+typedef struct VocabSeen {
+	int rows, loader, misses, miss_line;
+	char miss[64];
+} VocabSeen;
+
+static void
+vocab_seen(void *ud, int line, const char *insn, EmuVocabLine kind,
+	   const char *why)
+{
+	VocabSeen *v = ud;
+	if (kind == EMU_VOCAB_ROW)
+		v->rows++;
+	else if (kind == EMU_VOCAB_LOADER)
+		v->loader++;
+	else {
+		v->misses++;
+		v->miss_line = line;
+		snprintf(v->miss, sizeof v->miss, "%s", insn);
+	}
+}
+
+/* Every instruction line is reported: rows (bra's with its label
+ * operand among them), and a line no row takes (setp.lt.b32: an ordered
+ * comparison of a .b type, which the PTX ISA does not define) without ending
+ * the read; a refusal of another kind (an unread directive) is the load's
+ * status instead. */
+TEST(emu_vocab_reports_every_line)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90a\n.address_size 64\n"
+		".visible .entry k()\n{\n"
+		"\t.reg .pred %p<2>;\n\t.reg .b32 %r<3>;\n"
+		"L1:\n"
+		"\tmov.u32 %r1, 1;\n"		 /* line 9 */
+		"\tsetp.lt.b32 %p1, %r1, %r2;\n" /* line 10 */
+		"\t@%p1 bra L1;\n"
+		"\tret;\n}\n";
+	ptem *e = ptem_new();
+	VocabSeen v = {0};
+	CHECK_INT(emu_vocab(e, ptx, strlen(ptx), vocab_seen, &v), PT_OK);
+	CHECK_INT(v.rows, 3);
+	CHECK_INT(v.loader, 0);
+	CHECK_INT(v.misses, 1);
+	CHECK_INT(v.miss_line, 10);
+	CHECK_STR(v.miss, "setp.lt.b32");
+	ptem_free(e);
+
+	static const char odd[] = ".version 8.0\n.target sm_90a\n"
+				  ".bogus_directive\n";
+	e = ptem_new();
+	memset(&v, 0, sizeof v);
+	CHECK_INT(emu_vocab(e, odd, strlen(odd), vocab_seen, &v),
+		  PT_E_EMU_UNSUPPORTED);
+	CHECK(strstr(ptem_errmsg(e), ".bogus_directive") != NULL);
+	CHECK_INT(v.rows + v.loader + v.misses, 0);
+	ptem_free(e);
+}
