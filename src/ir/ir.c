@@ -383,6 +383,13 @@ ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
 	p->u.ptx.spelling = spelling;
 	p->u.ptx.args = args;
 	p->u.ptx.pred = pred;
+	if (!row) {
+		diag_error(c, PT_E_PTX_UNSELECTED, sp,
+			   "internal error: %s issued without the form row its "
+			   "checker chose",
+			   spelling);
+		return p;
+	}
 	ir_select_ptx(c, p, row, true, memo);
 	return p;
 }

@@ -471,10 +471,11 @@ bool ir_select_builtin(Ctx *c, Expr *x);
 void ir_visit_block(const Block *b, void (*fn)(void *ud, Expr *x), void *ud);
 /* The one constructor of a selected EX_PTX (what a lowering issues):
  * spelling with args (in PTX operand order) under pred (NULL: always),
- * its form selected once here: fitted to row when not NULL (the form a
- * tile call's checker chose), else selected from the spelling and the
- * arguments (memo as for ir_select_ptx).  A miss is reported and leaves the node unselected, which
- * codegen then skips (never re-selects). */
+ * fitted to row, the form the tile call's checker chose (or a helper
+ * row of tile/helpers.def): the arguments are mapped onto its operands,
+ * never another row selected (memo as for ir_select_ptx).  A NULL row
+ * is an internal error (E3010); a miss is reported and leaves the node
+ * unselected, which codegen then skips (never re-selects). */
 Expr *ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
 		   const char *spelling, ExprVec args, Expr *pred, Span sp);
 /* Checks a T.cuda.printf call (EX_BUILTIN BI_PRINTF): a string format,

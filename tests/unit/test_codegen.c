@@ -139,15 +139,19 @@ estr(B *b, const char *s)
 	return e;
 }
 
-/* A raw call built by hand, selected by the one constructor as a
- * lowering's would be (codegen never selects). */
+/* A raw call built by hand, selected before codegen as the checker
+ * selects a raw call (broad reading: the arguments are built here, not
+ * written in a script); codegen never selects. */
 static Expr *
 eptx(B *b, const char *sp, Expr **args, int n, Expr *pred)
 {
-	ExprVec a = {0};
+	Expr *p = ir_new_expr(b->c, EX_PTX, ET_VOID, DT_NONE, NOSP);
+	p->u.ptx.spelling = sp;
+	p->u.ptx.pred = pred;
 	for (int i = 0; i < n; i++)
-		vec_push(&b->c->arena, &a, args[i]);
-	return ir_ptx_issue(b->c, NULL, NULL, sp, a, pred, NOSP);
+		vec_push(&b->c->arena, &p->u.ptx.args, args[i]);
+	ir_select_ptx(b->c, p, NULL, true, NULL);
+	return p;
 }
 
 static void
@@ -690,6 +694,29 @@ TEST(codegen_unselected_ptx_is_internal_error)
 	const char *ptx = compile(&b, "sm_90a", NULL);
 	CHECK(!ctx_has_errors(c));
 	CHECK(ptx && strstr(ptx, "\tfence.proxy.async.shared::cta;\n"));
+	pt_ctx_free(c);
+}
+
+/* ir_ptx_issue fits its arguments to the row the tile checker chose and
+ * never selects one itself: without a row it is E3010 and the node stays
+ * unselected; with the row it is selected and printed. */
+TEST(ptx_issue_without_row_is_internal_error)
+{
+	pt_ctx *c = pt_ctx_new(NULL);
+	ExprVec none = {0};
+	Expr *p = ir_ptx_issue(c, NULL, NULL, "fence.proxy.async.shared::cta",
+			       none, NULL, NOSP);
+	CHECK(p->u.ptx.sel == NULL);
+	CHECK(has_code(c, PT_E_PTX_UNSELECTED));
+	pt_ctx_free(c);
+	c = pt_ctx_new(NULL);
+	PtxSel row;
+	CHECK(ptx_select("fence.proxy.async.shared::cta", NULL, -1, &row) ==
+	      PTXM_OK);
+	p = ir_ptx_issue(c, NULL, &row.inst, row.inst.spelling, none, NULL,
+			 NOSP);
+	CHECK(p->u.ptx.sel != NULL);
+	CHECK(!ctx_has_errors(c));
 	pt_ctx_free(c);
 }
 

@@ -434,11 +434,11 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 					vec_push(&c->arena, args,
 						 ir_int(c, w->b_mn, DT_INT32,
 							sp));
-				/* one spelling has a row per A source
-				 * (smem descriptor or registers): select by
-				 * the arguments, not only the spelling */
+				/* the row of the call's A source (smem
+				 * descriptor or registers), chosen by the
+				 * checker (select_row) */
 				Expr *p = ir_ptx_issue(
-					c, &tc->prog->memo, NULL,
+					c, &tc->prog->memo, &tc->inst,
 					tc->inst.spelling, argv, tc->pred, sp);
 				Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 				s->u.value = p;
