@@ -131,3 +131,105 @@ TEST(contract_lin_eval_floordiv_mod)
 	CHECK_INT(v, 3);
 	arena_free(&a);
 }
+
+/* view.h: a region's extents are positive (PT_E_VIEW_BOUNDS): a slice of
+ * extent 0 selects nothing, even where its start (0) and end (0) lie
+ * inside the dim.  The script front end stops empty regions first
+ * (E3130), so only the library entry point reaches this check.  Kills
+ * the view.c:126 mutant (seed 11), which accepted extent 0. */
+TEST(contract_slice_extent_positive)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	SymTab st;
+	static const int64_t bad[] = {0, -1};
+	for (size_t i = 0; i < countof(bad); i++) {
+		ctx_reset(c);
+		symtab_init(&st, &c->arena);
+		View *v = tensor(c, 32, 4, 8);
+		Lin start[2] = {lin_const(0), lin_const(0)};
+		int64_t ext[2] = {bad[i], 8};
+		bool drop[2] = {false, false};
+		CHECK(v && !view_slice(c, NOSPAN, &st, v, start, ext, drop));
+		CHECK_INT(first_code(c), PT_E_VIEW_BOUNDS);
+	}
+	/* extent 1 at the last row is the smallest region there is */
+	ctx_reset(c);
+	symtab_init(&st, &c->arena);
+	View *v = tensor(c, 32, 4, 8);
+	Lin start[2] = {lin_const(3), lin_const(0)};
+	int64_t ext[2] = {1, 8};
+	bool drop[2] = {false, false};
+	View *s = v ? view_slice(c, NOSPAN, &st, v, start, ext, drop) : NULL;
+	CHECK(s && s->vext[0] == 1 && s->vext[1] == 8);
+	CHECK_INT(first_code(c), 0);
+	pt_ctx_free(c);
+}
+
+static void
+check_token_lengths(void *ud, const char *alt, int len)
+{
+	int *short_tokens = ud;
+	for (int i = 0; i < len;) {
+		int j = i + 1;
+		while (j < len && alt[j] != '.')
+			j++;
+		*short_tokens += j == i + 1;
+		i = j;
+	}
+}
+
+/* Every qualifier token of the form tables (".global", ".v4") is a dot
+ * and at least one character: no alternative holds an empty part ("..",
+ * a trailing "."), which the selector could neither parse nor offer in
+ * its "(`ld` takes ...)" hint.  ptx.c's collect_tokens skips one-byte
+ * tokens; with this rule that skip never fires, which is why its
+ * mutant (ptx.c:227 `j > i + 1` to `>=`, seed 11) is equivalent. */
+TEST(contract_qualifier_tokens_are_words)
+{
+	int short_tokens = 0;
+	for (int i = 0; i < ptx_form_count(); i++)
+		ptx_form_each_alt(i, check_token_lengths, &short_tokens);
+	CHECK_INT(short_tokens, 0);
+}
+
+/* lin_div_prepare keeps every term bound and every running sum within
+ * +-2^60 (prove.h, LinDiv.ok: "far from overflow"), checking each term
+ * before it is added.  Over x in [2^60, 2^60] and y in
+ * [-(2^60 + 1), 0] the sums (2^60, then -1 and 2^60) stay near but y's
+ * lower bound does not: declined.  Over x in [-5, 0] and an int64 y the
+ * sum -5 + INT64_MIN would overflow (it was added before the check
+ * until issue 19 round 5): declined without overflowing.  Over p in
+ * [0, 2^60] and q in [0, 1] the upper sum 2^60 + 1 is far: declined.
+ * Kills the lin.c:333 mutant (seed 11, `||` to `&&`; now lines 332
+ * and 336), which went on when only one of a term's bounds, or one of
+ * the two sums, was far. */
+TEST(contract_lin_div_prepare_far_terms)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	const int64_t near = (int64_t)1 << 60;
+	int x = sym_new(&st, "x", near, near, 1);
+	int y = sym_new(&st, "y", -near - 1, 0, 1);
+	LinDiv d;
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, x), lin_sym(&st, y)), 7,
+			&d);
+	CHECK(!d.ok);
+	int u = sym_new(&st, "u", -5, 0, 1);
+	int w = sym_new(&st, "w", INT64_MIN, INT64_MAX, 1);
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, u), lin_sym(&st, w)), 7,
+			&d);
+	CHECK(!d.ok);
+	/* near terms whose upper sum 2^60 + 1 is not: declined */
+	int p = sym_new(&st, "p", 0, near, 1);
+	int q = sym_new(&st, "q", 0, 1, 1);
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, p), lin_sym(&st, q)), 7,
+			&d);
+	CHECK(!d.ok);
+	/* within the envelope: u + x // 7 is exact per constant */
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, u), lin_sym(&st, x)), 7,
+			&d);
+	CHECK(d.ok && d.lo == near - 5 && d.hi == near);
+	arena_free(&a);
+}
