@@ -233,3 +233,48 @@ TEST(contract_lin_div_prepare_far_terms)
 	CHECK(d.ok && d.lo == near - 5 && d.hi == near);
 	arena_free(&a);
 }
+
+/* view.h: a tensor has at most VIEW_MAX_DIMS dims, and exactly that many
+ * is a tensor (a rank past it is PT_E_VIEW_RANK, like the reshape
+ * above).  Kills the view.c:98 mutant (seed 12, `>` to `>=`), which
+ * refused the largest rank. */
+TEST(contract_tensor_rank_bounds)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	int64_t ones[VIEW_MAX_DIMS + 1];
+	for (int i = 0; i < VIEW_MAX_DIMS + 1; i++)
+		ones[i] = 1;
+	View *v = view_tensor(c, NOSPAN, 32, ones, VIEW_MAX_DIMS, NULL, 0, 0);
+	CHECK(v && v->ndim == VIEW_MAX_DIMS);
+	CHECK_INT(first_code(c), 0);
+	ctx_reset(c);
+	CHECK(!view_tensor(c, NOSPAN, 32, ones, VIEW_MAX_DIMS + 1, NULL, 0, 0));
+	CHECK_INT(first_code(c), PT_E_VIEW_RANK);
+	pt_ctx_free(c);
+}
+
+/* view.h: a dtype view is PT_E_VIEW_DTYPE unless one width divides the
+ * other; a width of 0 or below divides nothing (and would divide by
+ * zero further on).  Kills the view.c:374 mutant (seed 12, `<=` to
+ * `<`), which let a 0-bit view through. */
+TEST(contract_dtype_view_width_positive)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	SymTab st;
+	static const int bad[] = {0, -16, 24};
+	for (size_t i = 0; i < countof(bad); i++) {
+		ctx_reset(c);
+		symtab_init(&st, &c->arena);
+		View *v = tensor(c, 32, 4, 8);
+		CHECK(v && !view_dtype(c, NOSPAN, &st, v, bad[i]));
+		CHECK_INT(first_code(c), PT_E_VIEW_DTYPE);
+	}
+	/* 16 divides 32: a (4, 16) view of half words */
+	ctx_reset(c);
+	symtab_init(&st, &c->arena);
+	View *v = tensor(c, 32, 4, 8);
+	View *h = v ? view_dtype(c, NOSPAN, &st, v, 16) : NULL;
+	CHECK(h && h->elem_bits == 16 && h->vext[1] == 16);
+	CHECK_INT(first_code(c), 0);
+	pt_ctx_free(c);
+}
