@@ -5,6 +5,7 @@
  * the PTX ISA and ptxas 13.0 (named per test), not from our own output.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/base.h"
 #include "layout/layout.h"
@@ -277,4 +278,50 @@ TEST(contract_dtype_view_width_positive)
 	CHECK(h && h->elem_bits == 16 && h->vext[1] == 16);
 	CHECK_INT(first_code(c), 0);
 	pt_ctx_free(c);
+}
+
+/* The PTX ISA's ldmatrix and stmatrix shapes: .m8n8 always with .b16,
+ * the sm_100 shapes (.m16n16, .m8n16, .m16n8) with 8-bit element types.
+ * The tile pattern takes .m8n8 .b16 only (ldmatrix.c check_form); as
+ * every row of the form tables has .m8n8 exactly when it has .b16,
+ * its test of the two is one test twice, which is why its mutant
+ * (ldmatrix.c:37 `||` to `&&`, seed 12) is equivalent.  A row that
+ * breaks the pairing fails here. */
+TEST(contract_matrix_rows_pair_m8n8_with_b16)
+{
+	int rows = 0;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const PtxForm *f = ptx_form(i);
+		if (f->family != PTXF_LDMATRIX && f->family != PTXF_STMATRIX)
+			continue;
+		rows++;
+		bool m8n8 = strstr(f->tpl, ".m8n8 ") != NULL;
+		const char *b16 = strstr(f->tpl, ".b16");
+		CHECK_INT(m8n8, b16 != NULL && b16[4] == '\0');
+	}
+	CHECK_INT(rows, 7);
+}
+
+/* lin_equal (prove.h): the same constant, the same terms, and neither
+ * form overflowed.  x + 1 and x + 2 differ in the constant only, x and
+ * x + y in the term count only, and an overflowed x is no x.  Kills the
+ * lin.c:140 mutants (seed 12, `||` to `&&`), which compared the terms
+ * of such pairs and answered equal. */
+TEST(contract_lin_equal)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 100, 1);
+	int y = sym_new(&st, "y", 0, 100, 1);
+	Lin lx = lin_sym(&st, x);
+	CHECK(lin_equal(lin_add_const(&st, lx, 1), lin_add_const(&st, lx, 1)));
+	CHECK(!lin_equal(lin_add_const(&st, lx, 1), lin_add_const(&st, lx, 2)));
+	CHECK(!lin_equal(lx, lin_add(&st, lx, lin_sym(&st, y))));
+	Lin ov = lx;
+	ov.overflow = true;
+	CHECK(!lin_equal(ov, lx));
+	CHECK(!lin_equal(lx, ov));
+	arena_free(&a);
 }
