@@ -352,11 +352,21 @@ put_view(Printer *P, const Expr *e)
 	sb_putc(&P->b, ')');
 }
 
+/* A tuple's plain literals are weak (DT_NONE) when read back, so an
+ * int32 one keeps its type in the text: coords=(T.int32(16), 0). */
 static void
 put_tuple(Printer *P, const ExprVec *v)
 {
 	sb_putc(&P->b, '(');
-	put_list(P, v, false);
+	for (size_t i = 0; i < v->n; i++) {
+		const Expr *x = v->v[i];
+		if (i > 0)
+			sb_puts(&P->b, ", ");
+		if (x && x->kind == EX_INT && x->dtype == DT_INT32)
+			sb_printf(&P->b, "T.int32(%lld)", (long long)x->u.ival);
+		else
+			put_expr(P, x, PREC_LOWEST);
+	}
 	if (v->n == 1)
 		sb_putc(&P->b, ',');
 	sb_putc(&P->b, ')');

@@ -321,16 +321,19 @@ lin_div_prepare(SymTab *st, Lin s, int64_t k, LinDiv *d)
 	if (s.overflow || k > LIN_NEAR)
 		return;
 	split_by(st, expand_mults(st, s, k), k, &d->A, &d->B);
-	/* lin_bounds(B + c) adds the term bounds to c one by one */
+	/* lin_bounds(B + c) adds the term bounds to c one by one; each is
+	 * checked before it is added, so that the sums cannot overflow */
 	int64_t l = 0, h = 0;
 	for (int i = 0; i < d->B.n; i++) {
 		int64_t tl, th;
 		if (!term_bounds(sym_get(st, d->B.t[i].sym), d->B.t[i].coef,
 				 &tl, &th))
 			return;
+		if (!near(tl) || !near(th))
+			return;
 		l += tl;
 		h += th;
-		if (!near(tl) || !near(th) || !near(l) || !near(h))
+		if (!near(l) || !near(h))
 			return;
 	}
 	d->lo = l;

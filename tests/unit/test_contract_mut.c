@@ -5,6 +5,7 @@
  * the PTX ISA and ptxas 13.0 (named per test), not from our own output.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "base/base.h"
 #include "layout/layout.h"
@@ -129,5 +130,198 @@ TEST(contract_lin_eval_floordiv_mod)
 	CHECK_INT(v, -2);
 	CHECK(lin_eval(&st, rx, vals, &v));
 	CHECK_INT(v, 3);
+	arena_free(&a);
+}
+
+/* view.h: a region's extents are positive (PT_E_VIEW_BOUNDS): a slice of
+ * extent 0 selects nothing, even where its start (0) and end (0) lie
+ * inside the dim.  The script front end stops empty regions first
+ * (E3130), so only the library entry point reaches this check.  Kills
+ * the view.c:126 mutant (seed 11), which accepted extent 0. */
+TEST(contract_slice_extent_positive)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	SymTab st;
+	static const int64_t bad[] = {0, -1};
+	for (size_t i = 0; i < countof(bad); i++) {
+		ctx_reset(c);
+		symtab_init(&st, &c->arena);
+		View *v = tensor(c, 32, 4, 8);
+		Lin start[2] = {lin_const(0), lin_const(0)};
+		int64_t ext[2] = {bad[i], 8};
+		bool drop[2] = {false, false};
+		CHECK(v && !view_slice(c, NOSPAN, &st, v, start, ext, drop));
+		CHECK_INT(first_code(c), PT_E_VIEW_BOUNDS);
+	}
+	/* extent 1 at the last row is the smallest region there is */
+	ctx_reset(c);
+	symtab_init(&st, &c->arena);
+	View *v = tensor(c, 32, 4, 8);
+	Lin start[2] = {lin_const(3), lin_const(0)};
+	int64_t ext[2] = {1, 8};
+	bool drop[2] = {false, false};
+	View *s = v ? view_slice(c, NOSPAN, &st, v, start, ext, drop) : NULL;
+	CHECK(s && s->vext[0] == 1 && s->vext[1] == 8);
+	CHECK_INT(first_code(c), 0);
+	pt_ctx_free(c);
+}
+
+static void
+check_token_lengths(void *ud, const char *alt, int len)
+{
+	int *short_tokens = ud;
+	for (int i = 0; i < len;) {
+		int j = i + 1;
+		while (j < len && alt[j] != '.')
+			j++;
+		*short_tokens += j == i + 1;
+		i = j;
+	}
+}
+
+/* Every qualifier token of the form tables (".global", ".v4") is a dot
+ * and at least one character: no alternative holds an empty part ("..",
+ * a trailing "."), which the selector could neither parse nor offer in
+ * its "(`ld` takes ...)" hint.  ptx.c's collect_tokens skips one-byte
+ * tokens; with this rule that skip never fires, which is why its
+ * mutant (ptx.c:227 `j > i + 1` to `>=`, seed 11) is equivalent. */
+TEST(contract_qualifier_tokens_are_words)
+{
+	int short_tokens = 0;
+	for (int i = 0; i < ptx_form_count(); i++)
+		ptx_form_each_alt(i, check_token_lengths, &short_tokens);
+	CHECK_INT(short_tokens, 0);
+}
+
+/* lin_div_prepare keeps every term bound and every running sum within
+ * +-2^60 (prove.h, LinDiv.ok: "far from overflow"), checking each term
+ * before it is added.  Over x in [2^60, 2^60] and y in
+ * [-(2^60 + 1), 0] the sums (2^60, then -1 and 2^60) stay near but y's
+ * lower bound does not: declined.  Over x in [-5, 0] and an int64 y the
+ * sum -5 + INT64_MIN would overflow (it was added before the check
+ * until issue 19 round 5): declined without overflowing.  Over p in
+ * [0, 2^60] and q in [0, 1] the upper sum 2^60 + 1 is far: declined.
+ * Kills the lin.c:333 mutant (seed 11, `||` to `&&`; now lines 332
+ * and 336), which went on when only one of a term's bounds, or one of
+ * the two sums, was far. */
+TEST(contract_lin_div_prepare_far_terms)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	const int64_t near = (int64_t)1 << 60;
+	int x = sym_new(&st, "x", near, near, 1);
+	int y = sym_new(&st, "y", -near - 1, 0, 1);
+	LinDiv d;
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, x), lin_sym(&st, y)), 7,
+			&d);
+	CHECK(!d.ok);
+	int u = sym_new(&st, "u", -5, 0, 1);
+	int w = sym_new(&st, "w", INT64_MIN, INT64_MAX, 1);
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, u), lin_sym(&st, w)), 7,
+			&d);
+	CHECK(!d.ok);
+	/* near terms whose upper sum 2^60 + 1 is not: declined */
+	int p = sym_new(&st, "p", 0, near, 1);
+	int q = sym_new(&st, "q", 0, 1, 1);
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, p), lin_sym(&st, q)), 7,
+			&d);
+	CHECK(!d.ok);
+	/* within the envelope: u + x // 7 is exact per constant */
+	lin_div_prepare(&st, lin_add(&st, lin_sym(&st, u), lin_sym(&st, x)), 7,
+			&d);
+	CHECK(d.ok && d.lo == near - 5 && d.hi == near);
+	arena_free(&a);
+}
+
+/* view.h: a tensor has at most VIEW_MAX_DIMS dims, and exactly that many
+ * is a tensor (a rank past it is PT_E_VIEW_RANK, like the reshape
+ * above).  Kills the view.c:98 mutant (seed 12, `>` to `>=`), which
+ * refused the largest rank. */
+TEST(contract_tensor_rank_bounds)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	int64_t ones[VIEW_MAX_DIMS + 1];
+	for (int i = 0; i < VIEW_MAX_DIMS + 1; i++)
+		ones[i] = 1;
+	View *v = view_tensor(c, NOSPAN, 32, ones, VIEW_MAX_DIMS, NULL, 0, 0);
+	CHECK(v && v->ndim == VIEW_MAX_DIMS);
+	CHECK_INT(first_code(c), 0);
+	ctx_reset(c);
+	CHECK(!view_tensor(c, NOSPAN, 32, ones, VIEW_MAX_DIMS + 1, NULL, 0, 0));
+	CHECK_INT(first_code(c), PT_E_VIEW_RANK);
+	pt_ctx_free(c);
+}
+
+/* view.h: a dtype view is PT_E_VIEW_DTYPE unless one width divides the
+ * other; a width of 0 or below divides nothing (and would divide by
+ * zero further on).  Kills the view.c:374 mutant (seed 12, `<=` to
+ * `<`), which let a 0-bit view through. */
+TEST(contract_dtype_view_width_positive)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	SymTab st;
+	static const int bad[] = {0, -16, 24};
+	for (size_t i = 0; i < countof(bad); i++) {
+		ctx_reset(c);
+		symtab_init(&st, &c->arena);
+		View *v = tensor(c, 32, 4, 8);
+		CHECK(v && !view_dtype(c, NOSPAN, &st, v, bad[i]));
+		CHECK_INT(first_code(c), PT_E_VIEW_DTYPE);
+	}
+	/* 16 divides 32: a (4, 16) view of half words */
+	ctx_reset(c);
+	symtab_init(&st, &c->arena);
+	View *v = tensor(c, 32, 4, 8);
+	View *h = v ? view_dtype(c, NOSPAN, &st, v, 16) : NULL;
+	CHECK(h && h->elem_bits == 16 && h->vext[1] == 16);
+	CHECK_INT(first_code(c), 0);
+	pt_ctx_free(c);
+}
+
+/* The PTX ISA's ldmatrix and stmatrix shapes: .m8n8 always with .b16,
+ * the sm_100 shapes (.m16n16, .m8n16, .m16n8) with 8-bit element types.
+ * The tile pattern takes .m8n8 .b16 only (ldmatrix.c check_form); as
+ * every row of the form tables has .m8n8 exactly when it has .b16,
+ * its test of the two is one test twice, which is why its mutant
+ * (ldmatrix.c:37 `||` to `&&`, seed 12) is equivalent.  A row that
+ * breaks the pairing fails here. */
+TEST(contract_matrix_rows_pair_m8n8_with_b16)
+{
+	int rows = 0;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		const PtxForm *f = ptx_form(i);
+		if (f->family != PTXF_LDMATRIX && f->family != PTXF_STMATRIX)
+			continue;
+		rows++;
+		bool m8n8 = strstr(f->tpl, ".m8n8 ") != NULL;
+		const char *b16 = strstr(f->tpl, ".b16");
+		CHECK_INT(m8n8, b16 != NULL && b16[4] == '\0');
+	}
+	CHECK_INT(rows, 7);
+}
+
+/* lin_equal (prove.h): the same constant, the same terms, and neither
+ * form overflowed.  x + 1 and x + 2 differ in the constant only, x and
+ * x + y in the term count only, and an overflowed x is no x.  Kills the
+ * lin.c:140 mutants (seed 12, `||` to `&&`), which compared the terms
+ * of such pairs and answered equal. */
+TEST(contract_lin_equal)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 100, 1);
+	int y = sym_new(&st, "y", 0, 100, 1);
+	Lin lx = lin_sym(&st, x);
+	CHECK(lin_equal(lin_add_const(&st, lx, 1), lin_add_const(&st, lx, 1)));
+	CHECK(!lin_equal(lin_add_const(&st, lx, 1), lin_add_const(&st, lx, 2)));
+	CHECK(!lin_equal(lx, lin_add(&st, lx, lin_sym(&st, y))));
+	Lin ov = lx;
+	ov.overflow = true;
+	CHECK(!lin_equal(ov, lx));
+	CHECK(!lin_equal(lx, ov));
 	arena_free(&a);
 }
