@@ -84,10 +84,9 @@ SCALE = 0               # 0 none, 1 SX[0] SW[0] (tensor-wise), 2 SX[m] SW[n] (ro
 CRED = 0                # 1 (SPLIT 2..8): the SPLIT CTAs of a tile are one cluster, summed in CTA 0's shared memory
 
 BW = 64 * WG
-# CRED 1: the partials of CTAs 1 .. SPLIT - 1, per consumer thread its
-# registers 4q .. 4q + 3 as one 16-byte vector of slot (j, q, thread)
-# ((1, 1, 1, 4) otherwise: no partials)
-RED_SHAPE = (CRED * (SPLIT - 1) + 1 - CRED, CRED * (BT // 8) + 1 - CRED, CRED * 128 * WG + 1 - CRED, 4)
+# CRED 1: the partials of CTAs 1 .. SPLIT - 1, one float32 per register
+# and consumer thread ((1, 1, 1) otherwise: no partials)
+RED_SHAPE = (CRED * (SPLIT - 1) + 1 - CRED, CRED * (BT // 2) + 1 - CRED, CRED * 128 * WG + 1 - CRED)
 STAGE_BYTES = (BW + BT) * 128
 KB = 128 // EB          # k elements per 128-byte row: one k-tile
 KW = 32 // EB           # k of one wgmma (k16, float8 k32): 32 bytes
@@ -226,9 +225,9 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
         T.cuda.cluster_sync()
         if warp < 4 * WG and sk > 0:
             rb: T.uint32 = T.uint32(0)
-            T.ptx["mapa.shared::cluster.u32"](rb, T.cast(RED.ptr_to([sk - 1, 0, tid, 0]), "uint32"), 0)
-            for q in T.unroll(BT // 8):
-                T.ptx["st.shared::cluster.v4.f32"](rb + T.uint32(q * 2048 * WG), (PD[4 * q], PD[4 * q + 1], PD[4 * q + 2], PD[4 * q + 3]))
+            T.ptx["mapa.shared::cluster.u32"](rb, T.cast(RED.ptr_to([sk - 1, 0, tid]), "uint32"), 0)
+            for r in T.unroll(BT // 2):
+                T.ptx["st.shared::cluster.f32"](rb + T.uint32(r * 512 * WG), PD[r])
         T.cuda.cluster_sync()
     if warp < 4 * WG:
         E = T.alloc_local((BT // 2,), "float32", layout="default")
@@ -244,7 +243,7 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 for r in T.unroll(BT // 2):
                     acc: T.float32 = PD[r]
                     for j in T.unroll(SPLIT - 1):
-                        acc = acc + RED[j, r // 4, tid, r % 4]
+                        acc = acc + RED[j, r, tid]
                     PD[r] = acc
         if SPLIT > 1 and CRED == 0:
             for r in T.unroll(BT // 2):
