@@ -1790,17 +1790,23 @@ read_module(Reader *rd, Module *m)
 	}
 }
 
+/* A reader over text whose failures jump to jb. */
+static Reader
+reader_over(ptem *e, const char *text, size_t len, jmp_buf *jb)
+{
+	return (Reader){.e = e,
+			.a = &e->arena,
+			.p = text,
+			.end = text + len,
+			.line = 1,
+			.fail = jb};
+}
+
 int
 emu_load(ptem *e, const char *text, size_t len)
 {
 	jmp_buf jb;
-	Reader rd = {0};
-	rd.e = e;
-	rd.a = &e->arena;
-	rd.p = text;
-	rd.end = text + len;
-	rd.line = 1;
-	rd.fail = &jb;
+	Reader rd = reader_over(e, text, len, &jb);
 	if (setjmp(jb))
 		return rd.status;
 	if (memchr(text, 0, len))
@@ -1818,13 +1824,7 @@ int
 emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
 {
 	jmp_buf jb;
-	Reader rd = {0};
-	rd.e = e;
-	rd.a = &e->arena;
-	rd.p = text;
-	rd.end = text + len;
-	rd.line = 1;
-	rd.fail = &jb;
+	Reader rd = reader_over(e, text, len, &jb);
 	rd.vocab = fn;
 	rd.vocab_ud = ud;
 	e->err[0] = 0;
