@@ -296,9 +296,11 @@ many_meta(size_t nk, size_t np, bool dup_last)
 
 /* Budget and near-linear reading (issue #19: 50,000 parameters or
  * kernels took 39-86 s): the budget's edge parses, one past it is
- * PT_E_RT_META_BUDGET, and 32768 parameters or 65536 kernels take
- * well under the seconds a quadratic lookup took (CPU time, so a busy
- * machine does not make this flaky). */
+ * PT_E_RT_META_BUDGET, and 32768 parameters or 65536 kernels stay
+ * under 20 s of CPU.  A guard against the quadratic lookup coming back,
+ * not a speed measurement: the linear reader takes under a second in
+ * the plain build and 3.7 s was seen under ASan on the loaded 2-core
+ * machine, where a 3 s bound failed. */
 TEST(rt_meta_budget)
 {
 	static const struct {
@@ -317,7 +319,7 @@ TEST(rt_meta_budget)
 		clock_t t0 = clock();
 		CHECK_INT(parse_text(&a, text, &m, &st), rows[i].want);
 		double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-		if (s > 3.0)
+		if (s > 20.0)
 			test_fail(t, __FILE__, __LINE__, "%zu kernels of %zu "
 				  "parameters: %.1f s of CPU", rows[i].nk,
 				  rows[i].np, s);
