@@ -72,11 +72,16 @@ def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
             "CVT": "cvt.rn.%sx2.f32" % _SHORT[out]}
 
 
+def swapab_red_bytes(bt, wg, split):
+    """gemm_swapab.py's RED with CRED = 1: the float32 partials of CTAs
+    1 .. SPLIT - 1 in CTA 0, BT / 2 per consumer thread."""
+    return (split - 1) * (bt // 2) * 128 * wg * 4
+
+
 def swapab_smem(c):
     ring = c["STAGES"] * (64 * c["WG"] + c["BT"]) * 128
     if c.get("CRED"):
-        # the partials of CTAs 1 .. SPLIT - 1 in CTA 0
-        return ring + (c["SPLIT"] - 1) * (c["BT"] // 2) * 128 * c["WG"] * 4
+        return ring + swapab_red_bytes(c["BT"], c["WG"], c["SPLIT"])
     return ring + 16
 
 
@@ -135,7 +140,7 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # the global one at every shape tried, e.g. 64 x 4096 x
                 # 4096 split 2: 13.0 against 16.4 us (no split: 14.6)
                 cred = 1 if 2 <= s <= 8 else 0
-                red = (s - 1) * (bt // 2) * 128 * wg * 4 if cred else 0
+                red = swapab_red_bytes(bt, wg, s) if cred else 0
                 # weight bytes in flight per CTA (the token rows of a
                 # stage come from L2): 48 or 96 KiB, or as many stages as
                 # shared memory holds
