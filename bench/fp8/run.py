@@ -14,7 +14,7 @@ are float32 normals quantized here the way each mode defines its scales
 both implementations get the same quantized tensors, and the reference
 is the float32 product (TF32 off) of the dequantized inputs.  Ours runs in every
 (BN, ST) configuration of ptxtile.kernels.fp8.CONFIGS (what fp8_matmul
-tunes per shape), and at M <= fp8.SWAP_M tensor- and row-wise also in
+tunes per shape), and at M <= fp8.SWAP_M (every mode) also in
 the float8 swap-AB configuration that fp8_matmul's second tuner picks
 (kernels/_gemm.py); each is checked, the fastest is reported.  Reported:
 relative Frobenius error of each against it, and the median over
@@ -196,17 +196,17 @@ def ours(mode, qa, qb, sa, sb, sms, bn, st, db=None):
 
 def ours_swap(mode, qa, qb, sa, sb):
     """The float8 swap-AB configuration fp8_matmul would time against its
-    own kernel at M <= fp8.SWAP_M (tensor-wise, row-wise): the fastest of
+    own kernel at M <= fp8.SWAP_M (every mode): the fastest of
     _gemm.configs(fp8=...) by _gemm's CUDA-graph timing, then launched
     prepacked like the others.  Returns (name, fn, c) or None."""
     from ptxtile.kernels import _gemm
     m, k = qa.shape
     n = qb.shape[0]
-    if mode == "block" or m > fp8.SWAP_M:
+    if m > fp8.SWAP_M:
         return None
-    sx, sw = fp8.scale_args(mode, sa, sb, m, n, k)
+    sx, sw = fp8._swap_scales(*fp8.scale_args(mode, sa, sb, m, n, k))
     cands = _gemm.configs(m, n, k, fp8=("float8_e4m3fn", "float8_e4m3fn",
-                                        1 if mode == "tensor" else 2))
+                                        fp8._SWAP_SCALE[mode]))
     _gemm.GEMM.prepare(cands)
     out = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
     ws = _gemm.rotation(qb)

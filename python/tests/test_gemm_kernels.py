@@ -205,6 +205,56 @@ def test_fp8_tensor_scaled_e5m2_weights_bf16_out():
     assert np.array_equal(got, round_bf16(0.5 * (x @ w.T)))
 
 
+def block_scales(rng, m, n, k):
+    """Block-wise scales as fp8.scale_args passes them to gemm_swapab.py
+    (SCALE 3): SX (KB, MS) flattened, MS = m rounded up to 4 (the columns
+    past m stay 0), SW (NB, KB) flattened; powers of two, different per
+    K block, token and 128-row weight block, so that the float32 sums
+    stay exact and a scale applied to the wrong block changes them."""
+    kb, nbk, ms = -(-k // 128), -(-n // 128), -(-m // 4) * 4
+    sx = np.zeros((kb, ms), np.float32)
+    sx[:, :m] = np.ldexp(1.0, rng.integers(-3, 4, (kb, m)))
+    sw = np.ldexp(1.0, rng.integers(-3, 4, (nbk, kb))).astype(np.float32)
+    return sx, sw
+
+
+def block_scaled_product(x, w, sx, sw):
+    """sum over K blocks kb of (X W^T restricted to kb) SX[kb, m] SW[n /
+    128, kb], in float64 (the definition, not the kernel's order)."""
+    m, n = x.shape[0], w.shape[0]
+    out = np.zeros((m, n))
+    for kb in range(sx.shape[0]):
+        part = x[:, 128 * kb:128 * kb + 128] @ w[:, 128 * kb:128 * kb + 128].T
+        out += part * sx[kb, :m, None] * np.repeat(sw[:, kb], 128)[None, :n]
+    return out
+
+
+@pytest.mark.parametrize("consts,out", [
+    # one warpgroup, 8 tokens, no split: weight rows 0-127 and 128-199
+    # (CTAs 0, 1 and 2, 3) in two scale blocks, K = 320 three K blocks
+    # (the last one 64 wide), a ring of two stages that wraps
+    ({"BT": 8, "WG": 1, "STAGES": 2, "SPLIT": 1}, "float32"),
+    # two warpgroups (one 128-row block per CTA), 16 tokens, split 2
+    # summed in one cluster, bf16 C
+    ({"BT": 16, "WG": 2, "STAGES": 3, "SPLIT": 2, "CRED": 1}, "bfloat16"),
+])
+def test_fp8_block_scaled_two_level(consts, out):
+    m, n, k = 6, 200, 320
+    sx, sw = block_scales(np.random.default_rng(11), m, n, k)
+    got, x, w, _ = run_swapab(m, n, k, SCALE=3, out=out,
+                              fp8=("float8_e4m3fn", "float8_e4m3fn"),
+                              sx=sx.reshape(-1), sw=sw.reshape(-1),
+                              **consts)
+    want = block_scaled_product(x, w, sx, sw)
+    if out == "bfloat16":
+        want = round_bf16(want)
+    assert np.array_equal(got, want)
+    # the scales matter per block: the product scaled by their means is
+    # not the result
+    mean = (x @ w.T) * sx[:, :m].mean() * sw.mean()
+    assert not np.allclose(got, mean)
+
+
 def gelu_tanh(v):
     u = 0.7978845608028654 * (v + 0.044715 * v ** 3)
     return 0.5 * v * (1 + np.tanh(u))
@@ -374,6 +424,48 @@ def test_every_suite_configuration_compiles_and_fits():
     if ptxas:
         for kern in list(seen.values())[::7]:
             assert kern.cubin  # ptxas accepts the PTX
+
+
+def test_fp8_block_swapab_candidates_fit_without_spills():
+    # the block-wise swap-AB candidates of the FP8 suite's few-row shapes
+    # (bench/fp8: M 64 and 128 by six (N, K)): each compiles, fits in
+    # shared memory, and where ptxas is present assembles, with no spill
+    # where the sum stays on chip (no split, or CRED: the extra registers
+    # of the promotion are what configs() budgets).  A global split-K sum
+    # (SPLIT > 8) spills in its epilogue in every mode (ptxas hoists its
+    # SPLIT x BT / 2 clamped loads; 72 bytes at row-wise BT 64 WG 2 SPLIT
+    # 16, 104 block-wise), so it is only assembled
+    import shutil
+    import subprocess
+    import tempfile
+    from ptxtile.kernels import _gemm
+    ptxas = shutil.which("ptxas") or (
+        "/usr/local/cuda/bin/ptxas"
+        if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+    e4 = "float8_e4m3fn"
+    seen = {}
+    for m in (64, 128):
+        for n, k in ((2112, 7168), (24576, 1536), (32768, 512),
+                     (7168, 16384), (4096, 7168), (7168, 2048)):
+            cands = _gemm.configs(m, n, k, fp8=(e4, e4, 3))
+            assert cands, (m, n, k)
+            for script, c in cands:
+                assert c["SCALE"] == 3 and _gemm.swapab_smem(c) <= \
+                    _gemm.SMEM_MAX, c
+                seen.setdefault(tuple(sorted(c.items())), c)
+    if not ptxas:
+        return
+    with tempfile.TemporaryDirectory() as d:
+        for c in seen.values():
+            path = os.path.join(d, "k.ptx")
+            with open(path, "w") as f:
+                f.write(compiled("gemm_swapab.py", **c).ptx)
+            r = subprocess.run([ptxas, "-arch=sm_90a", "-v", path, "-o",
+                                os.path.join(d, "k.cubin")],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            if c["SPLIT"] <= 8:
+                assert "0 bytes spill stores" in r.stderr, (c, r.stderr)
 
 
 def test_config_constants_are_checked():

@@ -297,7 +297,8 @@ def test_fp8_matmul_float32_out():
     assert torch.equal(out, d)
 
 
-@pytest.mark.parametrize("mode,ta,tb", [("tensor", E4, E4), ("row", E4, E5)])
+@pytest.mark.parametrize("mode,ta,tb", [("tensor", E4, E4), ("row", E4, E5),
+                                        ("block", E4, E4)])
 def test_fp8_swapab_every_candidate(mode, ta, tb):
     # every float8 swap-AB configuration fp8_matmul may time (M <=
     # fp8.SWAP_M), launched directly at a ragged shape (N past the last
@@ -309,12 +310,19 @@ def test_fp8_swapab_every_candidate(mode, ta, tb):
     if mode == "tensor":
         sa, sb = torch.tensor([0.5], device=dev), torch.tensor([0.25], device=dev)
         ref = a.float() @ b.float().t() * 0.125
-    else:
+    elif mode == "row":
         sa, sb = uniform((m,), 0.5, 2, 52), uniform((n,), 0.5, 2, 53)
         ref = (a.float() * sa[:, None]) @ (b.float() * sb[:, None]).t()
+    else:
+        # per 1 x 128 of A and 128 x 128 of B (K = 656: 6 K blocks, the
+        # last 16 wide; N = 200: 2 row blocks), as fp8_matmul passes them
+        ba, bb = uniform((m, 6), 0.5, 2, 52), uniform((2, 6), 0.5, 2, 53)
+        ref = (a.float() * expand_blocks(ba, m, k, 1)) @ \
+            (b.float() * expand_blocks(bb, n, k, 128)).t()
+        sa, sb = fp8._swap_scales(*fp8.scale_args("block", ba, bb, m, n, k))
     names = {E4: "float8_e4m3fn", E5: "float8_e5m2"}
     cands = _gemm.configs(m, n, k, fp8=(names[ta], names[tb],
-                                        1 if mode == "tensor" else 2))
+                                        fp8._SWAP_SCALE[mode]))
     assert cands
     _gemm.GEMM.prepare(cands)  # ptxas in parallel threads
     for script, c in cands:
@@ -325,7 +333,8 @@ def test_fp8_swapab_every_candidate(mode, ta, tb):
         assert torch.isnan(cc[m]).all(), _gemm.config_name(script, c)
 
 
-@pytest.mark.parametrize("mode,m", [("tensor", 64), ("row", 100)])
+@pytest.mark.parametrize("mode,m", [("tensor", 64), ("row", 100),
+                                    ("block", 102)])
 def test_fp8_matmul_few_rows(mode, m):
     # at M <= SWAP_M fp8_matmul times the tuned fp8 kernel against the
     # float8 swap-AB candidates and keeps the faster: either is right
@@ -334,9 +343,14 @@ def test_fp8_matmul_few_rows(mode, m):
     if mode == "tensor":
         sa, sb = torch.tensor(2.0, device=dev), torch.tensor(0.5, device=dev)
         ref = a.float() @ b.float().t()
-    else:
+    elif mode == "row":
         sa, sb = uniform((m, 1), 0.5, 2, 56), uniform((1, n), 0.5, 2, 57)
         ref = (a.float() * sa) @ (b.float() * sb.t()).t()
+    else:
+        # row-major scale_a (M = 102: copied into (KB, 104))
+        sa, sb = uniform((m, 8), 0.5, 2, 56), uniform((17, 8), 0.5, 2, 57)
+        ref = (a.float() * expand_blocks(sa, m, k, 1)) @ \
+            (b.float() * expand_blocks(sb, n, k, 128)).t()
     for _ in range(2):  # the tuned call, then the remembered choice
         d = fp8.fp8_matmul(a, b, sa, sb)
         torch.cuda.synchronize()

@@ -33,7 +33,8 @@ def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
                   resid=0, out="bfloat16", minb=1, xt="bfloat16",
                   wt="bfloat16", scale=0, cred=0):
     """gemm_swapab.py's constants; xt / wt float8 (both, W stored (N, K))
-    with scale 1 (tensor-wise) or 2 (row-wise) for ptxtile.kernels.fp8."""
+    with scale 1 (tensor-wise), 2 (row-wise) or 3 (block-wise) for
+    ptxtile.kernels.fp8."""
     if bt % 8 or not 8 <= bt <= 128:
         raise ValueError("BT %d: a multiple of 8 in 8..128" % bt)
     c = {"BT": bt, "WG": wg, "STAGES": stages, "SPLIT": split,
@@ -49,9 +50,9 @@ def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
     if xt == wt == "bfloat16" and scale == 0:
         return c
     if xt not in _FP8 or wt not in _FP8 or not w_kmajor or \
-            scale not in (1, 2):
+            scale not in (1, 2, 3):
         raise ValueError("swap-AB takes bfloat16, or float8 X and W stored "
-                         "(N, K) with scale 1 or 2")
+                         "(N, K) with scale 1, 2 or 3")
     c.update(XT=xt, WT=wt, EB=1, SCALE=scale,
              WGMMA="wgmma.mma_async.sync.aligned.m64n%dk32.f32.%s.%s"
              % (bt, _FP8[wt], _FP8[xt]))  # wgmma A is W, B is X
@@ -120,6 +121,14 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
         # weight bytes, so 2 to 4 warpgroups (BW 128 .. 256) are tried
         # (4: 640 threads leave ptxas 96 registers, BT 128 spills; 3: 128)
         wgs = (1, 2) if bt <= 32 else (1, 2, 3, 4)
+        scale3 = fp8 is not None and fp8[2] == 3
+        if scale3:
+            # block-wise: the promoted sums, the token indices and scales
+            # come beside the accumulators (BT / 2 + BT / 2 + 2 BT / 4
+            # registers): ptxas used 255 at BT 128 with one warpgroup, 121
+            # and 128 at BT 64 with one and two, 122 with three (its 128
+            # cap), so BT 128 takes one warpgroup, BT 64 up to three
+            wgs = (1,) if bt > 64 else wgs[:3]
         for wg in wgs:
             bw = 64 * wg
             tiles = cdiv(n, bw) * cdiv(m, bt)
@@ -172,7 +181,9 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                 # per SM ran as two waves): ptxas capped at 128 registers
                 # (.minnctapersm 2), a ring that fits twice in shared
                 # memory; one warpgroup and BT <= 64 (32 accumulators)
-                if wg == 1 and bt <= 64 and tiles * s > sms:
+                # (block-wise: BT <= 32, its extra registers)
+                if wg == 1 and bt <= (32 if scale3 else 64) and \
+                        tiles * s > sms:
                     st = min(16, (SMEM_MAX // 2 - 4096 - red) //
                              ((bw + bt) * 128))
                     if st >= 2:

@@ -25,10 +25,11 @@ width BN and ring depth ST are tuned per (M, N, K) by ptxtile.autotune
 (tuner()): the first call of a shape times each CONFIGS candidate and
 synchronizes, so make it outside CUDA graph capture; the winner is
 stored in ptxtile's cache, and PTXTILE_AUTOTUNE_CONFIG=0 takes the
-script's own (BN, ST) untimed.  At M <= SWAP_M (128), tensor-wise and
-row-wise, the tuned kernel is also timed against the float8 swap-AB
+script's own (BN, ST) untimed.  At M <= SWAP_M (128), in every mode,
+the tuned kernel is also timed against the float8 swap-AB
 configurations of kernels/_gemm.py (gemm_swapab.py: weight rows on
-wgmma's M side, split-K) and the faster one is kept (in _gemm's tuner
+wgmma's M side, split-K; block-wise with the same two-level
+accumulation, SCALE 3) and the faster one is kept (in _gemm's tuner
 file).  Errors are ValueError /
 TypeError naming the argument and what it needs.
 """
@@ -284,11 +285,22 @@ def _out_name(out_dtype):
 SWAP_M = 128
 
 
+_SWAP_SCALE = {"tensor": 1, "row": 2, "block": 3}
+
+
+def _swap_scales(sa, sb):
+    """The scale tensors as gemm_swapab.py's SX and SW take them: one
+    dimension (block-wise, scale_args' (KB, MS) and (NB, KB), both
+    contiguous, flattened without a copy)."""
+    return sa.reshape(-1), sb.reshape(-1)
+
+
 def _swap_launcher(c, a, b, out, sa, sb):
     from . import _gemm
+    sx, sw = _swap_scales(sa, sb)
 
     def run(*_args):
-        _gemm.GEMM.launch("gemm_swapab.py", c, a, b, out, sx=sa, sw=sb)
+        _gemm.GEMM.launch("gemm_swapab.py", c, a, b, out, sx=sx, sw=sw)
     return run
 
 
@@ -300,7 +312,7 @@ def _with_swapab(kern, mode, m, n, k, ta, tb, out_dtype, args):
     from . import _gemm
     a, b, out, sa, sb, _ = args
     cands = _gemm.configs(m, n, k, out=_out_name(out_dtype),
-                          fp8=(ta, tb, 1 if mode == "tensor" else 2))
+                          fp8=(ta, tb, _SWAP_SCALE[mode]))
     if not cands or os.environ.get("PTXTILE_AUTOTUNE_CONFIG") is not None:
         return kern
     pkey = _gemm.problem_key(a.device, m, n, k, fp8=mode, ta=ta, tb=tb,
@@ -318,7 +330,8 @@ def _with_swapab(kern, mode, m, n, k, ta, tb, out_dtype, args):
                 "fp8", {})
         del ws
         _gemm.GEMM.prepare(cands)
-        swap = _gemm.fastest(cands, a, b, out, sx=sa, sw=sb)
+        sx, sw = _swap_scales(sa, sb)
+        swap = _gemm.fastest(cands, a, b, out, sx=sx, sw=sw)
         if swap is not None and swap[0] < best[0]:
             best = swap
         t.put(pkey, best[1], best[2], best[0])
@@ -337,7 +350,7 @@ def _chosen(mode, m, n, k, ta, tb, out_dtype, device, args):
     kern = _best.get(key)
     if kern is None:
         kern = tuner(mode, ta, tb, _out_name(out_dtype)).best(*args)
-        if mode != "block" and m <= SWAP_M:
+        if m <= SWAP_M:
             kern = _with_swapab(kern, mode, m, n, k, ta, tb, out_dtype,
                                 args)
         with _lock:

@@ -63,6 +63,18 @@
 # the types) - and the scales of torch._scaled_mm apply to the float32
 # sums before alpha: SCALE = 1 multiplies by SX[0] SW[0] (tensor-wise),
 # SCALE = 2 by SX[m] SW[n] (row-wise); TMA then needs K % 16 == 0.
+# SCALE = 3 is block-wise (two-level accumulation, as gemm_fp8_block.py):
+# one k-tile is one 128-wide K block kb; its 4 wgmmas sum into a fresh
+# accumulator (scale-d 0), wait_group 0, and the consumer promotes it
+# into float32 registers, MA[r] += D[r] SW[kb of W row block] SX[kb,
+# token].  SX is scale_a transposed and flattened, (KT, SXN / KT) with
+# the tokens of K block kb contiguous in row kb (at least M of them), SW
+# is scale_b (ceil(N / 128), KT) flattened: a warpgroup's 64 weight rows
+# lie in one 128-row block (BW is a multiple of 64), so W's scale is one
+# value per k-tile and warpgroup; each thread's BT / 4 tokens have one
+# scale each, read from global memory (L1) before the stage's wait.
+# The promoted sums replace the accumulators before the split-K sum and
+# the epilogue, so both apply unchanged (alpha only).
 from tvm_tirx.script import tirx as T
 from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
@@ -80,7 +92,7 @@ MINB = 1                # .minnctapersm: registers for MINB CTAs per SM
 XT = "bfloat16"         # X's element type: bfloat16, float8_e4m3fn, float8_e5m2
 WT = "bfloat16"         # W's
 EB = 2                  # bytes per element of X and W: 2, or 1 for float8
-SCALE = 0               # 0 none, 1 SX[0] SW[0] (tensor-wise), 2 SX[m] SW[n] (row-wise)
+SCALE = 0               # 0 none, 1 SX[0] SW[0] (tensor-wise), 2 SX[m] SW[n] (row-wise), 3 block-wise (float8, two-level)
 CRED = 0                # 1 (SPLIT 2..8): the SPLIT CTAs of a tile are one cluster, summed in CTA 0's shared memory
 
 BW = 64 * WG
@@ -205,18 +217,51 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
         st2: T.uint64 = T.uint64(0)
         for r in T.unroll(BT // 2):
             PD[r] = T.float32(0.0)
+        if SCALE == 3:
+            # the promoted sums (register r as PD[r]), this thread's BT / 4
+            # tokens (clamped into SX's rows) and their scales of one K
+            # block: token 8(q / 2) + 2(l % 4) + q % 2 for q < BT / 4
+            MA = T.alloc_local((BT // 2,), "float32", layout="default")
+            TI = T.alloc_local((BT // 4,), "int32", layout="default")
+            XS = T.alloc_local((BT // 4,), "float32", layout="default")
+            sxm = SXN // T.max(KT, 1)  # SX's row length (tokens)
+            # W's scale row: the 128-row block of this warpgroup's rows
+            swr = T.min((nb * BW + 64 * wg) // 128, SWN // T.max(KT, 1) - 1) * KT
+            for r in T.unroll(BT // 2):
+                MA[r] = T.float32(0.0)
+            for q in T.unroll(BT // 4):
+                TI[q] = T.min(mt * BT + 8 * (q // 2) + 2 * (lane % 4) + q % 2, M - 1)
         for it in range(k1 - k0):
             uc = T.cast(it, "uint32")  # unsigned, as in the producer
             s = uc % STAGES
-            T.cuda.mbarrier_wait(full.ptr_to([s]), (uc // STAGES) % 2)
-            T.ptx["wgmma.fence.sync.aligned"]()
-            T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=True)
-            T.ptx["wgmma.commit_group.sync.aligned"]()
-            # the previous k-tile's wgmmas are done: free its stage
-            T.ptx["wgmma.wait_group.sync.aligned"](1)
-            if it > 0 and tid % 128 == 0:
-                T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([(uc + STAGES - 1) % STAGES]))
+            if SCALE == 3:
+                kq = k0 + it
+                swk = SW[swr + kq]
+                for q in T.unroll(BT // 4):
+                    XS[q] = SX[kq * sxm + TI[q]]
+                T.cuda.mbarrier_wait(full.ptr_to([s]), (uc // STAGES) % 2)
+                T.ptx["wgmma.fence.sync.aligned"]()
+                T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=False)
+                T.ptx["wgmma.commit_group.sync.aligned"]()
+                T.ptx["wgmma.wait_group.sync.aligned"](0)
+                # this k-tile's operands are read: free its stage
+                if tid % 128 == 0:
+                    T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([s]))
+                for r in T.unroll(BT // 2):
+                    MA[r] = MA[r] + PD[r] * (swk * XS[2 * (r // 4) + r % 2])
+            else:
+                T.cuda.mbarrier_wait(full.ptr_to([s]), (uc // STAGES) % 2)
+                T.ptx["wgmma.fence.sync.aligned"]()
+                T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=True)
+                T.ptx["wgmma.commit_group.sync.aligned"]()
+                # the previous k-tile's wgmmas are done: free its stage
+                T.ptx["wgmma.wait_group.sync.aligned"](1)
+                if it > 0 and tid % 128 == 0:
+                    T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([(uc + STAGES - 1) % STAGES]))
         T.ptx["wgmma.wait_group.sync.aligned"](0)
+        if SCALE == 3:
+            for r in T.unroll(BT // 2):
+                PD[r] = MA[r]
     if CRED == 1:
         # every thread of the cluster: after the first barrier no CTA
         # reads its ring any more, after the second (release / acquire
