@@ -494,6 +494,32 @@ opaque(TileEnv *e, const Expr *x)
 	return lin_sym(&e->st, tile_new_sym(e, "expr", lo, hi, (Expr *)x));
 }
 
+/* T.min / T.max: an opaque value, but within the interval its
+ * arguments' bounds give, so that a ring slot stepped by the script and
+ * read as T.min(slot, STAGES - 1) is provably a slot (a division by a
+ * stage count that is not a power of two costs ptxas a reciprocal
+ * sequence per k-tile).  The dtype's range still bounds it. */
+static Lin
+min_max(TileEnv *e, const Expr *x)
+{
+	int64_t alo, ahi, blo, bhi, dlo, dhi;
+	if (!lin_bounds(&e->st, tile_lin(e, x->u.call.args.v[0]), &alo,
+			&ahi) ||
+	    !lin_bounds(&e->st, tile_lin(e, x->u.call.args.v[1]), &blo, &bhi))
+		return opaque(e, x);
+	bool is_min = x->u.call.id == BI_MIN;
+	int64_t lo = is_min ? (alo < blo ? alo : blo) : (alo > blo ? alo : blo);
+	int64_t hi = is_min ? (ahi < bhi ? ahi : bhi) : (ahi > bhi ? ahi : bhi);
+	dtype_range(x->dtype ? x->dtype : DT_INT32, &dlo, &dhi);
+	if (lo < dlo)
+		lo = dlo;
+	if (hi > dhi)
+		hi = dhi;
+	if (lo > hi)
+		return opaque(e, x);
+	return lin_sym(&e->st, tile_new_sym(e, "expr", lo, hi, (Expr *)x));
+}
+
 /* a * b.  A product of two symbolic forms is a fresh symbol with the
  * product's interval; the same product (by its canonical text) gets the
  * same symbol, which remembers x so that it can be emitted. */
@@ -563,6 +589,9 @@ tile_lin(TileEnv *e, const Expr *x)
 						      kk.c0 - 1),
 					kk.c0);
 		}
+		if ((x->u.call.id == BI_MIN || x->u.call.id == BI_MAX) &&
+		    x->u.call.args.n == 2)
+			return min_max(e, x);
 		/* before the catch-all below, which would hide the
 		 * cluster rank's range [0, cluster) */
 		if (x->u.call.id == BI_CLUSTER_CTA_ID &&

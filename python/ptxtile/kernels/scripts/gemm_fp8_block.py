@@ -105,14 +105,22 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         T.ptx["setmaxnreg.dec.sync.aligned.u32"](40)
         if tid == 0:
             state: T.uint64 = T.uint64(0)
-            pit: T.uint32 = T.uint32(0)  # k-tiles issued so far: ring slot and pass (unsigned: see gemm_swapab.py)
+            pit: T.uint32 = T.uint32(0)  # k-tiles issued so far
+            # the ring slot and its pass's parity, stepped, not divided
+            # out of pit: ptxas expands `pit % 5` into a reciprocal
+            # sequence on every k-tile (bench/README.md, session 5); the
+            # slot is read through T.min(., ST - 1), one instruction, so
+            # the bounds prover sees it below ST (a stepped variable's
+            # range is not inferred)
+            sq: T.uint32 = T.uint32(0)
+            pph: T.uint32 = T.uint32(0)
             for ptile in range(cid, PAIRS, NCL):
                 pbm = ptile // NT * 2 + rank
                 pbn = ptile % NT
                 for kp in range(KTP):
-                    sp = pit % ST
+                    sp = T.min(sq, T.uint32(ST - 1))
                     if pit >= ST:
-                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), (pit // ST + 1) % 2)
+                        T.cuda.mbarrier_wait(empty.ptr_to([sp]), pph ^ T.uint32(1))
                     # A 16 KiB + B 2 x 8 KiB (this CTA's and the peer's
                     # multicast halves) + 512 bytes of A scales
                     T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(16384 + BN * 128 + 512))
@@ -130,6 +138,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                         SS[sp, :], scale_a, box=(1, 128), coords=(kp, pbm * 128),
                         mbar=full.ptr_to([sp]))
                     pit += 1
+                    sq += 1
+                    if sq == ST:
+                        sq = T.uint32(0)
+                        pph = pph ^ T.uint32(1)
     else:
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
         wg = warp // 8  # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1
@@ -154,7 +166,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         MA = T.alloc_local((BN // 2,), "float32", layout="default")
         w = warp % 4
         g = lane // 4
-        cit: T.uint32 = T.uint32(0)  # k-tiles consumed so far
+        # the ring slot of the next k-tile to consume and its pass's
+        # parity (stepped and read as the producer's)
+        cs: T.uint32 = T.uint32(0)
+        cph: T.uint32 = T.uint32(0)
         p0: T.uint32 = T.uint32(0)
         p1: T.uint32 = T.uint32(0)
         p2: T.uint32 = T.uint32(0)
@@ -199,9 +214,9 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 pf1 = T.float32(0.0)
                 for kp in range(KTP // 2):
                     # the even block, into D
-                    sd = cit % ST
+                    sd = T.min(cs, T.uint32(ST - 1))
                     sbk = scale_b[nb, T.min(2 * kp, KS - 1)]
-                    T.cuda.mbarrier_wait(full.ptr_to([sd]), (cit // ST) % 2)
+                    T.cuda.mbarrier_wait(full.ptr_to([sd]), cph)
                     sa0 = SS[sd, r0]
                     sa1 = SS[sd, r0 + 8]
                     T.ptx["wgmma.fence.sync.aligned"]()
@@ -220,11 +235,14 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     pf0 = sa0 * sbk
                     pf1 = sa1 * sbk
                     ps = sd
-                    cit += 1
+                    cs += 1
+                    if cs == ST:
+                        cs = T.uint32(0)
+                        cph = cph ^ T.uint32(1)
                     # the odd block, into D2
-                    sd2 = cit % ST
+                    sd2 = T.min(cs, T.uint32(ST - 1))
                     sbk2 = scale_b[nb, T.min(2 * kp + 1, KS - 1)]
-                    T.cuda.mbarrier_wait(full.ptr_to([sd2]), (cit // ST) % 2)
+                    T.cuda.mbarrier_wait(full.ptr_to([sd2]), cph)
                     sa2 = SS[sd2, r0]
                     sa3 = SS[sd2, r0 + 8]
                     T.ptx["wgmma.fence.sync.aligned"]()
@@ -243,7 +261,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     pf0 = sa2 * sbk2
                     pf1 = sa3 * sbk2
                     ps = sd2
-                    cit += 1
+                    cs += 1
+                    if cs == ST:
+                        cs = T.uint32(0)
+                        cph = cph ^ T.uint32(1)
                 # the last (odd) block
                 T.ptx["wgmma.wait_group.sync.aligned"](0)
                 if lane < 2:
@@ -256,13 +277,13 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
             else:
                 for kt in range(KT):
-                    s = cit % ST
+                    s = T.min(cs, T.uint32(ST - 1))
                     # the B block's scale, loaded before the wait for the
                     # operands so its latency is hidden
                     sbk = scale_b[nb, T.min(kt, KS - 1)]
                     if BN > 128:
                         sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
-                    T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)
+                    T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
                     # this thread's two A-row scales of the K block, read from
                     # the stage before the wgmma is issued
                     sa0 = SS[s, r0]
@@ -303,7 +324,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                                 MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
                                 MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
                                 MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
-                    cit += 1
+                    cs += 1
+                    if cs == ST:
+                        cs = T.uint32(0)
+                        cph = cph ^ T.uint32(1)
             # epilogue (the producer already fills the next tile's stages)
             # through shared memory: the warpgroup's 64 x BN block of C
             # in BN / 64 quarters of 64 x 64, each converted to bf16 pairs and
