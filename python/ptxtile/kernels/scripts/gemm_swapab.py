@@ -181,16 +181,20 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
     if warp == 4 * WG:
         if lane == 0:
             state: T.uint64 = T.uint64(0)
+            # the ring slot and its pass's parity, stepped rather than
+            # divided out of the k-tile count: a signed // or % by a
+            # STAGES that is not a power of two cost more than the loop's
+            # other work (H200, 64 x 4096 x 4096: STAGES 6 26.0 us, 8
+            # 14.0 us), and even unsigned ptxas expands it into a
+            # reciprocal sequence per k-tile (gemm_fp8_block.py); read as
+            # T.min(., STAGES - 1), which the region checker bounds
+            pq: T.uint32 = T.uint32(0)
+            pph: T.uint32 = T.uint32(0)
             for it in range(k1 - k0):
                 kp = k0 + it
-                # the ring's index in unsigned arithmetic (it >= 0): a
-                # signed // or % by a STAGES that is not a power of two
-                # costs more than the loop's other work (on the H200 at 64
-                # x 4096 x 4096: STAGES 6 26.0 us, 8 14.0 us, signed)
-                u = T.cast(it, "uint32")
-                sp = u % STAGES
+                sp = T.min(pq, T.uint32(STAGES - 1))
                 if it >= STAGES:
-                    T.cuda.mbarrier_wait(empty.ptr_to([sp]), (u // STAGES + 1) % 2)
+                    T.cuda.mbarrier_wait(empty.ptr_to([sp]), pph ^ T.uint32(1))
                 T.ptx.mbarrier.arrive.expect_tx.shared.b64(state, full.ptr_to([sp]), T.uint32(STAGE_BYTES))
                 if W_KMAJOR == 1:
                     T.cuda.tile.apply(
@@ -207,6 +211,10 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                     T.ptx["cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes"],
                     SB.sub[sp, :, :], X, box=(BT, KB), coords=(mt * BT, kp * KB), swizzle=3,
                     l2_promotion=3, mbar=full.ptr_to([sp]))
+                pq += 1
+                if pq == STAGES:
+                    pq = T.uint32(0)
+                    pph = pph ^ T.uint32(1)
     elif warp < 4 * WG:
         # stage s as (M_rep, K_rep, 64, 16) per warpgroup and (N_rep,
         # K_rep, BT, 16): K-major, k16 slice j starts 16 elements into
@@ -231,15 +239,17 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 MA[r] = T.float32(0.0)
             for q in T.unroll(BT // 4):
                 TI[q] = T.min(mt * BT + 8 * (q // 2) + 2 * (lane % 4) + q % 2, M - 1)
+        cq: T.uint32 = T.uint32(0)  # stepped, as the producer's
+        cph: T.uint32 = T.uint32(0)
+        prv: T.uint32 = T.uint32(0)  # the previous k-tile's slot
         for it in range(k1 - k0):
-            uc = T.cast(it, "uint32")  # unsigned, as in the producer
-            s = uc % STAGES
+            s = T.min(cq, T.uint32(STAGES - 1))
             if SCALE == 3:
                 kq = k0 + it
                 swk = SW[swr + kq]
                 for q in T.unroll(BT // 4):
                     XS[q] = SX[kq * sxm + TI[q]]
-                T.cuda.mbarrier_wait(full.ptr_to([s]), (uc // STAGES) % 2)
+                T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
                 T.ptx["wgmma.fence.sync.aligned"]()
                 T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=False)
                 T.ptx["wgmma.commit_group.sync.aligned"]()
@@ -250,14 +260,19 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 for r in T.unroll(BT // 2):
                     MA[r] = MA[r] + PD[r] * (swk * XS[2 * (r // 4) + r % 2])
             else:
-                T.cuda.mbarrier_wait(full.ptr_to([s]), (uc // STAGES) % 2)
+                T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
                 T.ptx["wgmma.fence.sync.aligned"]()
                 T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=True)
                 T.ptx["wgmma.commit_group.sync.aligned"]()
                 # the previous k-tile's wgmmas are done: free its stage
                 T.ptx["wgmma.wait_group.sync.aligned"](1)
                 if it > 0 and tid % 128 == 0:
-                    T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([(uc + STAGES - 1) % STAGES]))
+                    T.ptx.mbarrier.arrive.shared.b64(st2, empty.ptr_to([T.min(prv, T.uint32(STAGES - 1))]))
+            prv = s
+            cq += 1
+            if cq == STAGES:
+                cq = T.uint32(0)
+                cph = cph ^ T.uint32(1)
         T.ptx["wgmma.wait_group.sync.aligned"](0)
         if SCALE == 3:
             for r in T.unroll(BT // 2):
