@@ -325,3 +325,47 @@ TEST(contract_lin_equal)
 	CHECK(!lin_equal(lx, ov));
 	arena_free(&a);
 }
+
+/* layout.h, frag_layout: repeat= extents are in 1..1024 and all the
+ * registers together (the atom's times every repeat) at most 2^20.  An
+ * mma.sync D atom is 4 registers.  Kills the fragments.c:77 mutant
+ * (seed 13, `||` to `&&`), which refused an extent past 1024 only once
+ * the product before it had passed 2^20 and so took 1025 and
+ * (1024, 1024, 2). */
+TEST(contract_fragment_repeat_limits)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.repeat[0] = 1024, r.nrepeat = 1;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.repeat[0] = 1025;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	/* 4 x 1024 x 256 = 2^20 registers: the largest */
+	r.repeat[0] = 1024, r.repeat[1] = 256, r.nrepeat = 2;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.repeat[1] = 1024, r.repeat[2] = 2, r.nrepeat = 3;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
+
+/* The same limit on the last factor: 4 x 1024 x 512 = 2^21 registers.
+ * The check used to run before each factor multiplied the product, so
+ * the last factor went unchecked and this fragment was accepted. */
+TEST(contract_fragment_repeat_limit_last_factor)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.repeat[0] = 1024, r.repeat[1] = 512, r.nrepeat = 2;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
