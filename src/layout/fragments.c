@@ -72,13 +72,18 @@ outer(Build *b, const FragReq *r, int64_t regs)
 			s *= r->warps[j];
 		push(b, r->warps[i], s, AX_WARPID);
 	}
+	/* the limit holds for the whole product: each factor is checked
+	 * before it multiplies a product of at most 2^20, so nothing
+	 * overflows */
+	static const char too_many[] = "repeat= extents must be in 1..1024 "
+				       "and hold at most 2^20 registers";
 	int64_t total = regs;
 	for (int i = 0; i < r->nrepeat; i++) {
-		if (r->repeat[i] <= 0 || r->repeat[i] > 1024 ||
-		    total > (int64_t)1 << 20)
-			return "repeat= extents must be in 1..1024 and hold at "
-			       "most 2^20 registers";
+		if (r->repeat[i] <= 0 || r->repeat[i] > 1024)
+			return too_many;
 		total *= r->repeat[i];
+		if (total > (int64_t)1 << 20)
+			return too_many;
 	}
 	/* order: a permutation of the repeat axes, outermost in storage
 	 * first; each axis is the product of the ones stored inside it

@@ -19,3 +19,15 @@ check tf32_a "A descriptor (sm_90): K-major, swizzle none, LBO 128 B, SBO 256 B,
 check bf16_count "D: 32 registers per thread per repeat; repeats (M, N, K) = (1, 1, 4)"
 check issues "expands to 4 instructions per issuing thread"
 check shared_no_group "operand 1: in A bfloat16 (shared memory), group () repeat (1, 4) atom (64, 16)"
+# The groups line: a warpgroup-scope wgmma of 128 threads spans warp in
+# group 0..3 (the lane axis is the collective's own); a warp-scope
+# ldmatrix has no group axis left, "none" (issue 19, mutation survivor
+# explain.c:81: the mutant wrote "none" before the groups and nothing
+# for no group).  Whole lines, so that text before or after fails.
+line() { # name text
+	if printf '%s\n' "$out" | grep -qxF -- "$2"; then echo "PASS wgmma_explain/$1"
+	else echo "FAIL wgmma_explain/$1: no line '$2'"; fi
+}
+line groups_warpgroup "  groups: warp_in_group[0..3]"
+out=$("$BUILD/ptxtile" explain tests/golden/tile_ldmatrix_sm80.py --target sm_80 2>&1)
+line groups_none "  groups: none"

@@ -12,6 +12,7 @@
 #include "layout/view.h"
 #include "ptx/ptx.h"
 #include "test.h"
+#include "tile_build.h"
 
 /* elect.sync d|p, membermask: d is a .b32 register (PTX ISA, elect).
  * ptxas 13.0 rejects "elect.sync %rd1|%p1, 0xffffffff;" with a .b64 %rd1
@@ -324,4 +325,118 @@ TEST(contract_lin_equal)
 	CHECK(!lin_equal(ov, lx));
 	CHECK(!lin_equal(lx, ov));
 	arena_free(&a);
+}
+
+/* layout.h, frag_layout: repeat= extents are in 1..1024 and all the
+ * registers together (the atom's times every repeat) at most 2^20.  An
+ * mma.sync D atom is 4 registers.  Kills the fragments.c:77 mutant
+ * (seed 13, `||` to `&&`), which refused an extent past 1024 only once
+ * the product before it had passed 2^20 and so took 1025 and
+ * (1024, 1024, 2). */
+TEST(contract_fragment_repeat_limits)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.repeat[0] = 1024, r.nrepeat = 1;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.repeat[0] = 1025;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	/* 4 x 1024 x 256 = 2^20 registers: the largest */
+	r.repeat[0] = 1024, r.repeat[1] = 256, r.nrepeat = 2;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.repeat[1] = 1024, r.repeat[2] = 2, r.nrepeat = 3;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
+
+/* The same limit on the last factor: 4 x 1024 x 512 = 2^21 registers.
+ * The check used to run before each factor multiplied the product, so
+ * the last factor went unchecked and this fragment was accepted. */
+TEST(contract_fragment_repeat_limit_last_factor)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.repeat[0] = 1024, r.repeat[1] = 512, r.nrepeat = 2;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
+
+/* prove.h, LinDiv.ok: false for an overflowed form and for a divisor
+ * past 2^60 (lin_div_const's sums are exact only within that bound).
+ * Kills the lin.c:321 mutant (seed 13, `||` to `&&`), which declined
+ * only when both held. */
+TEST(contract_lin_div_prepare_declines_overflow_and_far_divisor)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 10, 1);
+	LinDiv d;
+	Lin ov = lin_sym(&st, x);
+	ov.overflow = true;
+	lin_div_prepare(&st, ov, 7, &d);
+	CHECK(!d.ok);
+	lin_div_prepare(&st, lin_sym(&st, x), ((int64_t)1 << 60) + 1, &d);
+	CHECK(!d.ok);
+	lin_div_prepare(&st, lin_sym(&st, x), (int64_t)1 << 60, &d);
+	CHECK(d.ok && d.lo == 0 && d.hi == 10);
+	arena_free(&a);
+}
+
+/* prove.h, lin_eval: a quotient symbol x/m (made by lin_div_prepare for
+ * a multiple x of m) takes its value from x's, also when x is symbol 0.
+ * x in {0, 4, 8, 12} divided by 8: the remainder part is 4*(x/4), which
+ * is 8 at x = 8 whatever value the quotient's own slot holds.  Kills the
+ * facts.c:152 mutant (seed 13, `>=` to `>`), which read symbol 0's
+ * quotient from its own slot (396). */
+TEST(contract_lin_eval_quotient_of_symbol_0)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 12, 4);
+	CHECK_INT(x, 0);
+	LinDiv d;
+	lin_div_prepare(&st, lin_sym(&st, x), 8, &d);
+	CHECK(d.ok && d.B.n == 1 && d.B.t[0].coef == 4);
+	int q = d.B.t[0].sym;
+	CHECK(q != x && sym_get(&st, q)->quot_of == x);
+	int64_t vals[2] = {8, 99}, v = -1;
+	CHECK(lin_eval(&st, d.B, vals, &v));
+	CHECK_INT(v, 8);
+	arena_free(&a);
+}
+
+/* tile.h: symbol 0 of a kernel's TileEnv is cta_x (cluster launches) or
+ * the lane, both of multiple 1, so no quotient symbol of it exists
+ * (lin.c makes x/m only for multiples m > 1, and the one later change
+ * of a multiple, symshape.c's assume_stride, touches T.dynamic sizes
+ * alone).  bounds.c's mark_free tests `quot_of >= 0`; its `> 0` mutant
+ * (seed 13, bounds.c:127) differs only for a quotient of symbol 0 and is
+ * equivalent while this holds. */
+TEST(contract_tile_env_symbol_0_is_no_multiple)
+{
+	for (int cluster = 0; cluster < 2; cluster++) {
+		TB b;
+		tb_init(&b, 128, cluster, 2);
+		TileEnv e;
+		tile_env_init(&e, b.c, b.m, b.f);
+		const Sym *s = sym_get(&e.st, 0);
+		CHECK_STR(s->name, cluster ? "cta_x" : "lane");
+		CHECK_INT(s->mult, 1);
+		CHECK_INT(s->quot_of, -1);
+		tb_free(&b);
+	}
 }

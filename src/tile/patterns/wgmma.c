@@ -154,6 +154,17 @@ check_form(TileEnv *e, TileCall *tc, WgCall *w)
 				  "only warps %lld..%lld are active here",
 				  tc->inst.spelling, (long long)g->lo,
 				  (long long)(g->lo + g->ext - 1));
+	/* .aligned: all warps of each issuing warpgroup.  A warp range
+	 * across a warpgroup boundary (warps 3..4) gives the group the
+	 * hull 0..3 of its warp-in-group ids, yet leaves both warpgroups
+	 * partial. */
+	if (e->warp_lo % 4 != 0 || (e->warp_hi + 1) % 4 != 0)
+		return diag_error(c, PT_E_WGMMA_SCOPE, tc->span,
+				  "%s needs all 4 warps of each warpgroup that "
+				  "issues it, but warps %lld..%lld are active "
+				  "here (a warpgroup is warps 4k..4k+3)",
+				  tc->inst.spelling, (long long)e->warp_lo,
+				  (long long)e->warp_hi);
 	if (in_types[w->ta].integer &&
 	    (tc->param[TP_NEGATE_A] || tc->param[TP_NEGATE_B]))
 		return diag_error(c, PT_E_WGMMA_NEGATE, tc->span,
