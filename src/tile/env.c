@@ -503,8 +503,7 @@ static Lin
 min_max(TileEnv *e, const Expr *x)
 {
 	int64_t alo, ahi, blo, bhi, dlo, dhi;
-	if (!lin_bounds(&e->st, tile_lin(e, x->u.call.args.v[0]), &alo,
-			&ahi) ||
+	if (!lin_bounds(&e->st, tile_lin(e, x->u.call.args.v[0]), &alo, &ahi) ||
 	    !lin_bounds(&e->st, tile_lin(e, x->u.call.args.v[1]), &blo, &bhi))
 		return opaque(e, x);
 	bool is_min = x->u.call.id == BI_MIN;
