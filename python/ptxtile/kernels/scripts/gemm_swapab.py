@@ -249,10 +249,12 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 swk = SW[swr + kq]
                 for q in T.unroll(BT // 4):
                     XS[q] = SX[kq * sxm + TI[q]]
-                T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
-                T.ptx["wgmma.fence.sync.aligned"]()
-                T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=False)
-                T.ptx["wgmma.commit_group.sync.aligned"]()
+            T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
+            T.ptx["wgmma.fence.sync.aligned"]()
+            # block-wise: a fresh accumulator per K block (scale-d 0)
+            T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=SCALE != 3)
+            T.ptx["wgmma.commit_group.sync.aligned"]()
+            if SCALE == 3:
                 T.ptx["wgmma.wait_group.sync.aligned"](0)
                 # this k-tile's operands are read: free its stage
                 if tid % 128 == 0:
@@ -260,10 +262,6 @@ def gemm_swapab(X: T.Tensor((M, K), XT, align=16),
                 for r in T.unroll(BT // 2):
                     MA[r] = MA[r] + PD[r] * (swk * XS[2 * (r // 4) + r % 2])
             else:
-                T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
-                T.ptx["wgmma.fence.sync.aligned"]()
-                T.cuda.tile.apply(T.ptx[WGMMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :], scope="warpgroup", accum=True)
-                T.ptx["wgmma.commit_group.sync.aligned"]()
                 # the previous k-tile's wgmmas are done: free its stage
                 T.ptx["wgmma.wait_group.sync.aligned"](1)
                 if it > 0 and tid % 128 == 0:
