@@ -685,30 +685,40 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 	return x;
 }
 
+/* Only the storage start is masked: its shared-window address carries
+ * the CTA's rank in a cluster above bit 18 (ptxas builds it from
+ * SR_CgaCtaId << 24), which the 14-bit start field drops.  The offsets
+ * added to it stay inside the CTA's at most 228 KiB, so the sum fills only
+ * the field's bits; every term is a 16-byte multiple (the storage start
+ * aligned to the period, the symbolic origin proven, start[r] checked),
+ * so the field is the sum of the terms' >> 4.  A call's repeats then
+ * differ by constants, which ptxas folds into one add per descriptor. */
 Expr *
 tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 {
 	Span sp = base->span;
-	Expr *a = base;
-	if (d->sym_x)
-		a = tile_binop(c, BIN_ADD, a,
-			       tile_binop(c, BIN_MUL,
-					  cast_to(c, d->sym_x, DT_UINT32, sp),
-					  ir_int(c, d->bits / 8, DT_UINT32,
-						 sp),
-					  DT_UINT32, sp),
+	Expr *lo = tile_binop(c, BIN_SHR, base, ir_int(c, 4, DT_UINT32, sp),
+			      DT_UINT32, sp);
+	lo = tile_binop(c, BIN_BAND, lo, ir_int(c, 0x3FFF, DT_UINT32, sp),
+			DT_UINT32, sp);
+	if (d->sym_x) {
+		Expr *y = tile_binop(c, BIN_MUL,
+				     cast_to(c, d->sym_x, DT_UINT32, sp),
+				     ir_int(c, d->bits / 8, DT_UINT32, sp),
+				     DT_UINT32, sp);
+		y = tile_binop(c, BIN_SHR, y, ir_int(c, 4, DT_UINT32, sp),
 			       DT_UINT32, sp);
-	if (d->start[r])
-		a = tile_binop(c, BIN_ADD, a,
-			       ir_int(c, d->start[r], DT_UINT32, sp),
-			       DT_UINT32, sp);
-	Expr *w = cast_to(c, a, DT_UINT64, sp);
-	w = tile_binop(c, BIN_SHR, w, ir_int(c, 4, DT_UINT64, sp), DT_UINT64,
-		       sp);
-	w = tile_binop(c, BIN_BAND, w, ir_int(c, 0x3FFF, DT_UINT64, sp),
-		       DT_UINT64, sp);
-	return tile_binop(c, BIN_BOR, w, ir_int(c, (int64_t)d->hi[r],
-						DT_UINT64, sp),
+		lo = tile_binop(c, BIN_ADD, lo, y, DT_UINT32, sp);
+	}
+	uint32_t k = (uint32_t)d->hi[r] + (uint32_t)(d->start[r] >> 4);
+	if (k)
+		lo = tile_binop(c, BIN_ADD, lo, ir_int(c, k, DT_UINT32, sp),
+				DT_UINT32, sp);
+	uint64_t top = d->hi[r] & ~(uint64_t)0xFFFFFFFF;
+	Expr *w = cast_to(c, lo, DT_UINT64, sp);
+	if (!top)
+		return w;
+	return tile_binop(c, BIN_BOR, w, ir_int(c, (int64_t)top, DT_UINT64, sp),
 			  DT_UINT64, sp);
 }
 

@@ -131,7 +131,10 @@ bool desc_umma_ws_shape_ok(UmmaKind k, int m, int n);
  * whose earlier axes are its own repeats.  The descriptor of repeat r
  * is hi[r] | ((base + start[r]) >> 4 & 0x3FFF), base being the 32-bit
  * shared-window address of the storage start plus the symbolic origin
- * (sym_x elements), which is a multiple of the swizzle period. */
+ * (sym_x elements), which is a multiple of the swizzle period; the
+ * lowering writes it as hi[r] + (storage >> 4 & 0x3FFF) + (sym >> 4) +
+ * (start[r] >> 4), equal for every operand inside one CTA's shared
+ * memory (tile_desc_value). */
 
 typedef struct TileDesc {
 	int64_t nrep;

@@ -63,11 +63,16 @@ if [ "$got" = "$want" ]; then
 else
 	echo "FAIL gemm_mxf8/idesc: got '$got', expected '$want'"
 fi
-n=$(grep -c "or.b64 %rd[0-9]*, %rd[0-9]*, $(printf '%d' 0x0000400800010000);" "$out")
-if [ "$n" = 3 ]; then
+# each tcgen05.cp's descriptor: the storage start's field plus LBO 16
+# (field 1 << 16) plus the origin in 16-byte units (the third copy 512
+# bytes on), OR the top half 0x4008 << 32 (SBO 128, version 1)
+got=$(awk '/add\.u32 .*, [0-9]+;/ { k = $4 } /or\.b64/ { h = $4 }
+	/tcgen05\.cp\./ { sub(";", "", k); sub(";", "", h); printf "%s:%s ", k, h }' "$out")
+want="$(printf '%d:%d %d:%d %d:%d ' 0x10000 0x400800000000 0x10000 0x400800000000 0x10020 0x400800000000)"
+if [ "$got" = "$want" ]; then
 	echo "PASS gemm_mxf8/cp_descriptor"
 else
-	echo "FAIL gemm_mxf8/cp_descriptor: $n copies carry 0x400800010000, expected 3"
+	echo "FAIL gemm_mxf8/cp_descriptor: got '$got', expected '$want'"
 fi
 if grep -q "mbarrier\.arrive\.expect_tx\.shared\.b64 %rd[0-9]*, \[smem_tma_bar\], 34304;" "$out"; then
 	echo "PASS gemm_mxf8/expect_tx"
