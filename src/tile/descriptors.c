@@ -702,10 +702,9 @@ tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 	lo = tile_binop(c, BIN_BAND, lo, ir_int(c, 0x3FFF, DT_UINT32, sp),
 			DT_UINT32, sp);
 	if (d->sym_x) {
-		Expr *y = tile_binop(c, BIN_MUL,
-				     cast_to(c, d->sym_x, DT_UINT32, sp),
-				     ir_int(c, d->bits / 8, DT_UINT32, sp),
-				     DT_UINT32, sp);
+		Expr *y = tile_binop(
+			c, BIN_MUL, cast_to(c, d->sym_x, DT_UINT32, sp),
+			ir_int(c, d->bits / 8, DT_UINT32, sp), DT_UINT32, sp);
 		y = tile_binop(c, BIN_SHR, y, ir_int(c, 4, DT_UINT32, sp),
 			       DT_UINT32, sp);
 		lo = tile_binop(c, BIN_ADD, lo, y, DT_UINT32, sp);
