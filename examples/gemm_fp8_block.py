@@ -276,37 +276,29 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
                     MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
             else:
-                # the B block's scale of K block 0; each K block then loads
-                # the next one's once its wgmmas are issued, so the global
-                # load's latency hides behind them (loaded at the top of
-                # the K block it serves, ncu put the wait for it between
-                # the wgmma issues)
-                bsc: T.float32 = T.float32(0.0)
-                bsc2: T.float32 = T.float32(0.0)
-                if KT > 0:
-                    bsc = scale_b[nb, 0]
-                    if BN > 128:
-                        bsc2 = scale_b[nb2, 0]
                 for kt in range(KT):
                     s = T.min(cs, T.uint32(ST - 1))
+                    # the B block's scale, loaded before the wait for the
+                    # operands so its latency is hidden
+                    sbk = scale_b[nb, T.min(kt, KS - 1)]
+                    if BN > 128:
+                        sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
                     T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
                     # this thread's two A-row scales of the K block, read from
                     # the stage before the wgmma is issued
                     sa0 = SS[s, r0]
                     sa1 = SS[s, r0 + 8]
+                    f0 = sa0 * sbk
+                    f1 = sa1 * sbk
+                    if BN > 128:
+                        h0 = sa0 * sbk2
+                        h1 = sa1 * sbk2
                     T.ptx["wgmma.fence.sync.aligned"]()
                     # a fresh accumulator at the start of each promotion
                     # interval (every K block when PI is 1)
                     T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[s, wg, :, :, :, :], VB.sub[s, :, :, :, :],
                                       scope="warpgroup", accum=kt % PI != 0)
                     T.ptx["wgmma.commit_group.sync.aligned"]()
-                    f0 = sa0 * bsc
-                    f1 = sa1 * bsc
-                    bsc = scale_b[nb, T.min(kt + 1, KS - 1)]
-                    if BN > 128:
-                        h0 = sa0 * bsc2
-                        h1 = sa1 * bsc2
-                        bsc2 = scale_b[nb2, T.min(kt + 1, KS - 1)]
                     T.ptx["wgmma.wait_group.sync.aligned"](0)
                     # the stage's operands and this warp's scales are read:
                     # the warp frees it in both CTAs (lane r arrives on CTA
