@@ -144,7 +144,15 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                         pph = pph ^ T.uint32(1)
     else:
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
-        wg = warp // 8  # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1
+        # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1, broadcast
+        # from lane 0 so that ptxas knows it warp-uniform and keeps the
+        # descriptor arithmetic in uniform registers
+        wgu: T.int32 = 0
+        T.ptx["shfl.sync.idx.b32"](wgu, warp // 8, 0, 31, T.uint32(4294967295))
+        wg = T.max(T.min(wgu, 1), 0)
+        # scale_b flat: its row's offset is one product per tile, where
+        # the 2-D index was 64-bit arithmetic per K block
+        SBF = scale_b.view(NS * KS)
         # the warpgroup's 64 rows of stage s as (M_rep, K_rep, 64, 32) and
         # all BN rows of B as (N_rep, K_rep, BN, 32): k32 slice j starts
         # 32 elements (32 bytes) into each swizzled 128-byte row
@@ -280,9 +288,9 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     s = T.min(cs, T.uint32(ST - 1))
                     # the B block's scale, loaded before the wait for the
                     # operands so its latency is hidden
-                    sbk = scale_b[nb, T.min(kt, KS - 1)]
+                    sbk = SBF[nb * KS + T.min(kt, KS - 1)]
                     if BN > 128:
-                        sbk2 = scale_b[nb2, T.min(kt, KS - 1)]
+                        sbk2 = SBF[nb2 * KS + T.min(kt, KS - 1)]
                     T.cuda.mbarrier_wait(full.ptr_to([s]), cph)
                     # this thread's two A-row scales of the K block, read from
                     # the stage before the wgmma is issued
