@@ -160,3 +160,8 @@ timeout 20 "$P" check "$t/blow.py" 2>"$t/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "makes an expression of more than 65536 nodes" "$t/err" &&
 	ok scalar_call_blowup_rejected || bad scalar_call_blowup_rejected "exit $rc: $(head -c 300 "$t/err")"
+# the descriptor walk names the first element whose offset from the
+# origin is not constant: row 1, whose form has none of the origin's
+# terms (issue 19, mutation survivor descriptors.c:354)
+"$P" check --target sm_100a tests/errors/E8008-desc-broadcast-origin-straddle.py 2>"$t/err"
+has desc_walk_first_nonconstant_element "$t/err" "element (1, 0) is -64*(i + 7) // 8 + 64 elements from the origin"
