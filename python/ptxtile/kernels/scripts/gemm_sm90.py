@@ -160,7 +160,12 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
                     pit += 1
     else:
         T.ptx["setmaxnreg.inc.sync.aligned.u32"](232)
-        wg = warp // 8  # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1
+        # consumer warpgroups 1, 2 (warps 4-7, 8-11) -> 0, 1, broadcast
+        # from lane 0 so that ptxas knows it warp-uniform and keeps the
+        # descriptor arithmetic in uniform registers
+        wgu: T.int32 = 0
+        T.ptx["shfl.sync.idx.b32"](wgu, warp // 8, 0, 31, T.uint32(4294967295))
+        wg = T.max(T.min(wgu, 1), 0)
         # the warpgroup's 64 rows of stage s as (M_rep, K_rep, 64, 16) and
         # all BN columns of B as (N_rep, K_rep, BN, 16), the BN axis in
         # 64-column chunks: K-major, k16 slice j starts 16 elements (32
