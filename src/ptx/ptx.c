@@ -521,16 +521,18 @@ ptx_select(const char *spelling, const PtxArg *args, int nargs, PtxSel *out)
 }
 
 PtxMiss
-ptx_fit(const PtxInst *row, const PtxArg *args, int nargs, PtxSel *out)
+ptx_bind(const PtxInst *row, const PtxArg *args, int nargs, int *take)
 {
+	PtxSel s = {0};
 	PtxMiss why = PTXM_OPERAND_KIND;
-	out->inst = *row;
-	out->counts = 0;
-	if (row_fits(row, args, nargs, out, &why))
+	bool fits = row_fits(row, args, nargs, &s, &why);
+	memcpy(take, s.take, sizeof s.take);
+	if (fits)
 		return PTXM_OK;
 	return why == PTXM_IMMEDIATE || !(nargs >= 0 && nargs < 32 &&
-					  !(out->counts >> nargs & 1u))
-		       ? why : PTXM_OPERAND_COUNT;
+					  !(s.counts >> nargs & 1u))
+		       ? why
+		       : PTXM_OPERAND_COUNT;
 }
 
 bool

@@ -55,10 +55,13 @@
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
  * ptx_select picks by the arguments; every caller (the checker for raw
- * and tile calls and for builtins' gated instructions, the tile lowering
- * through ir_ptx_issue, the emulator's loader) goes through it, and the
- * chosen form travels in the IR (Expr.u.ptx.sel, Expr.u.call.forms) to
- * codegen, which only prints (an unselected node there is E3010).  The
+ * and tile calls and for builtins' gated instructions, the emulator's
+ * loader) goes through it, and the chosen form travels in the IR
+ * (Expr.u.ptx.sel, Expr.u.ptx.row, Expr.u.call.forms) to codegen, which
+ * only prints (an unselected node there is E3010).  A tile lowering
+ * issues the row its checker chose (ir_ptx_issue) without fitting it
+ * again: which argument fills which operand is bound where codegen
+ * prints them (ptx_bind; a misfit is the internal error E3011).  The
  * scalar instructions codegen prints from its own text (setp, selp, mad,
  * bra, ld.param, ...) are rows as well: tests/suites/vocab.sh selects
  * every line codegen emits through the emulator loader's selection.
@@ -261,9 +264,12 @@ PtxMiss ptx_select(const char *spelling, const PtxArg *args, int nargs,
 /* The first character of s that no spelling may hold (letters, digits,
  * '_', ':' and '.' may), or NULL. */
 const char *ptx_spelling_bad_char(const char *s);
-/* ptx_select's fit against one row already chosen (a tile call's). */
-PtxMiss ptx_fit(const PtxInst *row, const PtxArg *args, int nargs,
-		PtxSel *out);
+/* ptx_select's binding of arguments to the operands of one row already
+ * chosen (an issued instruction's, bound where codegen prints it):
+ * take[PTX_MAX_OPS] gets the arguments per operand, 0 = left out.  On
+ * PTXM_IMMEDIATE the binding is filled (only a value is out of range);
+ * on any other miss take is meaningless. */
+PtxMiss ptx_bind(const PtxInst *row, const PtxArg *args, int nargs, int *take);
 /* Records the diagnostic (PT_E_PTX_*) for a miss; false unless why is
  * PTXM_OK. */
 bool ptx_select_report(Ctx *c, PtxMiss why, const PtxSel *s, int nargs,
