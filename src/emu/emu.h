@@ -298,6 +298,8 @@ bool emu_run_slice(Run *r);
 void emu_run_end(ptem *e, Run *r);
 
 /* ---- load.c ---- */
+/* Reads PTX text into e->m (PT_OK, or the refusal's code, message in
+ * e->err); guards the arena's running out of memory itself. */
 int emu_load(ptem *e, const char *text, size_t len);
 /* How emu_vocab read one instruction line. */
 typedef enum EmuVocabLine {
@@ -315,8 +317,9 @@ typedef void (*EmuVocabFn)(void *ud, int line, const char *insn,
  * instruction line is selected through the form table with the operands
  * as read (ptx_select, as at a load) and passed to fn, a miss included
  * instead of failing; the executors' decoding is skipped and no module
- * is kept, so nothing runs.  PT_OK, or the code of a refusal that is no
- * selection miss (parse error, unread directive; message in e->err). */
+ * is kept, so nothing runs (fn is not NULL; emu_load's reader body).
+ * PT_OK, or the code of a refusal that is no selection miss (parse
+ * error, unread directive; message in e->err). */
 int emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud);
 const Kernel *emu_find_kernel(const Module *m, const char *name);
 /* Whether the selected form's spelling holds qualifier q. */

@@ -1802,26 +1802,12 @@ reader_over(ptem *e, const char *text, size_t len, jmp_buf *jb)
 			.fail = jb};
 }
 
-int
-emu_load(ptem *e, const char *text, size_t len)
-{
-	jmp_buf jb;
-	Reader rd = reader_over(e, text, len, &jb);
-	if (setjmp(jb))
-		return rd.status;
-	if (memchr(text, 0, len))
-		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
-	Module *m = NEW(rd.a, Module);
-	rd.m = m;
-	read_module(&rd, m);
-	if (!m->kernels)
-		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
-	e->m = m;
-	return PT_OK;
-}
-
-int
-emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
+/* The one reader body of emu_load and emu_vocab: the arena's
+ * out-of-memory guard, the NUL check and the module read.  fn NULL: a
+ * load, whose module e->m keeps; else fn hears every instruction line
+ * and the module is dropped (it cannot run). */
+static int
+read_text(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
 {
 	jmp_buf jb;
 	Reader rd = reader_over(e, text, len, &jb);
@@ -1840,10 +1826,27 @@ emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
 	}
 	if (memchr(text, 0, len))
 		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
-	rd.m = NEW(rd.a, Module);
-	read_module(&rd, rd.m); /* kept from e->m: it cannot run */
+	Module *m = NEW(rd.a, Module);
+	rd.m = m;
+	read_module(&rd, m);
+	if (!fn && !m->kernels)
+		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
+	if (!fn)
+		e->m = m;
 	e->arena.oom = NULL;
 	return PT_OK;
+}
+
+int
+emu_load(ptem *e, const char *text, size_t len)
+{
+	return read_text(e, text, len, NULL, NULL);
+}
+
+int
+emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
+{
+	return read_text(e, text, len, fn, ud);
 }
 
 const Kernel *

@@ -2993,6 +2993,36 @@ TEST(emu_tma_reduce_minmax_nan)
 	}
 }
 
+/* setmaxnreg is its own family (SETMAXNREG), whose warp executor runs
+ * it: a .sync.aligned collective, so the whole warp executes it, and
+ * half a warp is a COLLECTIVE error naming it. */
+TEST(emu_setmaxnreg_family)
+{
+	static const char *const bound[] = {"32", "16"};
+	for (int half = 0; half <= 1; half++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<2>;\n"
+			 "\tmov.u32 %%r1, %%tid.x;\n"
+			 "\tsetp.ge.u32 %%p1, %%r1, %s;\n\t@%%p1 ret;\n"
+			 "\tsetmaxnreg.dec.sync.aligned.u32 40;\n\tret;\n",
+			 bound[half]);
+		ptem *e;
+		uint8_t *buf;
+		int st = run_small(text, 32, 0, &e, &buf);
+		const Kernel *k = e->m ? e->m->kernels : NULL;
+		CHECK(k && k->ncode == 5);
+		if (k && k->ncode == 5) {
+			CHECK_INT(k->code[3].fam, PTXF_SETMAXNREG);
+			CHECK(k->code[3].coll);
+		}
+		CHECK_INT(st, half ? PT_E_EMU_COLLECTIVE : PT_OK);
+		if (half)
+			CHECK(strstr(ptem_errmsg(e), "setmaxnreg") != NULL);
+		ptem_free(e);
+	}
+}
+
 /* Issue 21: the loader selects each instruction once through the PTX
  * form table; equal instructions share the selected form, the family
  * (not an op range) picks the executor, qualifiers are the form's set,
