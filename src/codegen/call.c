@@ -383,7 +383,8 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
 	case PTXOP_SINK: break; /* never filled (arg_fits) */
 	case PTXOP_LABEL:
-		break; /* no script value reads as a label */
+	case PTXOP_PARAMS:
+		break; /* no script value reads as a label or .param list */
 	case PTXOP_PAIR: {
 		PtxOperand r = *op;
 		r.kind = PTXOP_REG;

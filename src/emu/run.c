@@ -216,10 +216,8 @@ exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 		return;
 	case PTXMN_TRAP:
 		emu_fail(r, PT_E_EMU_TRAP, t, in,
-			 "trap executed (a failed assert prints its line first)");
-	case PTXMN_CALL:
-		emu_vprintf(r, c, t, in);
-		return;
+			 "trap executed (a failed assert prints its line "
+			 "first)");
 	default: /* ret, exit */
 		t->st = TS_EXIT;
 		r->progress = true;

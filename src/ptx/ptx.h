@@ -42,6 +42,9 @@
  *          returns no state): printed as is, never filled by an argument
  *   l      a label, the branch target (bra): printed as is, filled by
  *          a label argument only (PTX text; no script value reads as one)
+ *   c      a call's list of COUNT .param names of its call block,
+ *          (p0, p1) (call's return and arguments; registers of type
+ *          ARG): filled by such a list only (PTX text, as a label)
  *   %name  a special register the form reads (mov.u64 d, %clock64):
  *          printed as is, never filled by an argument
  *   =text  a constant operand printed as text, never an argument
@@ -50,6 +53,9 @@
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
  *   ^      an address ptxas takes only in a register (st.bulk): a
  *          shared buffer's symbol is moved into one first
+ *   &      an address that is a .param of the enclosing call block
+ *          ([p]: a call argument's st.param), filled by such a name
+ *          only (no script value is one)
  *   ?      optional (may be left out by the caller)
  *
  * Several rows may accept one spelling with different operand lists (e.g.
@@ -168,7 +174,8 @@ typedef enum PtxOpKind {
 	PTXOP_IMM,    /* an integer constant */
 	PTXOP_SINK,   /* the sink `_` or a special register (word): always
 		       * printed, never an argument */
-	PTXOP_LABEL   /* a label (bra's target) */
+	PTXOP_LABEL,  /* a label (bra's target) */
+	PTXOP_PARAMS  /* (p0, p1): vec .param names of a call block */
 } PtxOpKind;
 
 typedef struct PtxOperand {
@@ -177,6 +184,8 @@ typedef struct PtxOperand {
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
 	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
+	bool callp;	   /* ADDR, PARAMS: names .params of the call block
+			    * (filled only by a PtxArg.callp argument) */
 	const char *word;  /* SINK: "%clock64", "0" up to ',' (NULL: `_`) */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
@@ -223,6 +232,8 @@ typedef struct PtxArg {
 	bool any;         /* a stand-in that fills any one operand */
 	bool one;         /* fills one whole operand, never part of a
 			   * group spread over arguments */
+	bool callp;	  /* names .params of a call block (the loader's
+			   * reading of PTX text; no script value does) */
 	int bits;         /* register width; 0 = unknown/any */
 	int vec;          /* registers in a VEC */
 	bool has_value;   /* IMM with a known value */
