@@ -423,6 +423,19 @@ scratch_operand(CallState *cs, const PtxOperand *op)
  * against the wrong operands.  An immediate outside the row's set binds
  * and is reported where it is printed (E3007). */
 static bool
+args_alike(const PtxArg *a, const PtxArg *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].kind != b[i].kind || a[i].also != b[i].also ||
+		    a[i].any != b[i].any || a[i].one != b[i].one ||
+		    a[i].callp != b[i].callp || a[i].bits != b[i].bits ||
+		    a[i].vec != b[i].vec || a[i].has_value != b[i].has_value ||
+		    (a[i].has_value && a[i].value != b[i].value))
+			return false;
+	return true;
+}
+
+static bool
 bind_issued(Gen *g, const Expr *e, int *take)
 {
 	const PtxInst *row = e->u.ptx.row;
@@ -430,9 +443,17 @@ bind_issued(Gen *g, const Expr *e, int *take)
 	PtxArg *args = NEWN(&g->c->arena, PtxArg, n + 1);
 	for (int i = 0; i < n; i++)
 		args[i] = ir_ptx_arg_broad(e->u.ptx.args.v[i]);
-	PtxMiss why = ptx_bind(row, args, n, take);
-	if (why == PTXM_OK || why == PTXM_IMMEDIATE)
+	BindMemo *m = &g->bind;
+	if (m->row == row && m->n == n && args_alike(m->args, args, n)) {
+		memcpy(take, m->take, sizeof m->take);
 		return true;
+	}
+	PtxMiss why = ptx_bind(row, args, n, take);
+	if (why == PTXM_OK || why == PTXM_IMMEDIATE) {
+		*m = (BindMemo){row, n, args, {0}};
+		memcpy(m->take, take, sizeof m->take);
+		return true;
+	}
 	diag_error(g->c, PT_E_PTX_ISSUE_MISFIT, e->span,
 		   "internal error: %d argument%s issued for %s fit%s none "
 		   "of its operands' readings (%s)",

@@ -992,9 +992,10 @@ lookup_form(Reader *rd, const Insn *in, uint32_t pairs, PtxMiss *why,
 				 a))
 			continue;
 		nargs++;
-		int n = snprintf(key + len, sizeof(key) - len,
-				 "%d,%d,%d,%d,%lld;", (int)a->kind, a->vec,
-				 (int)a->callp, (int)a->has_value,
+		/* a call block's .param is a kind of its own here */
+		int kind = (int)a->kind | (int)a->callp << 4;
+		int n = snprintf(key + len, sizeof(key) - len, "%d,%d,%d,%lld;",
+				 kind, a->vec, (int)a->has_value,
 				 a->has_value ? (long long)a->value : 0);
 		len += (size_t)n;
 	}
