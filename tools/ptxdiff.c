@@ -20,6 +20,13 @@
  * one PTX version lower (NNNNN_lo.ptx), which ptxas must refuse: the
  * chosen .version is the lowest that works.
  *
+ * The CALL rows (printf's call sequence, src/ptx/forms_call.def, last in
+ * the table) are sampled after the N others (CALL_SAMPLES per row, ids
+ * N on), each kernel with the call block its .param operands name and
+ * vprintf's declaration: ptxas 13.0 segfaults on a st.param outside a
+ * call block.  Sampling them apart keeps the other samples (and their
+ * mutation pool) what they were before the rows existed.
+ *
  * Justified exclusions (counted, not failed), where ptxas 13.0 is more
  * lenient than the PTX ISA grammar the table follows:
  *   - a spelling ptxtile accepts once its qualifiers are put in the ISA
@@ -37,10 +44,14 @@
 #include "ptx/ptx.h"
 
 #define MAXS 512
+#define CALL_SAMPLES 80
 
 typedef struct Kernel {
 	int nh, nr, nrd, nf, nfd, np;
 	bool label; /* a label operand: the kernel defines L0 */
+	/* .params of the call block a CALL row's operands name */
+	const char *callp[16];
+	int ncallp;
 	const char *words[256];
 	int nw;
 	PtxArg args[PTX_MAX_OPS];
@@ -67,6 +78,23 @@ static long long
 imm_example(const PtxOperand *op)
 {
 	return op->imm ? strtoll(op->imm + 1, NULL, 10) : 0;
+}
+
+/* A .param of the sample's call block for a CALL operand: a name, its
+ * declaration kept for write_kernel.  An address gets room for any
+ * st.param (16 bytes, aligned); a call list's entry the operand's type
+ * (vprintf's b32 return and b64 arguments). */
+static const char *
+call_param(Arena *a, Kernel *k, const PtxOperand *op)
+{
+	int i = k->ncallp++;
+	PT_ASSERT(i < (int)countof(k->callp));
+	k->callp[i] =
+		op->kind == PTXOP_ADDR
+			? arena_printf(a, ".param .align 16 .b8 p%d[16];", i)
+			: arena_printf(a, ".param .%s p%d;",
+				       ptx_type_name(op->type), i);
+	return arena_printf(a, "p%d", i);
 }
 
 /* Operand words and the matching PtxArg list for inst's signature. */
@@ -101,6 +129,14 @@ build_operands(Arena *a, Kernel *k, const PtxInst *in, uint64_t *rng)
 		ar->kind = op->kind;
 		ar->bits = ptx_type_bits(op->type);
 		ar->vec = op->vec;
+		ar->callp = op->callp;
+		if (op->callp) {
+			ar->bits = 0;
+			int n = op->kind == PTXOP_PARAMS ? op->vec : 1;
+			for (int j = 0; j < n; j++)
+				k->words[k->nw++] = call_param(a, k, op);
+			continue;
+		}
 		switch (op->kind) {
 		case PTXOP_VEC:
 			for (int j = 0; j < op->vec; j++)
@@ -239,96 +275,129 @@ write_kernel(const char *path, Target t, int version, const Kernel *k,
 		return false;
 	fprintf(fp,
 		"// %s\n.version %d.%d\n.target %s\n.address_size 64\n"
-		".visible .entry k()\n{\n"
+		"%s.visible .entry k()\n{\n"
 		".reg .b16 %%h<%d>;\n.reg .b32 %%r<%d>;\n.reg .b64 %%rd<%d>;\n"
 		".reg .f32 %%f<%d>;\n.reg .f64 %%fd<%d>;\n.reg .pred %%p<%d>;\n"
-		"%s%s\nret;\n}\n",
+		"%s%s",
 		target_name(t), version / 10, version % 10, target_name(t),
+		k->ncallp ? ".extern .func (.param .b32 r) vprintf(.param "
+			    ".b64 f, .param .b64 a);\n"
+			  : "",
 		k->nh + 1, k->nr + 1, k->nrd + 1, k->nf + 1, k->nfd + 1,
-		k->np + 1, k->label ? "L0:\n" : "", inst);
+		k->np + 1, k->label ? "L0:\n" : "", k->ncallp ? "{\n" : "");
+	for (int i = 0; i < k->ncallp; i++)
+		fprintf(fp, "%s\n", k->callp[i]);
+	fprintf(fp, "%s\n%sret;\n}\n", inst, k->ncallp ? "}\n" : "");
 	fclose(fp);
+	return true;
+}
+
+typedef struct Gen {
+	pt_ctx *c;
+	const char *dir;
+	FILE *man;
+	uint64_t rng;
+	Alts *pool;
+} Gen;
+
+/* Sample s of row (valid when s is even, mutated when odd): the kernel
+ * file(s) and the manifest line; false on an I/O error. */
+static bool
+sample(Gen *G, int s, int row)
+{
+	pt_ctx *c = G->c;
+	Arena *a = &c->arena;
+	char path[4096];
+	const PtxForm *f = ptx_form(row);
+	char buf[MAXS];
+	ptx_form_sample(row, &G->rng, buf, sizeof buf);
+	const char *spelling = buf, *kind = "valid";
+	if (s % 2)
+		spelling = mutate(a, f->mnemonic, buf, G->pool, &G->rng, &kind);
+	Target t = (Target)(ptx_rng_next(&G->rng) % TGT_COUNT);
+	PtxInst form;
+	bool ok = ptx_form_match(row, buf + strlen(f->mnemonic), &form);
+	PT_ASSERT(ok);
+	form.spelling = spelling;
+	Kernel k;
+	c->target = t;
+	PtxInst in;
+	/* A mutation that is itself a table spelling gets operands
+	 * from its own signature; otherwise from the sampled row. */
+	bool parsed = ptx_parse(c, spelling, (Span){0}, &in);
+	if (parsed && s % 2) {
+		in.spelling = spelling;
+		form = in;
+	}
+	build_operands(a, &k, &form, &G->rng);
+	PtxSel sel;
+	bool ours = parsed &&
+		    ptx_select_report(
+			    c, ptx_select(in.spelling, k.args, k.nargs, &sel),
+			    &sel, k.nargs, (Span){0}) &&
+		    ptx_check_target(c, &sel.inst, (Span){0});
+	if (ours)
+		in = sel.inst;
+	const char *why = "";
+	if (!ours && c->diags)
+		why = arena_printf(a, "E%04d %s", c->diags_tail->code,
+				   c->diags_tail->msg);
+	int version = 90;
+	if (ours) {
+		const PtxInst *ip = &in;
+		version = ptx_version_for(t, &ip, 1);
+	}
+	StrBuf b;
+	sb_init(&b, a);
+	ptx_emit(&b, &form, NULL, k.present, k.words);
+	snprintf(path, sizeof path, "%s/%05d.ptx", G->dir, s);
+	if (!write_kernel(path, t, version, &k, sb_cstr(&b)))
+		return false;
+	/* minimality: one PTX version lower must be refused */
+	if (ours && version > ptx_target_min_version(t)) {
+		snprintf(path, sizeof path, "%s/%05d_lo.ptx", G->dir, s);
+		if (!write_kernel(path, t, prev_version(version), &k,
+				  sb_cstr(&b)))
+			return false;
+	}
+	fprintf(G->man, "%05d\t%s\t%s\t%d\t%s\t%s\t%s\n", s,
+		ptx_family_name(f->family), target_name(t), ours, kind,
+		spelling, why);
+	ctx_reset(c);
 	return true;
 }
 
 static int
 gen(const char *dir, uint64_t seed, int n)
 {
-	pt_ctx *c = pt_ctx_new(NULL);
-	Arena *a = &c->arena;
-	uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	Gen G = {.c = pt_ctx_new(NULL), .dir = dir};
+	G.rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	int nf = ptx_form_count(), nmain = 0;
+	while (nmain < nf && ptx_form(nmain)->family != PTXF_CALL)
+		nmain++;
+	for (int i = nmain; i < nf; i++) /* the CALL rows come last */
+		PT_ASSERT(ptx_form(i)->family == PTXF_CALL);
 	Arena pa;
 	arena_init(&pa, NULL);
 	static Alts pool;
 	pool.a = &pa;
-	for (int i = 0; i < ptx_form_count(); i++)
+	G.pool = &pool;
+	for (int i = 0; i < nmain; i++)
 		ptx_form_each_alt(i, collect_alt, &pool);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/manifest", dir);
-	FILE *man = fopen(path, "w");
-	if (!man)
+	G.man = fopen(path, "w");
+	if (!G.man)
 		return 2;
-	int nf = ptx_form_count();
-	for (int s = 0; s < n; s++) {
-		int row = s / 2 % nf;
-		const PtxForm *f = ptx_form(row);
-		char buf[MAXS];
-		ptx_form_sample(row, &rng, buf, sizeof buf);
-		const char *spelling = buf, *kind = "valid";
-		if (s % 2)
-			spelling = mutate(a, f->mnemonic, buf, &pool, &rng, &kind);
-		Target t = (Target)(ptx_rng_next(&rng) % TGT_COUNT);
-		PtxInst form;
-		bool ok = ptx_form_match(row, buf + strlen(f->mnemonic), &form);
-		PT_ASSERT(ok);
-		form.spelling = spelling;
-		Kernel k;
-		c->target = t;
-		PtxInst in;
-		/* A mutation that is itself a table spelling gets operands
-		 * from its own signature; otherwise from the sampled row. */
-		bool parsed = ptx_parse(c, spelling, (Span){0}, &in);
-		if (parsed && s % 2) {
-			in.spelling = spelling;
-			form = in;
-		}
-		build_operands(a, &k, &form, &rng);
-		PtxSel sel;
-		bool ours = parsed &&
-			    ptx_select_report(c, ptx_select(in.spelling, k.args,
-							    k.nargs, &sel),
-					      &sel, k.nargs, (Span){0}) &&
-			    ptx_check_target(c, &sel.inst, (Span){0});
-		if (ours)
-			in = sel.inst;
-		const char *why = "";
-		if (!ours && c->diags)
-			why = arena_printf(a, "E%04d %s", c->diags_tail->code,
-					   c->diags_tail->msg);
-		int version = 90;
-		if (ours) {
-			const PtxInst *ip = &in;
-			version = ptx_version_for(t, &ip, 1);
-		}
-		StrBuf b;
-		sb_init(&b, a);
-		ptx_emit(&b, &form, NULL, k.present, k.words);
-		snprintf(path, sizeof path, "%s/%05d.ptx", dir, s);
-		if (!write_kernel(path, t, version, &k, sb_cstr(&b)))
+	for (int s = 0; s < n; s++)
+		if (!sample(&G, s, s / 2 % nmain))
 			return 2;
-		/* minimality: one PTX version lower must be refused */
-		if (ours && version > ptx_target_min_version(t)) {
-			snprintf(path, sizeof path, "%s/%05d_lo.ptx", dir, s);
-			if (!write_kernel(path, t, prev_version(version), &k, sb_cstr(&b)))
-				return 2;
-		}
-		fprintf(man, "%05d\t%s\t%s\t%d\t%s\t%s\t%s\n", s,
-			ptx_family_name(f->family), target_name(t), ours, kind,
-			spelling, why);
-		ctx_reset(c);
-	}
-	fclose(man);
+	for (int s = 0; s < (nf - nmain) * CALL_SAMPLES; s++)
+		if (!sample(&G, n + s, nmain + s / CALL_SAMPLES))
+			return 2;
+	fclose(G.man);
 	arena_free(&pa);
-	pt_ctx_free(c);
+	pt_ctx_free(G.c);
 	return 0;
 }
 

@@ -15,10 +15,10 @@
  *   FAIL vocab/FILE: message            a refusal that is no selection
  *                                       miss (the loader cannot read it)
  *   PASS vocab/FILE                     every line is a row
- * then a summary: files, instruction lines (table rows, loader forms),
- * distinct spellings, and the loader forms' spellings (bra, call, a call
- * argument's st.param: their operands are a label and a call signature,
- * not values).  Exit 1 on any FAIL, 2 on usage or I/O errors.
+ * then a summary: files, instruction lines (table rows, lines without
+ * one) and distinct spellings.  printf's call sequence is rows too
+ * (src/ptx/forms_call.def).  Exit 1 on any FAIL, 2 on usage or I/O
+ * errors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +30,8 @@
 typedef struct Tally {
 	Arena *a;
 	const char *file;
-	unsigned lines, rows, loader, misses;
-	StrSet spellings, loader_spellings;
-	VEC(const char *) loader_list;
+	unsigned lines, rows, misses;
+	StrSet spellings;
 } Tally;
 
 static void
@@ -46,11 +45,6 @@ line_seen(void *ud, int line, const char *insn, EmuVocabLine kind,
 	switch (kind) {
 	case EMU_VOCAB_ROW:
 		t->rows++;
-		break;
-	case EMU_VOCAB_LOADER:
-		t->loader++;
-		if (strset_add(t->a, &t->loader_spellings, sp))
-			vec_push(t->a, &t->loader_list, sp);
 		break;
 	case EMU_VOCAB_MISS:
 		t->misses++;
@@ -101,12 +95,8 @@ main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		bad += !check_file(&t, argv[i]);
 	printf("vocab: %d files, %u instruction lines (%u table rows, %u "
-	       "loader forms, %u without a row), %zu distinct spellings\n",
-	       argc - 1, t.lines, t.rows, t.loader, t.misses, t.spellings.n);
-	printf("vocab: loader forms:");
-	for (size_t i = 0; i < t.loader_list.n; i++)
-		printf(" %s", t.loader_list.v[i]);
-	printf("\n");
+	       "without a row), %zu distinct spellings\n",
+	       argc - 1, t.lines, t.rows, t.misses, t.spellings.n);
 	arena_free(&a);
 	return bad ? 1 : 0;
 }

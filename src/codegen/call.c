@@ -2,9 +2,12 @@
  * call.c - raw PTX calls (EX_PTX): the generic instruction emitter.
  *
  * Input: the call's spelling, arguments, optional pred= and preserve_dst.
- * The form and which arguments fill which operand come with the node
- * (Expr.u.ptx.sel: ptx_select's answer, recorded by the checker for raw
- * calls and by the tile lowering for its own); this file only prints.
+ * The form comes with the node: a raw call's with which arguments fill
+ * which operand (Expr.u.ptx.sel, ptx_select's answer, recorded by the
+ * checker); a lowering's instruction as the row its tile checker chose
+ * (Expr.u.ptx.row), whose arguments are bound to operands here where
+ * they are printed (ptx_bind: which optional operand is left out, how a
+ * group spreads over arguments).  Nothing here selects a form.
  *
  * Lowering per operand kind:
  *   register in   the value converted to a register of the operand's
@@ -380,7 +383,8 @@ lower_operand(CallState *cs, int oi, size_t ai, int n)
 	case PTXOP_TENSOR: tensor_operand(cs, op, args, ai, n); break;
 	case PTXOP_SINK: break; /* never filled (arg_fits) */
 	case PTXOP_LABEL:
-		break; /* no script value reads as a label */
+	case PTXOP_PARAMS:
+		break; /* no script value reads as a label or .param list */
 	case PTXOP_PAIR: {
 		PtxOperand r = *op;
 		r.kind = PTXOP_REG;
@@ -411,14 +415,63 @@ scratch_operand(CallState *cs, const PtxOperand *op)
 	return true;
 }
 
+/* The arguments of an instruction a lowering issued bound to its row's
+ * operands, here where they are printed: the row is the tile checker's
+ * choice, and which optional operand the arguments leave out and how a
+ * group spreads over them is read off the arguments (as ptx_select
+ * would).  A misfit is a lowering bug: an internal error, never a print
+ * against the wrong operands.  An immediate outside the row's set binds
+ * and is reported where it is printed (E3007). */
+static bool
+args_alike(const PtxArg *a, const PtxArg *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].kind != b[i].kind || a[i].also != b[i].also ||
+		    a[i].any != b[i].any || a[i].one != b[i].one ||
+		    a[i].callp != b[i].callp || a[i].bits != b[i].bits ||
+		    a[i].vec != b[i].vec || a[i].has_value != b[i].has_value ||
+		    (a[i].has_value && a[i].value != b[i].value))
+			return false;
+	return true;
+}
+
+static bool
+bind_issued(Gen *g, const Expr *e, int *take)
+{
+	const PtxInst *row = e->u.ptx.row;
+	int n = (int)e->u.ptx.args.n;
+	PtxArg *args = NEWN(&g->c->arena, PtxArg, n + 1);
+	for (int i = 0; i < n; i++)
+		args[i] = ir_ptx_arg_broad(e->u.ptx.args.v[i]);
+	BindMemo *m = &g->bind;
+	if (m->row == row && m->n == n && args_alike(m->args, args, n)) {
+		memcpy(take, m->take, sizeof m->take);
+		return true;
+	}
+	PtxMiss why = ptx_bind(row, args, n, take);
+	if (why == PTXM_OK || why == PTXM_IMMEDIATE) {
+		*m = (BindMemo){row, n, args, {0}};
+		memcpy(m->take, take, sizeof m->take);
+		return true;
+	}
+	diag_error(g->c, PT_E_PTX_ISSUE_MISFIT, e->span,
+		   "internal error: %d argument%s issued for %s fit%s none "
+		   "of its operands' readings (%s)",
+		   n, n == 1 ? "" : "s", row->spelling, n == 1 ? "s" : "",
+		   ptx_describe_operands(&g->c->arena, row));
+	return false;
+}
+
 void
 gen_ptx_call(Gen *g, const Expr *e)
 {
-	/* codegen only prints: the checker or the tile lowering selected
-	 * every form (ir_ptx_issue); a node without one is a compiler bug,
-	 * never a silent selection here -- unless its miss was reported
-	 * already, which is the error the user sees */
-	if (!e->u.ptx.sel) {
+	/* codegen only prints: the checker selected every raw call's form
+	 * and the tile lowering issued its checker's row (ir_ptx_issue); a
+	 * node without either is a compiler bug, never a silent selection
+	 * here -- unless its miss was reported already, which is the error
+	 * the user sees */
+	const PtxInst *in = ir_ptx_form(e);
+	if (!in) {
 		if (!g->c->nerrors)
 			diag_error(g->c, PT_E_PTX_UNSELECTED, e->span,
 				   "internal error: %s reached code "
@@ -426,8 +479,12 @@ gen_ptx_call(Gen *g, const Expr *e)
 				   e->u.ptx.spelling);
 		return;
 	}
-	const PtxInst *in = &e->u.ptx.sel->inst;
-	const int *take = e->u.ptx.sel->take;
+	int bound[PTX_MAX_OPS];
+	const int *take = bound;
+	if (e->u.ptx.sel)
+		take = e->u.ptx.sel->take;
+	else if (!bind_issued(g, e, bound))
+		return;
 	gen_need_ptx(g, in->min_ptx);
 	const char *pred = NULL;
 	if (e->u.ptx.pred) {

@@ -85,6 +85,15 @@ typedef struct ModDecl {
 	bool vprintf;  /* the .extern vprintf declaration is needed */
 } ModDecl;
 
+/* call.c: the last binding of an issued row's arguments to its operands
+ * (the repeats of one tile call read alike and bind alike). */
+typedef struct BindMemo {
+	const PtxInst *row;
+	int n;
+	const PtxArg *args;
+	int take[PTX_MAX_OPS];
+} BindMemo;
+
 typedef struct Gen {
 	Ctx *c;
 	ModDecl *mod;
@@ -112,6 +121,7 @@ typedef struct Gen {
 	bool failed;          /* an error was reported in this kernel */
 	uint32_t loc_file;    /* last .loc emitted (lineinfo) */
 	int loc_line, loc_col;
+	BindMemo bind;
 } Gen;
 
 /* ---- regs.c: registers, immediates, instruction text ---- */

@@ -84,7 +84,8 @@ format_array(Gen *g, const char *f)
 
 /* The call block; its .param names are numbered like the format (one
  * name per call in the entry, which keeps the emulator's symbol table
- * flat). */
+ * flat).  Its st.param and call.uni are the CALL rows of
+ * src/ptx/forms_call.def, ld.param a PARAM row (tests/suites/vocab.sh). */
 static void
 call_vprintf(Gen *g, Val fmt, Val args, int k)
 {

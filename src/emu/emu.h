@@ -70,6 +70,8 @@ typedef struct Opnd {
 	uint8_t fimm;   /* K_IMM written as a decimal float (imm = double bits) */
 	uint8_t smem;   /* K_IMM/K_ADDR: add the CTA's shared window base */
 	uint8_t pred;   /* K_REG: a .pred register */
+	uint8_t callp;	/* K_ADDR/K_IMM: a call block's .param; K_VEC: a
+			 * call's list of them, (p0, p1) */
 	uint16_t n;     /* K_VEC, K_ADDR with coordinates: element count */
 	uint32_t reg;   /* K_REG slot; K_ADDR base slot or NOREG; K_SPEC id */
 	uint32_t vec;   /* K_VEC / K_ADDR coordinates: first index in pool */
@@ -78,8 +80,7 @@ typedef struct Opnd {
 
 #define MAX_OPND 8
 typedef struct Insn {
-	uint16_t op;        /* PtxMnem: the selected form's mnemonic (the
-			     * loader's own for bra and call) */
+	uint16_t op;	    /* PtxMnem: the selected form's mnemonic */
 	uint8_t quiet;      /* emu_quiet_op(op) */
 	uint8_t fam;        /* PtxFamily: picks the executor (emu_families.def) */
 	uint8_t member_mask; /* a collective whose last operand is the mask */
@@ -94,8 +95,7 @@ typedef struct Insn {
 	const char *name;   /* the mnemonic as written */
 	Opnd o[MAX_OPND];
 	const PtxInst *sel; /* the form selected at load (src/ptx), shared by
-			     * equal instructions; NULL only for bra, call
-			     * and a call block's st.param */
+			     * equal instructions */
 	const void *aux;    /* family-specific form decoded at load */
 	uint8_t aop;        /* atom/red: the operation (AtomOp) */
 	uint32_t sfile;     /* .loc in effect: .file number (0: none) */
@@ -298,14 +298,13 @@ bool emu_run_slice(Run *r);
 void emu_run_end(ptem *e, Run *r);
 
 /* ---- load.c ---- */
+/* Reads PTX text into e->m (PT_OK, or the refusal's code, message in
+ * e->err); guards the arena's running out of memory itself. */
 int emu_load(ptem *e, const char *text, size_t len);
 /* How emu_vocab read one instruction line. */
 typedef enum EmuVocabLine {
 	/* selected through the PTX form table */
 	EMU_VOCAB_ROW,
-	/* a form of the loader's own: call (a call signature) and a call
-	 * argument's st.param */
-	EMU_VOCAB_LOADER,
 	/* no form row takes it (why: which part) */
 	EMU_VOCAB_MISS,
 } EmuVocabLine;
@@ -315,8 +314,9 @@ typedef void (*EmuVocabFn)(void *ud, int line, const char *insn,
  * instruction line is selected through the form table with the operands
  * as read (ptx_select, as at a load) and passed to fn, a miss included
  * instead of failing; the executors' decoding is skipped and no module
- * is kept, so nothing runs.  PT_OK, or the code of a refusal that is no
- * selection miss (parse error, unread directive; message in e->err). */
+ * is kept, so nothing runs (fn is not NULL; emu_load's reader body).
+ * PT_OK, or the code of a refusal that is no selection miss (parse
+ * error, unread directive; message in e->err). */
 int emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud);
 const Kernel *emu_find_kernel(const Module *m, const char *name);
 /* Whether the selected form's spelling holds qualifier q. */
@@ -325,11 +325,6 @@ insn_q(const Insn *in, PtxQual q)
 {
 	return in->sel && ptx_has(in->sel, q);
 }
-
-/* ---- printf.c ---- */
-/* call.uni (ret), vprintf, (fmt, args): formats like the device's
- * printf and writes the text to stdout. */
-void emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in);
 
 /* ---- run.c ---- */
 _Noreturn void emu_fail(Run *r, int code, const Thread *t, const Insn *in,

@@ -98,7 +98,6 @@ typedef struct Reader {
 	VEC(Sym) globals;
 	bool vprintf;
 	bool callp_used; /* the instruction being read names a call .param */
-	uint8_t callp_ty; /*   and that .param's declared type */
 	VEC(uint8_t) slot_bits; /* register width by slot (a miss's 256-bit
 				 * access, fail_selection) */
 	/* the forms selected so far, by spelling and operand kinds: each
@@ -533,8 +532,7 @@ symbol_value(Reader *rd, const char *name, Opnd *o)
 	if (!s || s->kind == 0 || s->kind == 4)
 		return false;
 	rd->callp_used |= s->callp;
-	if (s->callp)
-		rd->callp_ty = s->ty;
+	o->callp = s->callp;
 	if (s->kind == 5) {
 		/* dynamic shared memory follows the static variables */
 		uint64_t a = rd->dyn_align ? rd->dyn_align : 16;
@@ -612,6 +610,7 @@ address_operand(Reader *rd, Opnd *o)
 		} else if (symbol_value(rd, w, &base)) {
 			o->imm = base.imm;
 			o->smem = base.smem;
+			o->callp = base.callp;
 		} else {
 			fail(rd, PT_E_EMU_PARSE, "unknown symbol '%s'", w);
 		}
@@ -633,6 +632,39 @@ address_operand(Reader *rd, Opnd *o)
 	expect(rd, ']');
 }
 
+/* (p0, p1): a call's return or arguments, each a .param of the
+ * enclosing call block: a list (in the pool) of the local addresses the
+ * interpreter reads. */
+static void
+param_list(Reader *rd, Opnd *o)
+{
+	VEC(Opnd) el = {0};
+	do {
+		const char *w = word(rd);
+		Sym *s = sym_find(rd, w);
+		if (!s || !s->callp)
+			fail(rd, PT_E_EMU_PARSE,
+			     "call argument '%s' is not a .param of the call "
+			     "block",
+			     w);
+		Opnd x = {.kind = K_ADDR,
+			  .reg = NOREG,
+			  .callp = 1,
+			  .imm = (int64_t)s->value};
+		vec_push(rd->a, &el, x);
+	} while (accept(rd, ','));
+	expect(rd, ')');
+	if (el.n > 8)
+		fail(rd, PT_E_EMU_PARSE, "call list too long");
+	rd->callp_used = true;
+	o->kind = K_VEC;
+	o->callp = 1;
+	o->n = (uint16_t)el.n;
+	o->vec = (uint32_t)rd->pool.n;
+	for (size_t i = 0; i < el.n; i++)
+		vec_push(rd->a, &rd->pool, el.v[i]);
+}
+
 static void
 operand(Reader *rd, Opnd *o)
 {
@@ -646,6 +678,11 @@ operand(Reader *rd, Opnd *o)
 	if (c == '{') {
 		rd->p++;
 		vector_operand(rd, o);
+		return;
+	}
+	if (c == '(') {
+		rd->p++;
+		param_list(rd, o);
 		return;
 	}
 	if (c == '!') {
@@ -715,6 +752,13 @@ operand(Reader *rd, Opnd *o)
 			o->imm = wrap_add(o->imm, signed_number(rd));
 		return;
 	}
+	if (rd->vprintf && !strcmp(w, "vprintf")) {
+		/* the declared function a call names: its form row's
+		 * constant operand (=vprintf), no argument */
+		o->kind = K_SINK;
+		o->imm = 1;
+		return;
+	}
 	/* a label, resolved when the kernel ends */
 	o->kind = K_LABEL;
 	LabelRef ref = {w, (uint32_t)rd->code.n, 0, rd->line};
@@ -750,10 +794,14 @@ operand_arg(const Opnd *o, bool pair, bool bra, PtxArg *a)
 	case K_ADDR:
 		a->kind = o->n ? PTXOP_TENSOR : PTXOP_ADDR;
 		a->vec = o->n;
+		a->callp = o->callp;
 		return true;
 	case K_VEC:
-		a->kind = pair ? PTXOP_PAIR : PTXOP_VEC;
+		a->kind = o->callp ? PTXOP_PARAMS
+			  : pair   ? PTXOP_PAIR
+				   : PTXOP_VEC;
 		a->vec = o->n;
+		a->callp = o->callp;
 		return true;
 	default:
 		return false;
@@ -944,8 +992,10 @@ lookup_form(Reader *rd, const Insn *in, uint32_t pairs, PtxMiss *why,
 				 a))
 			continue;
 		nargs++;
+		/* a call block's .param is a kind of its own here */
+		int kind = (int)a->kind | (int)a->callp << 4;
 		int n = snprintf(key + len, sizeof(key) - len, "%d,%d,%d,%lld;",
-				 (int)a->kind, a->vec, (int)a->has_value,
+				 kind, a->vec, (int)a->has_value,
 				 a->has_value ? (long long)a->value : 0);
 		len += (size_t)n;
 	}
@@ -1232,41 +1282,19 @@ check_wide_access(Reader *rd, const Insn *in)
 		     "sm_100 or higher, not %s", in->name, t->name);
 }
 
-/* One argument of a call: a .param of the enclosing call block, as the
- * local address the interpreter reads. */
+/* call's function: the declared vprintf (operand() reads it as its row's
+ * constant operand), the only function ptxtile calls. */
 static void
-call_param(Reader *rd, Opnd *o)
+check_call(Reader *rd, const Insn *in)
 {
-	const char *w = word(rd);
-	Sym *s = sym_find(rd, w);
-	if (!s || !s->callp)
-		fail(rd, PT_E_EMU_PARSE,
-		     "call argument '%s' is not a .param of the call block", w);
-	o->kind = K_ADDR;
-	o->reg = NOREG;
-	o->imm = (int64_t)s->value;
-}
-
-/* call.uni (ret), vprintf, (fmt, args); -- the only call ptxtile emits */
-static void
-read_call(Reader *rd, Insn *in)
-{
-	expect(rd, '(');
-	call_param(rd, &in->o[0]);
-	expect(rd, ')');
-	expect(rd, ',');
-	const char *fn = word(rd);
-	if (strcmp(fn, "vprintf") || !rd->vprintf)
-		fail(rd, PT_E_EMU_UNSUPPORTED,
-		     "call of %s (only a declared vprintf is modelled)", fn);
-	expect(rd, ',');
-	expect(rd, '(');
-	call_param(rd, &in->o[1]);
-	expect(rd, ',');
-	call_param(rd, &in->o[2]);
-	expect(rd, ')');
-	expect(rd, ';');
-	in->nop = 3;
+	const Opnd *f = &in->o[1];
+	if (in->nop == 3 && f->kind == K_SINK && f->imm == 1)
+		return;
+	const char *name = f->kind == K_LABEL && rd->refs.n
+				   ? rd->refs.v[rd->refs.n - 1].name
+				   : "a non-function";
+	fail(rd, PT_E_EMU_UNSUPPORTED,
+	     "call of %s (only a declared vprintf is modelled)", name);
 }
 
 static void
@@ -1294,24 +1322,13 @@ read_instruction(Reader *rd, const char *first)
 		mn = word(rd);
 	}
 	in.name = mn;
-	/* the mnemonic tells the loader's own forms (bra's label, call's
-	 * signature, a call argument's st.param) before selection; a
+	/* the mnemonic tells bra (a label operand) before selection; a
 	 * selected instruction takes its form's */
 	in.op = (uint16_t)ptx_mnem_prefix(mn);
 	if (in.op == PTXMN_NONE)
 		fail(rd, PT_E_EMU_UNSUPPORTED, "instruction %s is not modelled",
 		     mn);
 	rd->callp_used = false;
-	if (in.op == PTXMN_CALL) {
-		/* call.uni (ret), vprintf, (args): the loader's own form */
-		in.fam = PTXF_CONTROL;
-		read_call(rd, &in);
-		if (rd->vocab)
-			rd->vocab(rd->vocab_ud, in.line, mn, EMU_VOCAB_LOADER,
-				  NULL);
-		vec_push(rd->a, &rd->code, in);
-		return;
-	}
 	uint32_t pairs = 0; /* operands written d|p */
 	if (!accept(rd, ';')) {
 		do {
@@ -1345,24 +1362,19 @@ read_instruction(Reader *rd, const char *first)
 		else
 			select_branch(rd, &in);
 		in.fam = PTXF_CONTROL;
-	} else if (in.op == PTXMN_ST && rd->callp_used) {
-		/* st.param of a call argument: part of the call sequence,
-		 * typed by the argument's .param declaration */
-		in.fam = PTXF_ST;
-		in.ty[in.nty++] = rd->callp_ty;
-		in.space = PSP_LOCAL;
-		if (rd->vocab)
-			rd->vocab(rd->vocab_ud, in.line, mn, EMU_VOCAB_LOADER,
-				  NULL);
 	} else if (rd->vocab) {
 		vocab_select(rd, &in, pairs);
 	} else {
 		select_form(rd, &in, pairs);
 		decode_selection(rd, &in);
 		check_wide_access(rd, &in);
+		if (in.op == PTXMN_CALL)
+			check_call(rd, &in);
 	}
+	/* st.param / ld.param of a call block's .param: the thread's
+	 * local memory */
 	if (in.space == PSP_PARAM && rd->callp_used)
-		in.space = PSP_LOCAL; /* ld.param of a call argument */
+		in.space = PSP_LOCAL;
 	for (unsigned i = 0; i < in.nop; i++)
 		if (in.o[i].kind == K_LABEL)
 			rd->refs.v[rd->refs.n - 1].opnd = i;
@@ -1802,26 +1814,12 @@ reader_over(ptem *e, const char *text, size_t len, jmp_buf *jb)
 			.fail = jb};
 }
 
-int
-emu_load(ptem *e, const char *text, size_t len)
-{
-	jmp_buf jb;
-	Reader rd = reader_over(e, text, len, &jb);
-	if (setjmp(jb))
-		return rd.status;
-	if (memchr(text, 0, len))
-		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
-	Module *m = NEW(rd.a, Module);
-	rd.m = m;
-	read_module(&rd, m);
-	if (!m->kernels)
-		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
-	e->m = m;
-	return PT_OK;
-}
-
-int
-emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
+/* The one reader body of emu_load and emu_vocab: the arena's
+ * out-of-memory guard, the NUL check and the module read.  fn NULL: a
+ * load, whose module e->m keeps; else fn hears every instruction line
+ * and the module is dropped (it cannot run). */
+static int
+read_text(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
 {
 	jmp_buf jb;
 	Reader rd = reader_over(e, text, len, &jb);
@@ -1840,10 +1838,27 @@ emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
 	}
 	if (memchr(text, 0, len))
 		fail(&rd, PT_E_EMU_PARSE, "NUL byte in the PTX text");
-	rd.m = NEW(rd.a, Module);
-	read_module(&rd, rd.m); /* kept from e->m: it cannot run */
+	Module *m = NEW(rd.a, Module);
+	rd.m = m;
+	read_module(&rd, m);
+	if (!fn && !m->kernels)
+		fail(&rd, PT_E_EMU_PARSE, "no .entry kernel");
+	if (!fn)
+		e->m = m;
 	e->arena.oom = NULL;
 	return PT_OK;
+}
+
+int
+emu_load(ptem *e, const char *text, size_t len)
+{
+	return read_text(e, text, len, NULL, NULL);
+}
+
+int
+emu_vocab(ptem *e, const char *text, size_t len, EmuVocabFn fn, void *ud)
+{
+	return read_text(e, text, len, fn, ud);
 }
 
 const Kernel *

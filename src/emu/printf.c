@@ -1,5 +1,7 @@
 /*
- * printf.c - device printf in the emulator: call.uni of vprintf.
+ * printf.c - device printf in the emulator: the CALL family
+ * (src/ptx/forms_call.def), call.uni of vprintf and the st.param of its
+ * arguments.
  *
  * The call's arguments are the generic addresses of a NUL-terminated
  * format and of the argument buffer (codegen/printf.c lays it out): each
@@ -67,11 +69,17 @@ format_one(Run *r, Cta *c, Thread *t, const Insn *in, const PfSpec *sp,
 	}
 }
 
-void
-emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in)
+/* call.uni (ret), vprintf, (fmt, args): formats like the device's
+ * printf and writes the text to stdout; each list names call-block
+ * .params, the thread's local addresses (the loader's). */
+static void
+exec_vprintf(Run *r, Cta *c, Thread *t, const Insn *in)
 {
-	uint64_t fa = read_u64(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[1].imm, 8);
-	uint64_t args = read_u64(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[2].imm, 8);
+	uint64_t ret_at = (uint64_t)vec_elem(r, &in->o[0], 0)->imm;
+	uint64_t fa = read_u64(r, c, t, in, PSP_LOCAL,
+			       (uint64_t)vec_elem(r, &in->o[2], 0)->imm, 8);
+	uint64_t args = read_u64(r, c, t, in, PSP_LOCAL,
+				 (uint64_t)vec_elem(r, &in->o[2], 1)->imm, 8);
 	const size_t room = OUT_MAX;
 	char fmt[FMT_MAX], out[OUT_MAX];
 	read_format(r, c, t, in, fa, fmt);
@@ -100,8 +108,19 @@ emu_vprintf(Run *r, Cta *c, Thread *t, const Insn *in)
 	}
 	fwrite(out, 1, len, stdout);
 	fflush(stdout);
-	uint8_t *ret = emu_mem(r, c, t, in, PSP_LOCAL, (uint64_t)in->o[0].imm, 4,
-			       true);
+	uint8_t *ret = emu_mem(r, c, t, in, PSP_LOCAL, ret_at, 4, true);
 	for (int b = 0; b < 4; b++)
 		ret[b] = (uint8_t)(len >> (8 * b));
+}
+
+/* The CALL family's thread executor: the call, or a call argument's
+ * st.param, a store to the thread's local memory (the loader maps the
+ * block's .params there). */
+void
+exec_call(Run *r, Cta *c, Thread *t, const Insn *in)
+{
+	if (in->op == PTXMN_CALL)
+		exec_vprintf(r, c, t, in);
+	else
+		exec_mem(r, c, t, in);
 }

@@ -216,10 +216,8 @@ exec_ctrl(Run *r, Cta *c, Thread *t, const Insn *in)
 		return;
 	case PTXMN_TRAP:
 		emu_fail(r, PT_E_EMU_TRAP, t, in,
-			 "trap executed (a failed assert prints its line first)");
-	case PTXMN_CALL:
-		emu_vprintf(r, c, t, in);
-		return;
+			 "trap executed (a failed assert prints its line "
+			 "first)");
 	default: /* ret, exit */
 		t->st = TS_EXIT;
 		r->progress = true;
@@ -245,8 +243,8 @@ exec_no_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
 
 /* MISC (src/ptx/families.def) holds forms of several kinds: fns and
  * add.f32.{f16,bf16} are arithmetic; st.bulk, prefetch.tensormap and mov
- * of %clock64 go to the memory executor; movmatrix is a warp collective
- * like ldmatrix, setmaxnreg is wgmma.c's. */
+ * of %clock64 go to the memory executor; movmatrix, its one .sync form,
+ * is a warp collective like ldmatrix (exec_warp, its table row). */
 void
 exec_misc(Run *r, Cta *c, Thread *t, const Insn *in)
 {
@@ -254,16 +252,6 @@ exec_misc(Run *r, Cta *c, Thread *t, const Insn *in)
 		exec_alu(r, c, t, in);
 	else
 		exec_mem(r, c, t, in);
-}
-
-void
-exec_misc_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-	       const Insn *in)
-{
-	if (in->op == PTXMN_MOVMATRIX)
-		exec_warp(r, c, lanes, mask, in);
-	else
-		exec_wgmma_warp(r, c, lanes, mask, in);
 }
 
 /* The executors by family (emu_families.def): the loader selected each
@@ -683,16 +671,7 @@ ptem_load(ptem *e, const char *ptx, size_t len)
 {
 	if (!e || !ptx)
 		return PT_E_EMU_ARGS;
-	e->err[0] = 0;
-	e->arena.oom = &e->oom;
-	if (setjmp(e->oom)) {
-		e->arena.oom = NULL;
-		snprintf(e->err, sizeof(e->err), "out of memory");
-		return PT_E_EMU_NOMEM;
-	}
-	int st = emu_load(e, ptx, len);
-	e->arena.oom = NULL;
-	return st;
+	return emu_load(e, ptx, len); /* its own out-of-memory guard */
 }
 
 int

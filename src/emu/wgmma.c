@@ -1,6 +1,7 @@
 /*
  * wgmma.c - warpgroup MMA (PTX §9.7.15: wgmma.fence, commit_group,
- * wait_group, mma_async) and setmaxnreg, sm_90a.
+ * wait_group, mma_async) and setmaxnreg (its own family, SETMAXNREG),
+ * sm_90a.
  *
  * wgmma.mma_async is collective over a warpgroup (four warps), but its
  * result splits by warp: warp w of the warpgroup (warp id % 4) owns rows
@@ -423,15 +424,23 @@ exec_mma_async(Run *r, Cta *c, Thread **lanes, const Insn *in)
 	async_issue(r, p);
 }
 
-void
-exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
-		const Insn *in)
+/* The first lane of a .sync.aligned instruction, which every lane of
+ * the warp must execute. */
+static Thread *
+aligned_lanes(Run *r, Thread **lanes, uint32_t mask, const Insn *in)
 {
 	Thread *t0 = lanes[__builtin_ctz(mask)];
 	if (mask != 0xffffffffu)
 		emu_fail(r, PT_E_EMU_COLLECTIVE, t0, in,
 			 ".aligned: every lane of the warp must execute it "
 			 "(lanes 0x%08x do)", mask);
+	return t0;
+}
+
+void
+exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask, const Insn *in)
+{
+	Thread *t0 = aligned_lanes(r, lanes, mask, in);
 	switch (in->op) {
 	case PTXMN_WGMMA_FENCE:
 		/* orders register accesses before later wgmmas: every
@@ -455,18 +464,27 @@ exec_wgmma_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
 	case PTXMN_WGMMA_MMA_ASYNC:
 		exec_mma_async(r, c, lanes, in);
 		return;
-	default: { /* setmaxnreg.{inc,dec}.sync.aligned.u32 imm */
-		bool inc = insn_q(in, PQ_INC);
-		if (in->nop != 1 || in->o[0].kind != K_IMM ||
-		    (!inc && !insn_q(in, PQ_DEC)))
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "malformed");
-		int64_t n = in->o[0].imm;
-		/* the register file is not modelled: only the ISA's range */
-		if (n < 24 || n > 256 || n % 8)
-			emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
-				 "register count %lld is not a multiple of 8 in "
-				 "[24, 256]", (long long)n);
-		return;
+	default:
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "not modelled");
 	}
-	}
+}
+
+/* setmaxnreg.{inc,dec}.sync.aligned.u32 imm, the SETMAXNREG family's
+ * warp executor: the register file is not modelled, only the ISA's
+ * range of the count. */
+void
+exec_setmaxnreg_warp(Run *r, Cta *c, Thread **lanes, uint32_t mask,
+		     const Insn *in)
+{
+	Thread *t0 = aligned_lanes(r, lanes, mask, in);
+	bool inc = insn_q(in, PQ_INC);
+	if (in->nop != 1 || in->o[0].kind != K_IMM ||
+	    (!inc && !insn_q(in, PQ_DEC)))
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in, "malformed");
+	int64_t n = in->o[0].imm;
+	if (n < 24 || n > 256 || n % 8)
+		emu_fail(r, PT_E_EMU_UNSUPPORTED, t0, in,
+			 "register count %lld is not a multiple of 8 in "
+			 "[24, 256]",
+			 (long long)n);
 }

@@ -297,8 +297,8 @@ ptx_arg(const Expr *x)
  * any other scalar a register of any width (a constant is moved into
  * one), an integer also an immediate and, from 32 bits, an address;
  * codegen names what is wrong with a reading it cannot lower. */
-static PtxArg
-ptx_arg_broad(const Expr *x)
+PtxArg
+ir_ptx_arg_broad(const Expr *x)
 {
 	PtxArg a = ptx_arg(x);
 	if (x->type != ET_SCALAR || x->kind == EX_PTR_TO)
@@ -316,46 +316,16 @@ ptx_arg_broad(const Expr *x)
 	return a;
 }
 
-/* The last selection against a given row (the caller's memo, in the
- * arena): the repeats of one tile call read alike and share it. */
-struct PtxMemo {
-	const PtxInst *row;
-	const PtxSel *sel;
-	int n;
-	PtxArg *args;
-};
-
-static bool
-args_alike(const PtxArg *a, const PtxArg *b, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (a[i].kind != b[i].kind || a[i].also != b[i].also ||
-		    a[i].any != b[i].any || a[i].one != b[i].one ||
-		    a[i].bits != b[i].bits || a[i].vec != b[i].vec ||
-		    a[i].has_value != b[i].has_value ||
-		    (a[i].has_value && a[i].value != b[i].value))
-			return false;
-	return true;
-}
-
 bool
-ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
-	      PtxMemo **memo)
+ir_select_ptx(Ctx *c, Expr *x, bool broad)
 {
 	int n = (int)x->u.ptx.args.n;
 	PtxArg *args = NEWN(&c->arena, PtxArg, n + 1);
 	for (int i = 0; i < n; i++)
-		args[i] = broad ? ptx_arg_broad(x->u.ptx.args.v[i])
+		args[i] = broad ? ir_ptx_arg_broad(x->u.ptx.args.v[i])
 				: ptx_arg(x->u.ptx.args.v[i]);
-	PtxMemo *m = memo ? *memo : NULL;
-	if (row && m && m->row == row && m->n == n &&
-	    args_alike(m->args, args, n)) {
-		x->u.ptx.sel = m->sel;
-		return true;
-	}
 	PtxSel *s = NEW(&c->arena, PtxSel);
-	PtxMiss why = row ? ptx_fit(row, args, n, s)
-			  : ptx_select(x->u.ptx.spelling, args, n, s);
+	PtxMiss why = ptx_select(x->u.ptx.spelling, args, n, s);
 	if (why != PTXM_OK) {
 		/* a spelling miss points at the spelling, an operand miss at
 		 * the call */
@@ -367,30 +337,30 @@ ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
 						 : x->span);
 	}
 	x->u.ptx.sel = s;
-	if (row && memo) {
-		if (!m)
-			*memo = m = NEW(&c->arena, PtxMemo);
-		*m = (PtxMemo){row, s, n, args};
-	}
 	return true;
 }
 
+const PtxInst *
+ir_ptx_form(const Expr *x)
+{
+	return x->u.ptx.sel ? &x->u.ptx.sel->inst : x->u.ptx.row;
+}
+
 Expr *
-ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
-	     const char *spelling, ExprVec args, Expr *pred, Span sp)
+ir_ptx_issue(Ctx *c, const PtxInst *row, ExprVec args, Expr *pred, Span sp)
 {
 	Expr *p = ir_new_expr(c, EX_PTX, ET_VOID, DT_NONE, sp);
-	p->u.ptx.spelling = spelling;
 	p->u.ptx.args = args;
 	p->u.ptx.pred = pred;
 	if (!row) {
+		p->u.ptx.spelling = "(no row)";
 		diag_error(c, PT_E_PTX_UNSELECTED, sp,
-			   "internal error: %s issued without the form row its "
-			   "checker chose",
-			   spelling);
+			   "internal error: an instruction issued without the "
+			   "form row its checker chose");
 		return p;
 	}
-	ir_select_ptx(c, p, row, true, memo);
+	p->u.ptx.spelling = row->spelling;
+	p->u.ptx.row = row;
 	return p;
 }
 

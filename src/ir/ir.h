@@ -281,10 +281,13 @@ struct Expr {
 			ExprVec args;
 			Expr *pred;        /* NULL: unconditional */
 			bool preserve_dst;
-			/* the chosen form and its argument mapping
-			 * (ptx_select), set by the checker or the
-			 * tile lowering; never written to JSON */
+			/* the chosen form: sel, a raw call's form and
+			 * argument mapping (ptx_select, the checker's);
+			 * row, the form a tile lowering issued
+			 * (ir_ptx_issue), its arguments bound to
+			 * operands by codegen; never written to JSON */
 			const PtxSel *sel;
+			const PtxInst *row;
 		} ptx;
 		struct {       /* EX_TILE_APPLY */
 			const char *opcode; /* T.ptx["..."] spelling */
@@ -448,16 +451,16 @@ Stmt *ir_new_stmt(Ctx *c, StmtKind k, Span sp);
 /* True and *v set when e is an integer (or bool) constant. */
 bool ir_const_int(const Expr *e, int64_t *v);
 /* Selects the form of EX_PTX x through ptx_select, reading each argument
- * as ir_ptx_arg does, and records it in x->u.ptx.sel; row, when not
- * NULL, is the form already chosen (a tile call's), whose operands the
- * arguments must fill.  broad: read arguments as widely as codegen can
- * lower them (a call the checker did not see).  memo, when not NULL,
- * keeps the last selection against a row (the caller's, e.g. the tile
- * program's): a repeat whose arguments read alike shares it.  Reports a
- * miss. */
-typedef struct PtxMemo PtxMemo;
-bool ir_select_ptx(Ctx *c, Expr *x, const PtxInst *row, bool broad,
-		   PtxMemo **memo);
+ * as the checker sees it, and records it in x->u.ptx.sel (a raw call's:
+ * the checker's, or a unit test's).  broad: read arguments as widely as
+ * codegen can lower them (ir_ptx_arg_broad).  Reports a miss. */
+bool ir_select_ptx(Ctx *c, Expr *x, bool broad);
+/* An argument of an instruction the checker did not see (a lowering's)
+ * as ptx_select/ptx_bind read it: what codegen can lower. */
+PtxArg ir_ptx_arg_broad(const Expr *x);
+/* EX_PTX x's form: the checker's selection or the row a lowering
+ * issued; NULL when it has neither (E3010 in codegen). */
+const PtxInst *ir_ptx_form(const Expr *x);
 /* Selects the forms of EX_BUILTIN x's instructions (builtin_forms.def)
  * for c->target and records them in x->u.call.forms: a FIRST row's the
  * first alternative the target's gate passes (else its last).  True,
@@ -470,14 +473,14 @@ bool ir_select_builtin(Ctx *c, Expr *x);
  * call's scalar function is not entered. */
 void ir_visit_block(const Block *b, void (*fn)(void *ud, Expr *x), void *ud);
 /* The one constructor of a selected EX_PTX (what a lowering issues):
- * spelling with args (in PTX operand order) under pred (NULL: always),
- * fitted to row, the form the tile call's checker chose (or a helper
- * row of tile/helpers.def): the arguments are mapped onto its operands,
- * never another row selected (memo as for ir_select_ptx).  A NULL row
- * is an internal error (E3010); a miss is reported and leaves the node
- * unselected, which codegen then skips (never re-selects). */
-Expr *ir_ptx_issue(Ctx *c, PtxMemo **memo, const PtxInst *row,
-		   const char *spelling, ExprVec args, Expr *pred, Span sp);
+ * the form row the tile call's checker chose (or a helper row of
+ * tile/helpers.def) with args (in PTX operand order) under pred (NULL:
+ * always).  It is recorded, never fitted again: which argument fills
+ * which operand is bound where codegen prints them (a misfit is E3011
+ * there).  A NULL row is an internal error (E3010) and leaves the node
+ * without a form, which codegen then skips (never selects). */
+Expr *ir_ptx_issue(Ctx *c, const PtxInst *row, ExprVec args, Expr *pred,
+		   Span sp);
 /* Checks a T.cuda.printf call (EX_BUILTIN BI_PRINTF): a string format,
  * then one scalar argument per conversion of a dtype that conversion
  * reads (pf_scan); reports PT_E_PRINTF_FORMAT. */

@@ -24,6 +24,7 @@ static const PtxForm forms[] = {
 #include "ptx/forms_tcgen05.def"
 #include "ptx/forms_wgmma.def"
 #include "ptx/forms_scalar.def"
+#include "ptx/forms_call.def" /* last: tools/ptxdiff.c */
 #undef FORM
 };
 
@@ -403,6 +404,10 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 	case 'l':
 		op->kind = PTXOP_LABEL;
 		break;
+	case 'c': /* (p0, p1): a call's .params, never a script value */
+		op->kind = PTXOP_PARAMS;
+		op->callp = true;
+		break;
 	case '_': /* written, never filled by an argument */
 		op->kind = PTXOP_SINK;
 		op->out = op->optional = true;
@@ -427,7 +432,7 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 				p += 2;
 			} else {
 				const char *s = p;
-				while (*p && *p != ',' && *p != '@' && *p != '?')
+				while (*p && !strchr(",@?^&", *p))
 					p++;
 				op->space = space_named(s, (int)(p - s));
 			}
@@ -460,6 +465,10 @@ op_parse(const char **pp, const PtxInst *in, const char *quals, PtxOperand *op)
 	}
 	if (*p == '^') {
 		op->reg_addr = true;
+		p++;
+	}
+	if (*p == '&') {
+		op->callp = true;
 		p++;
 	}
 	if (*p == '?') {

@@ -232,12 +232,34 @@ collect_tokens(void *ud, const char *alt, int len)
 }
 
 /* "; did you mean `.global`? (`ld` takes .global .shared ...)" */
+/* False for a row whose operands name a call block's .params (`c`, `&`:
+ * printf's call sequence, forms_call.def): no script call fills them,
+ * so a hint never offers such a row's qualifiers. */
+static bool
+row_for_scripts(int i)
+{
+	const char *ops = ptx_form(i)->ops;
+	if (strchr(ops, '&'))
+		return false;
+	for (const char *p = ops; *p; p++) {
+		if (*p == '>')
+			p++;
+		if (*p == 'c')
+			return false;
+		p += strcspn(p, ",");
+		if (!*p)
+			break;
+	}
+	return true;
+}
+
 static const char *
 qualifier_hint(Ctx *c, const char *mn, const char *tok, int len)
 {
 	TokenList tl = {&c->arena, {0}};
 	for (int i = 0; i < ptx_form_count(); i++)
-		if (strcmp(ptx_form(i)->mnemonic, mn) == 0)
+		if (strcmp(ptx_form(i)->mnemonic, mn) == 0 &&
+		    row_for_scripts(i))
 			ptx_form_each_alt(i, collect_tokens, &tl);
 	StrBuf b;
 	sb_init(&b, &c->arena);
@@ -337,6 +359,8 @@ reading_fits(const PtxOperand *op, PtxOpKind k, const PtxArg *a,
 		return true;
 	case PTXOP_TENSOR:
 		return k == PTXOP_TENSOR && a->vec == op->vec;
+	case PTXOP_PARAMS:
+		return k == PTXOP_PARAMS && a->vec == op->vec;
 	default:
 		return k == op->kind;
 	}
@@ -346,7 +370,9 @@ reading_fits(const PtxOperand *op, PtxOpKind k, const PtxArg *a,
 static bool
 arg_fits(const PtxOperand *op, const PtxArg *a, bool *imm_bad)
 {
-	if (op->kind == PTXOP_SINK)
+	/* a call block's .param may also be read as any .param (ld.param
+	 * of a call's return), never the reverse */
+	if (op->kind == PTXOP_SINK || (op->callp && !a->callp))
 		return false;
 	if (a->any)
 		return true;
@@ -521,16 +547,18 @@ ptx_select(const char *spelling, const PtxArg *args, int nargs, PtxSel *out)
 }
 
 PtxMiss
-ptx_fit(const PtxInst *row, const PtxArg *args, int nargs, PtxSel *out)
+ptx_bind(const PtxInst *row, const PtxArg *args, int nargs, int *take)
 {
+	PtxSel s = {0};
 	PtxMiss why = PTXM_OPERAND_KIND;
-	out->inst = *row;
-	out->counts = 0;
-	if (row_fits(row, args, nargs, out, &why))
+	bool fits = row_fits(row, args, nargs, &s, &why);
+	memcpy(take, s.take, sizeof s.take);
+	if (fits)
 		return PTXM_OK;
 	return why == PTXM_IMMEDIATE || !(nargs >= 0 && nargs < 32 &&
-					  !(out->counts >> nargs & 1u))
-		       ? why : PTXM_OPERAND_COUNT;
+					  !(s.counts >> nargs & 1u))
+		       ? why
+		       : PTXM_OPERAND_COUNT;
 }
 
 bool
@@ -708,6 +736,8 @@ ptx_operand_words(const PtxOperand *op)
 {
 	switch (op->kind) {
 	case PTXOP_VEC: return op->vec;
+	case PTXOP_PARAMS:
+		return op->vec;
 	case PTXOP_TENSOR: return 1 + op->vec;
 	case PTXOP_PAIR: return 2;
 	default: return 1;
@@ -715,12 +745,12 @@ ptx_operand_words(const PtxOperand *op)
 }
 
 static void
-emit_list(StrBuf *b, const char *const *w, int n)
+emit_list(StrBuf *b, const char *brackets, const char *const *w, int n)
 {
-	sb_putc(b, '{');
+	sb_putc(b, brackets[0]);
 	for (int i = 0; i < n; i++)
 		sb_printf(b, "%s%s", i ? ", " : "", w[i]);
-	sb_putc(b, '}');
+	sb_putc(b, brackets[1]);
 }
 
 void
@@ -738,11 +768,16 @@ ptx_emit(StrBuf *b, const PtxInst *in, const char *pred, const bool *present,
 		sb_puts(b, first ? " " : ", ");
 		first = false;
 		switch (op->kind) {
-		case PTXOP_VEC: emit_list(b, w, op->vec); break;
+		case PTXOP_VEC:
+			emit_list(b, "{}", w, op->vec);
+			break;
+		case PTXOP_PARAMS:
+			emit_list(b, "()", w, op->vec);
+			break;
 		case PTXOP_ADDR: sb_printf(b, "[%s]", w[0]); break;
 		case PTXOP_TENSOR:
 			sb_printf(b, "[%s, ", w[0]);
-			emit_list(b, w + 1, op->vec);
+			emit_list(b, "{}", w + 1, op->vec);
 			sb_putc(b, ']');
 			break;
 		case PTXOP_PAIR: sb_printf(b, "%s|%s", w[0], w[1]); break;
@@ -768,7 +803,19 @@ ptx_describe_operands(Arena *a, const PtxInst *in)
 		case PTXOP_REG: sb_printf(&b, "%s%s", ty, op->imm_ok ? "|imm" : ""); break;
 		case PTXOP_PRED: sb_puts(&b, "pred"); break;
 		case PTXOP_VEC: sb_printf(&b, "{%s x%d}", ty, op->vec); break;
-		case PTXOP_ADDR: sb_printf(&b, "[%s]", *ptx_space_name(op->space) ? ptx_space_name(op->space) : "addr"); break;
+		case PTXOP_ADDR:
+			if (op->callp)
+				sb_puts(&b, "[.param of the call block]");
+			else
+				sb_printf(&b, "[%s]",
+					  *ptx_space_name(op->space)
+						  ? ptx_space_name(op->space)
+						  : "addr");
+			break;
+		case PTXOP_PARAMS:
+			sb_printf(&b, "(%s .param x%d of the call block)", ty,
+				  op->vec);
+			break;
 		case PTXOP_TENSOR: sb_printf(&b, "[tensormap, {s32 x%d}]", op->vec); break;
 		case PTXOP_PAIR: sb_puts(&b, "b32|pred"); break;
 		case PTXOP_LABEL:

@@ -42,6 +42,9 @@
  *          returns no state): printed as is, never filled by an argument
  *   l      a label, the branch target (bra): printed as is, filled by
  *          a label argument only (PTX text; no script value reads as one)
+ *   c      a call's list of COUNT .param names of its call block,
+ *          (p0, p1) (call's return and arguments; registers of type
+ *          ARG): filled by such a list only (PTX text, as a label)
  *   %name  a special register the form reads (mov.u64 d, %clock64):
  *          printed as is, never filled by an argument
  *   =text  a constant operand printed as text, never an argument
@@ -50,15 +53,21 @@
  *   @QUAL  present only when the spelling has QUAL (@!QUAL: only without)
  *   ^      an address ptxas takes only in a register (st.bulk): a
  *          shared buffer's symbol is moved into one first
+ *   &      an address that is a .param of the enclosing call block
+ *          ([p]: a call argument's st.param), filled by such a name
+ *          only (no script value is one)
  *   ?      optional (may be left out by the caller)
  *
  * Several rows may accept one spelling with different operand lists (e.g.
  * 2- and 3-input min.f32, tcgen05.mma with a smem or tmem A operand):
  * ptx_select picks by the arguments; every caller (the checker for raw
- * and tile calls and for builtins' gated instructions, the tile lowering
- * through ir_ptx_issue, the emulator's loader) goes through it, and the
- * chosen form travels in the IR (Expr.u.ptx.sel, Expr.u.call.forms) to
- * codegen, which only prints (an unselected node there is E3010).  The
+ * and tile calls and for builtins' gated instructions, the emulator's
+ * loader) goes through it, and the chosen form travels in the IR
+ * (Expr.u.ptx.sel, Expr.u.ptx.row, Expr.u.call.forms) to codegen, which
+ * only prints (an unselected node there is E3010).  A tile lowering
+ * issues the row its checker chose (ir_ptx_issue) without fitting it
+ * again: which argument fills which operand is bound where codegen
+ * prints them (ptx_bind; a misfit is the internal error E3011).  The
  * scalar instructions codegen prints from its own text (setp, selp, mad,
  * bra, ld.param, ...) are rows as well: tests/suites/vocab.sh selects
  * every line codegen emits through the emulator loader's selection.
@@ -165,7 +174,8 @@ typedef enum PtxOpKind {
 	PTXOP_IMM,    /* an integer constant */
 	PTXOP_SINK,   /* the sink `_` or a special register (word): always
 		       * printed, never an argument */
-	PTXOP_LABEL   /* a label (bra's target) */
+	PTXOP_LABEL,  /* a label (bra's target) */
+	PTXOP_PARAMS  /* (p0, p1): vec .param names of a call block */
 } PtxOpKind;
 
 typedef struct PtxOperand {
@@ -174,6 +184,8 @@ typedef struct PtxOperand {
 	bool optional;     /* the caller may leave it out */
 	bool imm_ok;       /* REG that may also be an immediate */
 	bool reg_addr;     /* ADDR that must be [reg]: no [symbol] */
+	bool callp;	   /* ADDR, PARAMS: names .params of the call block
+			    * (filled only by a PtxArg.callp argument) */
 	const char *word;  /* SINK: "%clock64", "0" up to ',' (NULL: `_`) */
 	PtxType type;      /* register type (PTY_NONE for ADDR/TENSOR/IMM) */
 	int vec;           /* registers in a VEC, coordinates of a TENSOR */
@@ -220,6 +232,8 @@ typedef struct PtxArg {
 	bool any;         /* a stand-in that fills any one operand */
 	bool one;         /* fills one whole operand, never part of a
 			   * group spread over arguments */
+	bool callp;	  /* names .params of a call block (the loader's
+			   * reading of PTX text; no script value does) */
 	int bits;         /* register width; 0 = unknown/any */
 	int vec;          /* registers in a VEC */
 	bool has_value;   /* IMM with a known value */
@@ -261,9 +275,12 @@ PtxMiss ptx_select(const char *spelling, const PtxArg *args, int nargs,
 /* The first character of s that no spelling may hold (letters, digits,
  * '_', ':' and '.' may), or NULL. */
 const char *ptx_spelling_bad_char(const char *s);
-/* ptx_select's fit against one row already chosen (a tile call's). */
-PtxMiss ptx_fit(const PtxInst *row, const PtxArg *args, int nargs,
-		PtxSel *out);
+/* ptx_select's binding of arguments to the operands of one row already
+ * chosen (an issued instruction's, bound where codegen prints it):
+ * take[PTX_MAX_OPS] gets the arguments per operand, 0 = left out.  On
+ * PTXM_IMMEDIATE the binding is filled (only a value is out of range);
+ * on any other miss take is meaningless. */
+PtxMiss ptx_bind(const PtxInst *row, const PtxArg *args, int nargs, int *take);
 /* Records the diagnostic (PT_E_PTX_*) for a miss; false unless why is
  * PTXM_OK. */
 bool ptx_select_report(Ctx *c, PtxMiss why, const PtxSel *s, int nargs,

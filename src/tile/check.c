@@ -195,7 +195,7 @@ tile_check_ewise_call(TileEnv *e, Expr *call)
 static void
 check_raw_ptx(TileEnv *e, Expr *x)
 {
-	if (ir_select_ptx(e->c, x, NULL, false, NULL))
+	if (ir_select_ptx(e->c, x, false))
 		ptx_check_target(e->c, &x->u.ptx.sel->inst, x->span);
 }
 

@@ -673,8 +673,7 @@ tile_desc_base(Ctx *c, const TileCall *tc, const TileOperand *op, Block *out)
 	vec_push(&c->arena, &a, var_ref(c, v, sp));
 	vec_push(&c->arena, &a, p);
 	const PtxInst *row = tile_helper(c, TH_MOV_U32);
-	Expr *mv = ir_ptx_issue(c, &tc->prog->memo, row, row->spelling, a,
-				NULL, sp);
+	Expr *mv = ir_ptx_issue(c, row, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = mv;
 	vec_push(&c->arena, out, s);

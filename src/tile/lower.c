@@ -4,8 +4,8 @@
  *
  * Input: a module after check_module without errors (each tile call
  * node carries its TileCall, Expr.u.apply.tile / u.ewise.tile: the form
- * its checker chose; here a repeat's arguments are only mapped onto that
- * row, through ir_ptx_issue, memoized per row).  Output: each
+ * its checker chose; here a repeat is issued on that row with its
+ * arguments, through ir_ptx_issue, never fitted again).  Output: each
  * ST_EVAL(tile call) replaced, in place in its block, by
  *   apply: one ST_EVAL(EX_PTX) per row-major repeat coordinate, its
  *     arguments in the selected form's PTX order: register slots as
@@ -226,8 +226,7 @@ tile_lower_issue(Ctx *c, const TileCall *tc, int64_t r, Expr *const *over)
 			vec_push(&c->arena, args,
 				 tc->cache_policy);
 	}
-	Expr *p = ir_ptx_issue(c, &tc->prog->memo, &tc->inst,
-			       tc->inst.spelling, argv, tc->pred, sp);
+	Expr *p = ir_ptx_issue(c, &tc->inst, argv, tc->pred, sp);
 	p->u.ptx.preserve_dst = tc->preserve_dst;
 	return p;
 }

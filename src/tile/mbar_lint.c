@@ -60,9 +60,10 @@ visit_expr(TileEnv *e, MbarUses *uses, const Expr *x)
 {
 	if (!x)
 		return true;
-	if (x->kind == EX_PTX && !strncmp(x->u.ptx.spelling, "mbarrier.", 9))
+	const PtxInst *in = x->kind == EX_PTX ? ir_ptx_form(x) : NULL;
+	if (in && in->family == PTXF_MBARRIER)
 		return use(e, uses, first_address(&x->u.ptx.args),
-			   !strncmp(x->u.ptx.spelling, "mbarrier.init", 13));
+			   in->mnem == PTXMN_MBARRIER_INIT);
 	if (x->kind == EX_BUILTIN && x->u.call.id == BI_MBARRIER_WAIT)
 		return use(e, uses, first_address(&x->u.call.args), false);
 	if (x->kind == EX_TILE_APPLY)

@@ -4,8 +4,7 @@
  *
  * A TileProgram is what the checker decided about one module's tile
  * calls: the calls in program order (each call node also points at its
- * own record), the tensor maps the runtime encodes for them, and the
- * selection memo the lowering's repeats share.  It
+ * own record) and the tensor maps the runtime encodes for them.  It
  * lives in the compile's arena; the IR knows nothing of it, so the
  * lowering and explain take it as an argument.  The tensor maps of
  * lowered calls belong to their kernel (Func.tmaps, the kernel ABI that
@@ -22,7 +21,6 @@ typedef struct TileProgram {
 	/* the tensor-map slots the calls use, in creation order (calls
 	 * with equal fields on one tensor share a slot) */
 	VEC(TmapSlot *) tma_slots;
-	PtxMemo *memo; /* ir_ptx_issue: the last selection per row */
 } TileProgram;
 
 /* check.c: verifies raw PTX calls and tile contracts for c->target;

@@ -16,8 +16,6 @@
  * this check uses the larger bound each time, so it never refuses what
  * ptxas accepts and leaves those cases to ptxas.
  */
-#include <string.h>
-
 #include "tile/tile.h"
 
 typedef struct NregUse {
@@ -45,10 +43,12 @@ visit_expr(NregUse *u, const Expr *x)
 	int64_t n;
 	if (!x || x->kind != EX_PTX || !count_of(x, &n))
 		return;
-	if (!strncmp(x->u.ptx.spelling, "setmaxnreg.inc", 14) && n > u->max_inc)
+	const PtxInst *in = ir_ptx_form(x);
+	if (!in || in->mnem != PTXMN_SETMAXNREG)
+		return;
+	if (ptx_has(in, PQ_INC) && n > u->max_inc)
 		u->max_inc = n;
-	if (!strncmp(x->u.ptx.spelling, "setmaxnreg.dec", 14) &&
-	    (!u->worst || n > u->worst_n)) {
+	if (ptx_has(in, PQ_DEC) && (!u->worst || n > u->worst_n)) {
 		u->worst = x;
 		u->worst_n = n;
 	}

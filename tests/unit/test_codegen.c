@@ -150,7 +150,7 @@ eptx(B *b, const char *sp, Expr **args, int n, Expr *pred)
 	p->u.ptx.pred = pred;
 	for (int i = 0; i < n; i++)
 		vec_push(&b->c->arena, &p->u.ptx.args, args[i]);
-	ir_select_ptx(b->c, p, NULL, true, NULL);
+	ir_select_ptx(b->c, p, true);
 	return p;
 }
 
@@ -697,27 +697,78 @@ TEST(codegen_unselected_ptx_is_internal_error)
 	pt_ctx_free(c);
 }
 
-/* ir_ptx_issue fits its arguments to the row the tile checker chose and
- * never selects one itself: without a row it is E3010 and the node stays
- * unselected; with the row it is selected and printed. */
+/* ir_ptx_issue records the row the tile checker chose and never selects
+ * or fits one itself: without a row it is E3010 and the node has no
+ * form; with the row the node carries it, unfitted (codegen binds its
+ * arguments where it prints them). */
 TEST(ptx_issue_without_row_is_internal_error)
 {
 	pt_ctx *c = pt_ctx_new(NULL);
 	ExprVec none = {0};
-	Expr *p = ir_ptx_issue(c, NULL, NULL, "fence.proxy.async.shared::cta",
-			       none, NULL, NOSP);
+	Expr *p = ir_ptx_issue(c, NULL, none, NULL, NOSP);
 	CHECK(p->u.ptx.sel == NULL);
+	CHECK(ir_ptx_form(p) == NULL);
 	CHECK(has_code(c, PT_E_PTX_UNSELECTED));
 	pt_ctx_free(c);
 	c = pt_ctx_new(NULL);
 	PtxSel row;
 	CHECK(ptx_select("fence.proxy.async.shared::cta", NULL, -1, &row) ==
 	      PTXM_OK);
-	p = ir_ptx_issue(c, NULL, &row.inst, row.inst.spelling, none, NULL,
-			 NOSP);
-	CHECK(p->u.ptx.sel != NULL);
+	p = ir_ptx_issue(c, &row.inst, none, NULL, NOSP);
+	CHECK(ir_ptx_form(p) == &row.inst);
+	CHECK(p->u.ptx.sel == NULL); /* nothing fitted at lowering */
 	CHECK(!ctx_has_errors(c));
 	pt_ctx_free(c);
+}
+
+/* mapa.shared::cluster.u32 d, addr, cta issued with args on row: a
+ * kernel with a u32 destination and a shared mbarrier word. */
+static const char *
+issue_mapa(B *b, pt_ctx *c, const PtxInst *row, int shape)
+{
+	b_init(b, c, "k");
+	Var *x = var(b, "x", DT_UINT32, VK_LOCAL);
+	s_decl(b, x, ei(b, 0, DT_UINT32));
+	Buffer *m = buf(b, "m", BK_ALLOC, MS_SHARED, DT_UINT64, 1);
+	s_def(b, m);
+	ExprVec a = {0};
+	vec_push(&c->arena, &a, ev(b, x));
+	Expr *addr = eacc(b, EX_PTR_TO, m, ei(b, 0, DT_INT32));
+	if (shape == 2) { /* a register pair where one address goes */
+		addr = ir_new_expr(c, EX_TUPLE, ET_TUPLE, DT_NONE, NOSP);
+		vec_push(&c->arena, &addr->u.tuple, ev(b, x));
+		vec_push(&c->arena, &addr->u.tuple, ev(b, x));
+	}
+	vec_push(&c->arena, &a, addr);
+	if (shape != 1) /* 1: the cta operand left out */
+		vec_push(&c->arena, &a, ei(b, 1, DT_UINT32));
+	s_eval(b, ir_ptx_issue(c, row, a, NULL, NOSP));
+	return compile(b, "sm_90a", NULL);
+}
+
+/* Codegen binds an issued instruction's arguments to its row where it
+ * prints them; arguments the row cannot take (a lowering bug: one too
+ * few, a tuple for an address) are the internal error E3011, never a
+ * print against the wrong operands. */
+TEST(codegen_issued_misfit_is_internal_error)
+{
+	PtxSel row;
+	CHECK(ptx_select("mapa.shared::cluster.u32", NULL, -1, &row) ==
+	      PTXM_OK);
+	pt_ctx *c = pt_ctx_new(NULL);
+	B b;
+	const char *ptx = issue_mapa(&b, c, &row.inst, 0);
+	CHECK(!ctx_has_errors(c));
+	CHECK(ptx && strstr(ptx, "\tmapa.shared::cluster.u32 %r"));
+	CHECK(ptx && strstr(ptx, ", 1;\n"));
+	pt_ctx_free(c);
+	for (int shape = 1; shape <= 2; shape++) {
+		c = pt_ctx_new(NULL);
+		ptx = issue_mapa(&b, c, &row.inst, shape);
+		CHECK(has_code(c, PT_E_PTX_ISSUE_MISFIT));
+		CHECK(ptx == NULL);
+		pt_ctx_free(c);
+	}
 }
 
 /* The same for a builtin: its gated instruction's form is the checker's

@@ -2993,6 +2993,36 @@ TEST(emu_tma_reduce_minmax_nan)
 	}
 }
 
+/* setmaxnreg is its own family (SETMAXNREG), whose warp executor runs
+ * it: a .sync.aligned collective, so the whole warp executes it, and
+ * half a warp is a COLLECTIVE error naming it. */
+TEST(emu_setmaxnreg_family)
+{
+	static const char *const bound[] = {"32", "16"};
+	for (int half = 0; half <= 1; half++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "\t.reg .pred %%p<2>;\n\t.reg .b32 %%r<2>;\n"
+			 "\tmov.u32 %%r1, %%tid.x;\n"
+			 "\tsetp.ge.u32 %%p1, %%r1, %s;\n\t@%%p1 ret;\n"
+			 "\tsetmaxnreg.dec.sync.aligned.u32 40;\n\tret;\n",
+			 bound[half]);
+		ptem *e;
+		uint8_t *buf;
+		int st = run_small(text, 32, 0, &e, &buf);
+		const Kernel *k = e->m ? e->m->kernels : NULL;
+		CHECK(k && k->ncode == 5);
+		if (k && k->ncode == 5) {
+			CHECK_INT(k->code[3].fam, PTXF_SETMAXNREG);
+			CHECK(k->code[3].coll);
+		}
+		CHECK_INT(st, half ? PT_E_EMU_COLLECTIVE : PT_OK);
+		if (half)
+			CHECK(strstr(ptem_errmsg(e), "setmaxnreg") != NULL);
+		ptem_free(e);
+	}
+}
+
 /* Issue 21: the loader selects each instruction once through the PTX
  * form table; equal instructions share the selected form, the family
  * (not an op range) picks the executor, qualifiers are the form's set,
@@ -3072,7 +3102,7 @@ TEST(emu_selects_through_form_table)
 /* ---- emu_vocab: the loader's selection alone (tests/suites/vocab.sh) ---- */
 
 typedef struct VocabSeen {
-	int rows, loader, misses, miss_line;
+	int rows, misses, miss_line;
 	char miss[64];
 } VocabSeen;
 
@@ -3083,8 +3113,6 @@ vocab_seen(void *ud, int line, const char *insn, EmuVocabLine kind,
 	VocabSeen *v = ud;
 	if (kind == EMU_VOCAB_ROW)
 		v->rows++;
-	else if (kind == EMU_VOCAB_LOADER)
-		v->loader++;
 	else {
 		v->misses++;
 		v->miss_line = line;
@@ -3112,7 +3140,6 @@ TEST(emu_vocab_reports_every_line)
 	VocabSeen v = {0};
 	CHECK_INT(emu_vocab(e, ptx, strlen(ptx), vocab_seen, &v), PT_OK);
 	CHECK_INT(v.rows, 3);
-	CHECK_INT(v.loader, 0);
 	CHECK_INT(v.misses, 1);
 	CHECK_INT(v.miss_line, 10);
 	CHECK_STR(v.miss, "setp.lt.b32");
@@ -3125,6 +3152,34 @@ TEST(emu_vocab_reports_every_line)
 	CHECK_INT(emu_vocab(e, odd, strlen(odd), vocab_seen, &v),
 		  PT_E_EMU_UNSUPPORTED);
 	CHECK(strstr(ptem_errmsg(e), ".bogus_directive") != NULL);
-	CHECK_INT(v.rows + v.loader + v.misses, 0);
+	CHECK_INT(v.rows + v.misses, 0);
+	ptem_free(e);
+}
+
+/* printf's call sequence is rows of the form table (forms_call.def),
+ * selected like every other line: a call argument's st.param, the call
+ * of the declared vprintf, the ld.param of its return; a st.param whose
+ * address is no .param of a call block is no row's. */
+TEST(emu_vocab_printf_call_is_rows)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90a\n.address_size 64\n"
+		".extern .func (.param .b32 r) vprintf(.param .b64 f, "
+		".param .b64 a);\n"
+		".visible .entry k()\n{\n"
+		"\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<3>;\n"
+		"\t{\n\t.param .b64 f;\n\t.param .b64 a;\n\t.param .b32 r;\n"
+		"\tst.param.b64 [f], %rd1;\n\tst.param.b64 [a], %rd2;\n"
+		"\tcall.uni (r), vprintf, (f, a);\n"
+		"\tld.param.b32 %r1, [r];\n\t}\n"
+		"\tst.param.b64 [%rd1], %rd2;\n" /* line 18: no call .param */
+		"\tret;\n}\n";
+	ptem *e = ptem_new();
+	VocabSeen v = {0};
+	CHECK_INT(emu_vocab(e, ptx, strlen(ptx), vocab_seen, &v), PT_OK);
+	CHECK_INT(v.rows, 5);
+	CHECK_INT(v.misses, 1);
+	CHECK_INT(v.miss_line, 18);
+	CHECK_STR(v.miss, "st.param.b64");
 	ptem_free(e);
 }

@@ -228,8 +228,7 @@ mapa(Ctx *c, const TileCall *tc, const char *name, Expr *addr, Block *out)
 	vec_push(&c->arena, &a, addr);
 	vec_push(&c->arena, &a, tc->param[TP_REMOTE_CTA_ID]);
 	const PtxInst *row = tile_helper(c, TH_MAPA_SHARED_U32);
-	Expr *p = ir_ptx_issue(c, &tc->prog->memo, row, row->spelling, a, NULL,
-			       sp);
+	Expr *p = ir_ptx_issue(c, row, a, NULL, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	vec_push(&c->arena, out, s);

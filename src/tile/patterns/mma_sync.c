@@ -260,10 +260,8 @@ lower_mma(Ctx *c, const TileCall *tc, Block *out)
 						push_regs(c, args, tc, cc, rdi,
 							  sp);
 					/* mma.sync is issued unpredicated */
-					Expr *p = ir_ptx_issue(
-						c, &tc->prog->memo, &tc->inst,
-						tc->inst.spelling, argv, NULL,
-						sp);
+					Expr *p = ir_ptx_issue(c, &tc->inst,
+							       argv, NULL, sp);
 					Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 					s->u.value = p;
 					vec_push(&c->arena, out, s);

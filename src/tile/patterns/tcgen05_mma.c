@@ -850,8 +850,7 @@ issue(Ctx *c, const TileCall *tc, Expr *const *args, int nargs)
 	ExprVec a = {0};
 	for (int i = 0; i < nargs; i++)
 		vec_push(&c->arena, &a, args[i]);
-	Expr *p = ir_ptx_issue(c, &tc->prog->memo, &tc->inst,
-			       tc->inst.spelling, a, tc->pred, sp);
+	Expr *p = ir_ptx_issue(c, &tc->inst, a, tc->pred, sp);
 	Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 	s->u.value = p;
 	return s;

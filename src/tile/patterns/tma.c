@@ -1033,8 +1033,7 @@ tma_lower(Ctx *c, const TileCall *tc, Block *out)
 		}
 		if (tc->cache_policy)
 			vec_push(&c->arena, a, tc->cache_policy);
-		Expr *p = ir_ptx_issue(c, &tc->prog->memo, &tc->inst,
-				       tc->inst.spelling, argv, tc->pred, sp);
+		Expr *p = ir_ptx_issue(c, &tc->inst, argv, tc->pred, sp);
 		Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 		s->u.value = p;
 		vec_push(&c->arena, out, s);

@@ -448,9 +448,8 @@ lower_wgmma(Ctx *c, const TileCall *tc, Block *out)
 				/* the row of the call's A source (smem
 				 * descriptor or registers), chosen by the
 				 * checker (select_row) */
-				Expr *p = ir_ptx_issue(
-					c, &tc->prog->memo, &tc->inst,
-					tc->inst.spelling, argv, tc->pred, sp);
+				Expr *p = ir_ptx_issue(c, &tc->inst, argv,
+						       tc->pred, sp);
 				Stmt *s = ir_new_stmt(c, ST_EVAL, sp);
 				s->u.value = p;
 				vec_push(&c->arena, out, s);
