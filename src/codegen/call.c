@@ -415,13 +415,7 @@ scratch_operand(CallState *cs, const PtxOperand *op)
 	return true;
 }
 
-/* The arguments of an instruction a lowering issued bound to its row's
- * operands, here where they are printed: the row is the tile checker's
- * choice, and which optional operand the arguments leave out and how a
- * group spreads over them is read off the arguments (as ptx_select
- * would).  A misfit is a lowering bug: an internal error, never a print
- * against the wrong operands.  An immediate outside the row's set binds
- * and is reported where it is printed (E3007). */
+/* Two argument readings that bind alike (the repeats of one tile call). */
 static bool
 args_alike(const PtxArg *a, const PtxArg *b, int n)
 {
@@ -435,6 +429,13 @@ args_alike(const PtxArg *a, const PtxArg *b, int n)
 	return true;
 }
 
+/* The arguments of an instruction a lowering issued bound to its row's
+ * operands, here where they are printed: the row is the tile checker's
+ * choice, and which optional operand the arguments leave out and how a
+ * group spreads over them is read off the arguments (as ptx_select
+ * would).  A misfit is a lowering bug: an internal error, never a print
+ * against the wrong operands.  An immediate outside the row's set binds
+ * and is reported where it is printed (E3007). */
 static bool
 bind_issued(Gen *g, const Expr *e, int *take)
 {
