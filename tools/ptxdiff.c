@@ -427,6 +427,13 @@ static const struct {
 	{"fence.proxy", ".shared::cluster", false, "ptxas ignores a stray state space on fence.proxy"},
 	{"fence.proxy", ".shared", false, "ptxas ignores a stray state space on fence.proxy"},
 	{"tcgen05.", ".aligned", true, "ptxas accepts tcgen05 .sync without the required .aligned"},
+	{"wgmma.", ".aligned", true, "ptxas accepts wgmma .sync without the required .aligned"},
+	/* the PTX ISA (cvt): float-to-float rounding "is illegal in all
+	 * other instances" than a conversion that loses precision */
+	{"cvt", ".rn", false, "ptxas accepts a rounding modifier on an exact cvt"},
+	{"cvt", ".rz", false, "ptxas accepts a rounding modifier on an exact cvt"},
+	{"cvt", ".rm", false, "ptxas accepts a rounding modifier on an exact cvt"},
+	{"cvt", ".rp", false, "ptxas accepts a rounding modifier on an exact cvt"},
 };
 
 typedef struct Perm {
@@ -483,8 +490,20 @@ seen_before(char **tok, int i)
 	return false;
 }
 
-/* Whether some order of the distinct qualifiers of spelling (repeats
- * dropped) is accepted by ptxtile on target tname. */
+/* Whether tok repeats a dotted part of the mnemonic (vote.sync's .sync). */
+static bool
+in_mnemonic(const char *mn, const char *tok)
+{
+	size_t tl = strlen(tok);
+	for (const char *p = strchr(mn, '.'); p; p = strchr(p + 1, '.'))
+		if (strncmp(p, tok, tl) == 0 && (p[tl] == '.' || p[tl] == 0))
+			return true;
+	return false;
+}
+
+/* Whether some order of the distinct qualifiers of spelling (repeats,
+ * of each other or of the mnemonic's own parts, dropped) is accepted by
+ * ptxtile on target tname. */
 static bool
 reorder_accepted(pt_ctx *c, const char *tname, const char *spelling)
 {
@@ -508,7 +527,8 @@ reorder_accepted(pt_ctx *c, const char *tname, const char *spelling)
 	for (int pass = 0; pass < 2 && !p.found; pass++) {
 		p.n = 0;
 		for (int i = 0; i < n && p.n < 12; i++)
-			if (pass == 0 || is_type_token(tok[i]) || !seen_before(tok, i))
+			if (pass == 0 || is_type_token(tok[i]) ||
+			    (!seen_before(tok, i) && !in_mnemonic(p.mn, tok[i])))
 				p.tok[p.n++] = tok[i];
 		if (p.mn && p.n <= 9 && target_parse(tname, &c->target))
 			perm_try(&p, 0);

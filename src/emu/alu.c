@@ -1131,8 +1131,8 @@ exec_cvt(Run *r, Cta *c, Thread *t, const Insn *in)
 		return;
 	}
 	if (in->fl & FL_SATFINITE) {
-		/* cvt.{rn,rz}{.relu}.satfinite.bf16.f32 */
-		if (sty != PTY_F32 || dty != PTY_BF16)
+		/* cvt.{rn,rz}{.relu}.satfinite.{bf16,f16}.f32 */
+		if (sty != PTY_F32 || (dty != PTY_BF16 && dty != PTY_F16))
 			emu_fail(r, PT_E_EMU_UNSUPPORTED, t, in, "not modelled");
 		double x = as_f32(a);
 		reg_set(t, &in->o[0],

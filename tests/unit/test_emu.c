@@ -552,6 +552,27 @@ TEST(emu_fp8_satfinite)
 		       fbits(-INFINITY), fbits(INFINITY), 0, R32), 0x00007f7fu);
 }
 
+/* cvt.frnd2{.relu}{.satfinite}.f16.f32 (PTX ISA, cvt): .relu clamps a
+ * negative result to +0, .satfinite takes an out-of-range one to the
+ * largest finite f16, 65504 = 0x7bff, and keeps NaN a NaN */
+TEST(emu_cvt_f16_relu_satfinite)
+{
+	CHECK_HEX(run1(t, "cvt.rn.relu.f16.f32 %rs4, %f1;", fbits(-1.5f), 0,
+		       0, R16), 0x0000);
+	/* 1.5 = 0x3e00 passes .relu */
+	CHECK_HEX(run1(t, "cvt.rz.relu.f16.f32 %rs4, %f1;", fbits(1.5f), 0, 0,
+		       R16), 0x3e00);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.f16.f32 %rs4, %f1;",
+		       fbits(1.0e6f), 0, 0, R16), 0x7bff);
+	CHECK_HEX(run1(t, "cvt.rn.satfinite.f16.f32 %rs4, %f1;",
+		       fbits(-INFINITY), 0, 0, R16), 0xfbff);
+	CHECK_HEX(run1(t, "cvt.rn.relu.satfinite.f16.f32 %rs4, %f1;",
+		       fbits(-INFINITY), 0, 0, R16), 0x0000);
+	/* without .satfinite an overflow is infinity */
+	CHECK_HEX(run1(t, "cvt.rn.f16.f32 %rs4, %f1;", fbits(1.0e6f), 0, 0,
+		       R16), 0x7c00);
+}
+
 /* ---- memory, sizes and statuses ---- */
 
 static const char *const kernel_head =
