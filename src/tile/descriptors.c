@@ -701,12 +701,16 @@ tile_desc_value(Ctx *c, const TileDesc *d, int64_t r, Expr *base)
 	lo = tile_binop(c, BIN_BAND, lo, ir_int(c, 0x3FFF, DT_UINT32, sp),
 			DT_UINT32, sp);
 	if (d->sym_x) {
+		/* signed: the region checker proves the whole origin in
+		 * bounds, not this term alone, and a 16-byte multiple shifts
+		 * exactly either way */
 		Expr *y = tile_binop(
-			c, BIN_MUL, cast_to(c, d->sym_x, DT_UINT32, sp),
-			ir_int(c, d->bits / 8, DT_UINT32, sp), DT_UINT32, sp);
-		y = tile_binop(c, BIN_SHR, y, ir_int(c, 4, DT_UINT32, sp),
-			       DT_UINT32, sp);
-		lo = tile_binop(c, BIN_ADD, lo, y, DT_UINT32, sp);
+			c, BIN_MUL, cast_to(c, d->sym_x, DT_INT32, sp),
+			ir_int(c, d->bits / 8, DT_INT32, sp), DT_INT32, sp);
+		y = tile_binop(c, BIN_SHR, y, ir_int(c, 4, DT_INT32, sp),
+			       DT_INT32, sp);
+		lo = tile_binop(c, BIN_ADD, lo, cast_to(c, y, DT_UINT32, sp),
+				DT_UINT32, sp);
 	}
 	uint32_t k = (uint32_t)d->hi[r] + (uint32_t)(d->start[r] >> 4);
 	if (k)
