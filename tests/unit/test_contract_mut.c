@@ -440,3 +440,52 @@ TEST(contract_tile_env_symbol_0_is_no_multiple)
 		tb_free(&b);
 	}
 }
+
+/* prove.h, prove_nonneg: at most three facts (FACT_DEPTH).  Over s0..s4
+ * in [-100, 100] with the chain s_{i+1} - s_i >= 0, s3 - s0 >= 0 takes
+ * three facts and is proved; s4 - s0 >= 0 is true as well but takes
+ * four, and is not proved: a limitation that bounds the search, not a
+ * wanted answer.  Kills the facts.c:77 mutant (seed 15, `depth == 0 ||
+ * g.overflow` to `&&`), which searched past depth 0 and proved it. */
+TEST(contract_prove_nonneg_at_most_three_facts)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	static const char *const names[] = {"s0", "s1", "s2", "s3", "s4"};
+	int s[5];
+	for (int i = 0; i < 5; i++)
+		s[i] = sym_new(&st, names[i], -100, 100, 1);
+	for (int i = 0; i < 4; i++)
+		fact_push(&st, lin_sub(&st, lin_sym(&st, s[i + 1]),
+				       lin_sym(&st, s[i])));
+	Lin s0 = lin_sym(&st, s[0]);
+	CHECK(prove_nonneg(&st, lin_sub(&st, lin_sym(&st, s[3]), s0)));
+	CHECK(!prove_nonneg(&st, lin_sub(&st, lin_sym(&st, s[4]), s0)));
+	arena_free(&a);
+}
+
+/* layout.h, frag_layout: warps= holds at most 32 warps in all (a
+ * 1024-thread block): (32,) and (4, 8) are layouts, (33,) and (4, 9)
+ * are not.  Kills the fragments.c:66 mutant (seed 15, `w > 32` to
+ * `>=`), which refused exactly 32 warps. */
+TEST(contract_fragment_warps_at_most_32)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.warps[0] = 32, r.nwarps = 1;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.warps[0] = 33;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	r.warps[0] = 4, r.warps[1] = 8, r.nwarps = 2;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.warps[1] = 9;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
