@@ -489,3 +489,25 @@ TEST(contract_fragment_warps_at_most_32)
 	CHECK(frag_layout(&a, &r, &l) != NULL);
 	arena_free(&a);
 }
+
+/* layout.h, ComposeLayout(sw_m, sw_b, sw_s, inner): each parameter is at
+ * least 0, and 0 bits (sw_b = 0) is the identity swizzle, mode none
+ * (layout_swizzle_mode); (3, 0, 3) and (0, 0, 0) over 64 elements are
+ * layouts, (3, -1, 3) is not.  Kills the layout.c:405 mutant (seed 15,
+ * `sw_b < 0` to `<=`), which refused sw_b = 0. */
+TEST(contract_swizzle_of_zero_bits_is_a_layout)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	LayoutIter s64[] = {{64, 1, AX_M}};
+	int64_t sh64[] = {64};
+	Layout *in = layout_make(&c->arena, s64, 1, NULL, 0, NULL, 0);
+	CHECK(layout_check(c, NOSPAN, layout_compose(&c->arena, 3, 0, 3, in),
+			   sh64, 1, 0));
+	CHECK(layout_check(c, NOSPAN, layout_compose(&c->arena, 0, 0, 0, in),
+			   sh64, 1, 0));
+	CHECK(!ctx_has_errors(c));
+	CHECK(!layout_check(c, NOSPAN, layout_compose(&c->arena, 3, -1, 3, in),
+			    sh64, 1, 0));
+	CHECK_INT(first_code(c), PT_E_LAYOUT_SWIZZLE);
+	pt_ctx_free(c);
+}
