@@ -511,3 +511,52 @@ TEST(contract_swizzle_of_zero_bits_is_a_layout)
 	CHECK_INT(first_code(c), PT_E_LAYOUT_SWIZZLE);
 	pt_ctx_free(c);
 }
+
+/* prove.h: a product with an overflowed factor is overflowed, also when
+ * that factor is a constant (INT64_MAX + 1, wrapped to INT64_MIN): its
+ * value is unknown, whatever the other factor.  Kills the lin.c:390
+ * mutant (seed 15, `a.overflow || b.overflow` to `&&`), which scaled x
+ * by the wrapped constant and gave the sound-looking form INT64_MIN*x. */
+TEST(contract_lin_mul_overflowed_constant_factor)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 1, 1);
+	Lin big = lin_add_const(&st, lin_const(INT64_MAX), 1);
+	CHECK(big.overflow && big.n == 0);
+	CHECK(lin_mul(&st, big, lin_sym(&st, x)).overflow);
+	CHECK(lin_mul(&st, lin_sym(&st, x), big).overflow);
+	CHECK(!lin_mul(&st, lin_const(3), lin_sym(&st, x)).overflow);
+	arena_free(&a);
+}
+
+/* prove.h, lin_eval: a swizzle symbol (view.c's swizzle_unit, `by` =
+ * sw_b << 8 | sw_s) is recomputed from its unit index while sw_b and
+ * sw_s are at most 30; past that lin_eval declines, a bound that keeps
+ * the mask's shifts far inside int64.  ComposeLayout allows sw_s up to
+ * 40 (sw_m + sw_b + sw_s <= 40), so this is a limitation for layouts
+ * of more than 2^31 units, not a wanted answer.  Unit index u = 2^30 + 4
+ * with one bit at shift 30: f(u) = u ^ 1; at shift 31, declined.
+ * Kills the facts.c:171 mutant (seed 15, `sw_b > 30 || sw_s > 30` to
+ * `&&`), which evaluated shift 31 (sw_b <= 20 for every valid layout,
+ * so `&&` never declined). */
+TEST(contract_lin_eval_swizzle_shift_limit)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	const int64_t hi = (int64_t)1 << 40;
+	int u = sym_new(&st, "u", 0, hi, 1);
+	int s30 = sym_derived(&st, 'x', lin_sym(&st, u), 1 << 8 | 30, 0, hi);
+	int s31 = sym_derived(&st, 'x', lin_sym(&st, u), 1 << 8 | 31, 0, hi);
+	int64_t *vals = NEWN(&a, int64_t, st.syms.n + 1);
+	vals[u] = ((int64_t)1 << 30) + 4;
+	int64_t v = 0;
+	CHECK(lin_eval(&st, lin_sym(&st, s30), vals, &v));
+	CHECK_INT(v, ((int64_t)1 << 30) + 5);
+	CHECK(!lin_eval(&st, lin_sym(&st, s31), vals, &v));
+	arena_free(&a);
+}
