@@ -541,7 +541,8 @@ TEST(contract_lin_mul_overflowed_constant_factor)
  * with one bit at shift 30: f(u) = u ^ 1; at shift 31, declined.
  * Kills the facts.c:171 mutant (seed 15, `sw_b > 30 || sw_s > 30` to
  * `&&`), which evaluated shift 31 (sw_b <= 20 for every valid layout,
- * so `&&` never declined). */
+ * so `&&` never declined), and its `sw_b >= 30` sibling, which declined
+ * 30 bits (only the library reaches that many). */
 TEST(contract_lin_eval_swizzle_shift_limit)
 {
 	Arena a;
@@ -558,6 +559,12 @@ TEST(contract_lin_eval_swizzle_shift_limit)
 	CHECK(lin_eval(&st, lin_sym(&st, s30), vals, &v));
 	CHECK_INT(v, ((int64_t)1 << 30) + 5);
 	CHECK(!lin_eval(&st, lin_sym(&st, s31), vals, &v));
+	/* 30 bits at shift 30: bit 30 of u = 2^30 + 5 flips bit 0 */
+	int b30 = sym_derived(&st, 'x', lin_sym(&st, u), 30 << 8 | 30, 0, hi);
+	vals = NEWN(&a, int64_t, st.syms.n + 1);
+	vals[u] = ((int64_t)1 << 30) + 5;
+	CHECK(lin_eval(&st, lin_sym(&st, b30), vals, &v));
+	CHECK_INT(v, ((int64_t)1 << 30) + 4);
 	arena_free(&a);
 }
 
