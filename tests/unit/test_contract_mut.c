@@ -440,3 +440,221 @@ TEST(contract_tile_env_symbol_0_is_no_multiple)
 		tb_free(&b);
 	}
 }
+
+/* prove.h, prove_nonneg: at most three facts (FACT_DEPTH).  Over s0..s4
+ * in [-100, 100] with the chain s_{i+1} - s_i >= 0, s3 - s0 >= 0 takes
+ * three facts and is proved; s4 - s0 >= 0 is true as well but takes
+ * four, and is not proved: a limitation that bounds the search, not a
+ * wanted answer.  Kills the facts.c:77 mutant (seed 15, `depth == 0 ||
+ * g.overflow` to `&&`), which searched past depth 0 and proved it. */
+TEST(contract_prove_nonneg_at_most_three_facts)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	static const char *const names[] = {"s0", "s1", "s2", "s3", "s4"};
+	int s[5];
+	for (int i = 0; i < 5; i++)
+		s[i] = sym_new(&st, names[i], -100, 100, 1);
+	for (int i = 0; i < 4; i++)
+		fact_push(&st, lin_sub(&st, lin_sym(&st, s[i + 1]),
+				       lin_sym(&st, s[i])));
+	Lin s0 = lin_sym(&st, s[0]);
+	CHECK(prove_nonneg(&st, lin_sub(&st, lin_sym(&st, s[3]), s0)));
+	CHECK(!prove_nonneg(&st, lin_sub(&st, lin_sym(&st, s[4]), s0)));
+	arena_free(&a);
+}
+
+/* layout.h, frag_layout: warps= holds at most 32 warps in all (a
+ * 1024-thread block): (32,) and (4, 8) are layouts, (33,) and (4, 9)
+ * are not.  Kills the fragments.c:66 mutant (seed 15, `w > 32` to
+ * `>=`), which refused exactly 32 warps. */
+TEST(contract_fragment_warps_at_most_32)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	Layout *l;
+	FragReq r;
+	memset(&r, 0, sizeof r);
+	r.kind = FRAG_MMA_SYNC, r.operand = 'D', r.shape = "m16n8k16";
+	r.dtype = "float16", r.bits = 16;
+	r.warps[0] = 32, r.nwarps = 1;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.warps[0] = 33;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	r.warps[0] = 4, r.warps[1] = 8, r.nwarps = 2;
+	CHECK(frag_layout(&a, &r, &l) == NULL);
+	r.warps[1] = 9;
+	CHECK(frag_layout(&a, &r, &l) != NULL);
+	arena_free(&a);
+}
+
+/* layout.h, ComposeLayout(sw_m, sw_b, sw_s, inner): each parameter is at
+ * least 0, and 0 bits (sw_b = 0) is the identity swizzle, mode none
+ * (layout_swizzle_mode); (3, 0, 3) and (0, 0, 0) over 64 elements are
+ * layouts, (3, -1, 3) is not.  Kills the layout.c:405 mutant (seed 15,
+ * `sw_b < 0` to `<=`), which refused sw_b = 0. */
+TEST(contract_swizzle_of_zero_bits_is_a_layout)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	LayoutIter s64[] = {{64, 1, AX_M}};
+	int64_t sh64[] = {64};
+	Layout *in = layout_make(&c->arena, s64, 1, NULL, 0, NULL, 0);
+	CHECK(layout_check(c, NOSPAN, layout_compose(&c->arena, 3, 0, 3, in),
+			   sh64, 1, 0));
+	CHECK(layout_check(c, NOSPAN, layout_compose(&c->arena, 0, 0, 0, in),
+			   sh64, 1, 0));
+	CHECK(!ctx_has_errors(c));
+	CHECK(!layout_check(c, NOSPAN, layout_compose(&c->arena, 3, -1, 3, in),
+			    sh64, 1, 0));
+	CHECK_INT(first_code(c), PT_E_LAYOUT_SWIZZLE);
+	pt_ctx_free(c);
+}
+
+/* prove.h: a product with an overflowed factor is overflowed, also when
+ * that factor is a constant (INT64_MAX + 1, wrapped to INT64_MIN): its
+ * value is unknown, whatever the other factor.  Kills the lin.c:390
+ * mutant (seed 15, `a.overflow || b.overflow` to `&&`), which scaled x
+ * by the wrapped constant and gave the sound-looking form INT64_MIN*x. */
+TEST(contract_lin_mul_overflowed_constant_factor)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int x = sym_new(&st, "x", 0, 1, 1);
+	Lin big = lin_add_const(&st, lin_const(INT64_MAX), 1);
+	CHECK(big.overflow && big.n == 0);
+	CHECK(lin_mul(&st, big, lin_sym(&st, x)).overflow);
+	CHECK(lin_mul(&st, lin_sym(&st, x), big).overflow);
+	CHECK(!lin_mul(&st, lin_const(3), lin_sym(&st, x)).overflow);
+	arena_free(&a);
+}
+
+/* prove.h, lin_eval: a swizzle symbol (view.c's swizzle_unit, `by` =
+ * sw_b << 8 | sw_s) is recomputed from its unit index while sw_b and
+ * sw_s are at most 30; past that lin_eval declines, a bound that keeps
+ * the mask's shifts far inside int64.  ComposeLayout allows sw_s up to
+ * 40 (sw_m + sw_b + sw_s <= 40), so this is a limitation for layouts
+ * of more than 2^31 units, not a wanted answer.  Unit index u = 2^30 + 4
+ * with one bit at shift 30: f(u) = u ^ 1; at shift 31, declined.
+ * Kills the facts.c:171 mutant (seed 15, `sw_b > 30 || sw_s > 30` to
+ * `&&`), which evaluated shift 31 (sw_b <= 20 for every valid layout,
+ * so `&&` never declined), and its `sw_b >= 30` sibling, which declined
+ * 30 bits (only the library reaches that many). */
+TEST(contract_lin_eval_swizzle_shift_limit)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	const int64_t hi = (int64_t)1 << 40;
+	int u = sym_new(&st, "u", 0, hi, 1);
+	int s30 = sym_derived(&st, 'x', lin_sym(&st, u), 1 << 8 | 30, 0, hi);
+	int s31 = sym_derived(&st, 'x', lin_sym(&st, u), 1 << 8 | 31, 0, hi);
+	int64_t *vals = NEWN(&a, int64_t, st.syms.n + 1);
+	vals[u] = ((int64_t)1 << 30) + 4;
+	int64_t v = 0;
+	CHECK(lin_eval(&st, lin_sym(&st, s30), vals, &v));
+	CHECK_INT(v, ((int64_t)1 << 30) + 5);
+	CHECK(!lin_eval(&st, lin_sym(&st, s31), vals, &v));
+	/* 30 bits at shift 30: bit 30 of u = 2^30 + 5 flips bit 0 */
+	int b30 = sym_derived(&st, 'x', lin_sym(&st, u), 30 << 8 | 30, 0, hi);
+	vals = NEWN(&a, int64_t, st.syms.n + 1);
+	vals[u] = ((int64_t)1 << 30) + 5;
+	CHECK(lin_eval(&st, lin_sym(&st, b30), vals, &v));
+	CHECK_INT(v, ((int64_t)1 << 30) + 4);
+	arena_free(&a);
+}
+
+/* One group of a form template: its tag (0 if none), whether it is
+ * optional, and its alternatives' text (a literal is one alternative). */
+typedef struct TplGroup {
+	char tag;
+	bool optional;
+	const char *alts;
+	int len;
+} TplGroup;
+
+static int
+tpl_split(const char *t, TplGroup *g, int max)
+{
+	int n = 0;
+	while (*t && n < max) {
+		if (*t == ' ') {
+			t++;
+			continue;
+		}
+		TplGroup *gr = &g[n++];
+		memset(gr, 0, sizeof *gr);
+		if (*t != '{' && *t != '.')
+			gr->tag = *t++;
+		if (*t == '{') {
+			const char *e = strchr(t, '}');
+			if (!e)
+				return -1;
+			gr->alts = t + 1;
+			gr->len = (int)(e - t - 1);
+			t = e + 1;
+			gr->optional = *t == '?';
+			t += gr->optional;
+		} else {
+			gr->alts = t;
+			while (*t && *t != ' ' && *t != '{')
+				t++;
+			gr->len = (int)(t - gr->alts);
+		}
+	}
+	return n;
+}
+
+/* Whether the alternative a (length l) is one of g's. */
+static bool
+group_has(const TplGroup *g, const char *a, int l)
+{
+	for (const char *p = g->alts, *end = g->alts + g->len; p < end;) {
+		const char *q = memchr(p, ',', (size_t)(end - p));
+		int n = (int)((q ? q : end) - p);
+		if (n == l && strncmp(p, a, (size_t)l) == 0)
+			return true;
+		p += n + 1;
+	}
+	return false;
+}
+
+/* The form tables' optional tagged groups are vector (v) and space (s)
+ * groups only, and no other group of the row shares an alternative with
+ * one: so a left-out tagged group never keeps the length of a failed
+ * attempt.  form.c's take_tags skips a group with no chosen
+ * alternative; its mutant (form.c:187 `||` to `&&`, seed 15) then
+ * computes NULL + 1 with length -1 and stores the zeroes already there,
+ * which is why it is argued equivalent where defined (docs/limits.md,
+ * round 8).  A row that breaks this rule would need that argument
+ * redone. */
+TEST(contract_optional_tagged_groups_are_v_or_s_and_unshared)
+{
+	int bad = 0, optional_tagged = 0;
+	for (int i = 0; i < ptx_form_count(); i++) {
+		TplGroup g[32];
+		int n = tpl_split(ptx_form(i)->tpl, g, 32);
+		CHECK(n >= 0 && n < 32);
+		for (int j = 0; j < n; j++) {
+			if (!g[j].tag || !g[j].optional)
+				continue;
+			optional_tagged++;
+			bad += g[j].tag != 'v' && g[j].tag != 's';
+			for (const char *p = g[j].alts, *end = p + g[j].len;
+			     p < end;) {
+				const char *q =
+					memchr(p, ',', (size_t)(end - p));
+				int l = (int)((q ? q : end) - p);
+				for (int k = 0; k < n; k++)
+					bad += k != j && group_has(&g[k], p, l);
+				p += l + 1;
+			}
+		}
+	}
+	CHECK_INT(bad, 0);
+	CHECK(optional_tagged > 100); /* the parse found them */
+}
