@@ -440,8 +440,17 @@ walk_under(TileEnv *e, const Expr *cond, bool neg, const Expr *x, int depth)
 static void
 walk_expr(TileEnv *e, const Expr *x, int depth)
 {
-	if (!x || depth > 64 || ctx_has_errors(e->c))
+	if (!x || ctx_has_errors(e->c))
 		return;
+	/* the front ends and the inliner keep trees within IR_MAX_DEPTH;
+	 * a deeper one is refused, never left unchecked */
+	if (depth > IR_MAX_DEPTH) {
+		diag_error(e->c, PT_E_DEPTH_BUDGET, x->span,
+			   "expression nested deeper than %d levels: the "
+			   "bounds check cannot follow its loads",
+			   IR_MAX_DEPTH);
+		return;
+	}
 	switch (x->kind) {
 	case EX_LOAD:
 		for (size_t i = 0; i < x->u.access.indices.n; i++)
@@ -613,7 +622,7 @@ has_return(const Block *b)
 static void
 mark_ptx_args(TileEnv *e, const Expr *x, int depth)
 {
-	if (!x || depth > 64)
+	if (!x || depth > IR_MAX_DEPTH)
 		return;
 	switch (x->kind) {
 	case EX_PTX:
