@@ -28,6 +28,9 @@
 
 #include "tile/tile.h"
 
+/* How deep the walks over a statement's expressions follow it. */
+enum { BOUNDS_MAX_DEPTH = 1024 };
+
 enum { SK_EXACT, SK_INDEP, SK_DEP };
 
 static bool ptx_tainted(const TileEnv *e, const Expr *x, int depth);
@@ -442,13 +445,13 @@ walk_expr(TileEnv *e, const Expr *x, int depth)
 {
 	if (!x || ctx_has_errors(e->c))
 		return;
-	/* the front ends and the inliner keep trees within IR_MAX_DEPTH;
-	 * a deeper one is refused, never left unchecked */
-	if (depth > IR_MAX_DEPTH) {
+	/* deeper than any front end admits (a script about 100 levels,
+	 * IR JSON 990); such a tree is refused, never left unchecked */
+	if (depth > BOUNDS_MAX_DEPTH) {
 		diag_error(e->c, PT_E_DEPTH_BUDGET, x->span,
 			   "expression nested deeper than %d levels: the "
 			   "bounds check cannot follow its loads",
-			   IR_MAX_DEPTH);
+			   BOUNDS_MAX_DEPTH);
 		return;
 	}
 	switch (x->kind) {
@@ -622,7 +625,7 @@ has_return(const Block *b)
 static void
 mark_ptx_args(TileEnv *e, const Expr *x, int depth)
 {
-	if (!x || depth > IR_MAX_DEPTH)
+	if (!x || depth > BOUNDS_MAX_DEPTH)
 		return;
 	switch (x->kind) {
 	case EX_PTX:

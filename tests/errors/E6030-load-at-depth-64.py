@@ -1,9 +1,9 @@
 # A load 64 expression levels deep in its statement is checked: A[t + 1]
 # is past the end of A for t = 127.  The walk that finds a statement's
-# loads once stopped past 64 levels; it now follows them to the IR's
-# depth budget (tests/errors/E6030-load-at-parser-depth.py, the deepest
-# a script reaches) (issue 19, mutation survivor bounds.c:443, seed 14:
-# a mutant that stopped one level early accepted this).
+# loads once stopped past 64 levels; it now follows them past the
+# deepest tree a front end admits (E6030-load-at-parser-depth.py is the
+# deepest a script reaches) (issue 19, mutation survivor bounds.c:443,
+# seed 14: a mutant that stopped one level early accepted this).
 from tvm_tirx.script import tirx as T
 
 @T.function

@@ -109,3 +109,22 @@ if (ulimit -s $stack; "$P" compile "$t/deep990.json" -o "$t/d.ptx" 2>"$t/err"); 
 else bad json_depth_990_small_stack "exit $?: $(head -c 200 "$t/err")"; fi
 "$P" compile --diag=short "$t/deep2000.json" -o "$t/d.ptx" >/dev/null 2>"$t/err"; rc=$?
 expect json_depth_2000 E7011
+# a load at the bottom of such a tree (A[tid + 1] of 4 elements, 980 levels
+# down) is still bounds-checked, on the same stack: E6030, where the walk
+# once stopped at 64 levels and accepted it
+python3 - "$t/template.json" "$t/deepload.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+tid = {"expr": "builtin", "dtype": "int32", "name": "T.cuda.thread_idx",
+       "args": [{"expr": "str", "value": "x"}]}
+e = {"expr": "load", "dtype": "int32",
+     "base": {"expr": "buf", "dtype": "int32", "buf": 0},
+     "indices": [{"expr": "binary", "dtype": "int32", "op": "add", "a": tid,
+                  "b": {"expr": "int", "dtype": "int32", "value": 1}}]}
+for _ in range(980):
+    e = {"expr": "binary", "dtype": "int32", "op": "add", "a": e, "b": tid}
+doc["funcs"][0]["body"][0]["value"] = e
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+(ulimit -s $stack; "$P" compile --diag=short "$t/deepload.json" -o "$t/d.ptx" >/dev/null 2>"$t/err"); rc=$?
+expect json_depth_980_load_checked E6030
