@@ -658,3 +658,55 @@ TEST(contract_optional_tagged_groups_are_v_or_s_and_unshared)
 	CHECK_INT(bad, 0);
 	CHECK(optional_tagged > 100); /* the parse found them */
 }
+
+/* ptx.c's qualifier hint never offers a row that only a call block
+ * fills (row_for_scripts: operands `&` or a leading `c`, after an
+ * optional `>`): `call` has one row, `>c:b32*1,=vprintf,c:b64*2`, so
+ * the hint for `call.unx` names no qualifier, while the one for
+ * `ld.glob` offers `.global`.  Kills the ptx.c:245 mutant (seed 16,
+ * `*p == '>'` to `!=`), which looked past the first character of each
+ * operand and offered `.uni`. */
+TEST(contract_qualifier_hint_skips_call_block_rows)
+{
+	Ctx *c = pt_ctx_new(NULL);
+	PtxSel s;
+	PtxMiss why = ptx_select("call.unx", NULL, 0, &s);
+	CHECK_INT(why, PTXM_QUALIFIERS);
+	CHECK(!ptx_select_report(c, why, &s, 0, NOSPAN));
+	CHECK_INT(first_code(c), PT_E_PTX_BAD_QUALIFIER);
+	CHECK(c->diags && strstr(c->diags->msg, "(`call` takes)") != NULL);
+	CHECK(c->diags && strstr(c->diags->msg, ".uni") == NULL);
+	pt_ctx_free(c);
+	c = pt_ctx_new(NULL);
+	why = ptx_select("ld.glob.u32", NULL, 0, &s);
+	CHECK_INT(why, PTXM_QUALIFIERS);
+	CHECK(!ptx_select_report(c, why, &s, 0, NOSPAN));
+	CHECK(c->diags &&
+	      strstr(c->diags->msg, "did you mean `.global`") != NULL);
+	pt_ctx_free(c);
+}
+
+/* prove_counterexample's local search moves to the first candidate of
+ * its list (the interval's ends, 0, 1, halving, neighbours, steps,
+ * doubling) with the lowest score.  With i in [0, 127], the fact
+ * i - 1 >= 0 and g = i - 200 (negative everywhere), the start i = 0
+ * breaks the fact (score 1); hi = 127 and 1 both score 0, and hi comes
+ * first: "i=127" (worked out by hand).  Kills the layout/facts.c:256
+ * mutant (seed 16, `score < *best` to `<=`), which took the last tie
+ * (i = 1): as valid a witness, but not the documented order. */
+TEST(contract_counterexample_takes_first_best_candidate)
+{
+	Arena a;
+	arena_init(&a, NULL);
+	SymTab st;
+	symtab_init(&st, &a);
+	int i = sym_new(&st, "i", 0, 127, 1);
+	fact_push(&st, lin_add_const(&st, lin_sym(&st, i), -1));
+	int64_t *vals = NULL;
+	const char *cex = prove_counterexample(
+		&st, lin_add_const(&st, lin_sym(&st, i), -200), &vals);
+	CHECK(cex != NULL);
+	if (cex)
+		CHECK_STR(cex, "i=127");
+	arena_free(&a);
+}
