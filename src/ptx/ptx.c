@@ -231,28 +231,16 @@ collect_tokens(void *ud, const char *alt, int len)
 	}
 }
 
-/* "; did you mean `.global`? (`ld` takes .global .shared ...)" */
-/* False for a row whose operands name a call block's .params (`c`, `&`:
- * printf's call sequence, forms_call.def): no script call fills them,
- * so a hint never offers such a row's qualifiers. */
+/* False for a row of printf's call sequence (family CALL,
+ * forms_call.def): its operands name a call block's .params, which no
+ * script call fills, so a hint never offers such a row's qualifiers. */
 static bool
 row_for_scripts(int i)
 {
-	const char *ops = ptx_form(i)->ops;
-	if (strchr(ops, '&'))
-		return false;
-	for (const char *p = ops; *p; p++) {
-		if (*p == '>')
-			p++;
-		if (*p == 'c')
-			return false;
-		p += strcspn(p, ",");
-		if (!*p)
-			break;
-	}
-	return true;
+	return ptx_form(i)->family != PTXF_CALL;
 }
 
+/* "; did you mean `.global`? (`ld` takes .global .shared ...)" */
 static const char *
 qualifier_hint(Ctx *c, const char *mn, const char *tok, int len)
 {
