@@ -31,6 +31,7 @@ AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
 BN = 256  # tile columns per CTA: 256, 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
+GM = 1  # tile order: GM cluster rows (256 rows each) per group, column by column (1: row by row)
 ST = 4  # ring stages of 16 + BN / 8 KiB (BN 256 and 192: 4, 128: 6, 64: 8 fit beside the 32 KiB of C staging)
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
@@ -58,8 +59,13 @@ def gemm_fp8(A: T.Tensor((M, K), AT, align=16),
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
     NT = T.ceildiv(N, BN)
-    PAIRS = T.ceildiv(M, 256) * NT
+    MT = T.ceildiv(M, 256)
+    PAIRS = MT * NT
     NCL = T.max(sms // 2, 1)  # clusters in the grid (or more)
+    # the tile order: groups of GM cluster rows, column by column inside
+    # a group (the last group may be lower), so that one wave of
+    # clusters reads a GM x (NCL / GM) block of C's tiles and shares
+    # its A and B k-slices in L2
     KT = T.ceildiv(K, 128)
     SA = T.alloc_shared((ST, 128, 128), AT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, 128, 128):(16384, 128, 1)])), align=1024)
     SB = T.alloc_shared((ST, BN, 128), BT, scope="shared.dyn", layout=T.ComposeLayout(4, 3, 3, T.TileLayout(T.S[(ST, BN, 128):(BN * 128, 128, 1)])), align=1024)
@@ -80,8 +86,10 @@ def gemm_fp8(A: T.Tensor((M, K), AT, align=16),
             state: T.uint64 = T.uint64(0)
             pit: T.uint32 = T.uint32(0)  # k-tiles issued so far: ring slot and pass (unsigned: see gemm_swapab.py)
             for ptile in range(cid, PAIRS, NCL):
-                pbm = ptile // NT * 2 + rank
-                pbn = ptile % NT
+                pgf = ptile // (GM * NT) * GM  # the group's first cluster row
+                pgh = T.max(T.min(MT - pgf, GM), 1)  # its height
+                pbm = (pgf + ptile % (GM * NT) % pgh) * 2 + rank
+                pbn = ptile % (GM * NT) // pgh
                 for kp in range(KT):
                     sp = pit % ST
                     if pit >= ST:
@@ -140,8 +148,10 @@ def gemm_fp8(A: T.Tensor((M, K), AT, align=16),
             else:
                 EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         for ctile in range(cid, PAIRS, NCL):
-            cbm = ctile // NT * 2 + rank
-            cbn = ctile % NT
+            cgf = ctile // (GM * NT) * GM  # the group's first cluster row
+            cgh = T.max(T.min(MT - cgf, GM), 1)  # its height
+            cbm = (cgf + ctile % (GM * NT) % cgh) * 2 + rank
+            cbn = ctile % (GM * NT) // cgh
             for kt in range(KT):
                 s = cit % ST
                 T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // ST) % 2)

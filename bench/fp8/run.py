@@ -372,7 +372,7 @@ def promotion(sms, rounds, bad):
         name = "two-level: gemm_fp8_block.py BN 128, PI %d (%d of K)%s" % (
             pi, 128 * pi, ", DB 1 (two accumulators)" if db else "")
         c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-        impls[name], _ = prepacked(fp8.kernel("block", BN=128, ST=5, PI=pi, DB=db or None),
+        impls[name], _ = prepacked(fp8.kernel("block", BN=128, ST=5, PI=pi, DB=db),
                                    (qa, qb, c, sa_k, sb_k, sms))
         torch.cuda.synchronize()
         errs[name] = rel_err(c, ref)

@@ -159,7 +159,7 @@ def test_block_scaled(m, n, k, sms, late):
 
 
 def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
-            BN=None, ST=None, PI=None, DB=None):
+            BN=None, ST=None, PI=None, DB=None, GM=None):
     """The script compiled with the module constants
     ptxtile.kernels.fp8 gives a variant (AT / BT and the wgmma form's
     types and n, C's type, BN, ST)."""
@@ -168,7 +168,7 @@ def variant(name, at="float8_e4m3fn", bt="float8_e4m3fn", out="bfloat16",
             "gemm_fp8_block.py": "block"}[name]
     return ptxtile.compile(os.path.join(ROOT, "examples", name),
                            target="sm_90a", cache=False,
-                           constants=fp8.constants(mode, at, bt, out, BN, ST, PI, DB))
+                           constants=fp8.constants(mode, at, bt, out, BN, ST, PI, DB, GM))
 
 
 @pytest.mark.parametrize("at,bt", [("float8_e5m2", "float8_e4m3fn"),
@@ -312,15 +312,17 @@ def test_block_promotion_interval(pi):
     assert close_bf16(c, block_reference(a, b, sa2, sb)) > m * n // 4
 
 
-@pytest.mark.parametrize("bn,st,k", [(128, 5, 400), (128, 5, 272), (64, 7, 400)])
-def test_block_double_accumulator(bn, st, k):
-    # DB = 1: K block kt's wgmmas go to D (kt even) or D2 (odd) while kt -
-    # 1's accumulator is promoted (wait_group 1), its stage freed one
-    # block late; K = 400 has four K blocks, 272 three (a 16-wide partial
-    # block, then a fourth wholly past K, zero-filled: the pairs need an
-    # even count); sms = 1 walks all tiles
-    # with one ring (the previous tile's last stage and scales must not
-    # leak into the next), late completion and the race check
+@pytest.mark.parametrize("bn,st,k,db", [(128, 5, 400, 1), (128, 5, 272, 1),
+                                        (64, 7, 400, 1), (128, 5, 400, 0)])
+def test_block_double_accumulator(bn, st, k, db):
+    # DB = 1 (the default): K blocks in pairs, 2kp into D and 2kp + 1
+    # into D2; wait_group 1 frees 2kp's stage and promotes D while D2's
+    # wgmmas run, wait_group 0 then D2.  K = 400 has four K blocks, 272
+    # three (a 16-wide partial block, then a fourth wholly past K,
+    # zero-filled: the pairs need an even count).  DB = 0: one block at
+    # a time.  sms = 1 walks all tiles with one ring (the previous
+    # tile's last stage and scales must not leak into the next), late
+    # completion and the race check
     m, n = 200, 264
     rng = np.random.default_rng(k + bn)
     kb, nb = (k + 127) // 128, (n + 127) // 128
@@ -328,11 +330,13 @@ def test_block_double_accumulator(bn, st, k):
     b = random_fp8(rng, (n, k), "e4m3")
     sa = rng.uniform(0.25, 4.0, size=(kb, m)).astype(np.float32)
     sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
-    kern = variant("gemm_fp8_block.py", BN=bn, ST=st, DB=1)
-    assert "wgmma.wait_group.sync.aligned 1;" in kern.ptx
+    kern = variant("gemm_fp8_block.py", BN=bn, ST=st, DB=db)
+    assert ("wgmma.wait_group.sync.aligned 1;" in kern.ptx) == bool(db)
     ptxas = "/usr/local/cuda/bin/ptxas"
     if os.path.exists(ptxas):
-        # no wgmma under a branch: ptxas would serialize them (C7520)
+        # no wgmma under a branch (C7520), and no read of an accumulator
+        # whose wgmma ptxas cannot place (C7514): either serializes
+        # every wgmma of the kernel
         import subprocess
         import tempfile
         with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
@@ -341,12 +345,69 @@ def test_block_double_accumulator(bn, st, k):
             r = subprocess.run([ptxas, "-arch=sm_90a", "-v", f.name, "-o",
                                 os.devnull], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        assert "C7520" not in r.stdout + r.stderr, r.stdout + r.stderr
+        for code in ("C7520", "C7514"):
+            assert code not in r.stdout + r.stderr, r.stdout + r.stderr
     want = block_reference(a, b, sa, sb)
     for sms, late in ((132, False), (1, True)):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
         kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
         assert close_bf16(c, want) == 0
+
+
+@pytest.mark.parametrize("name", ["gemm_fp8.py", "gemm_fp8_rowwise.py",
+                                  "gemm_fp8_block.py"])
+def test_grouped_tile_order(name):
+    # GM = 2: the 3 x 4 cluster tiles of 520 x 200 (256 x 64 each) in
+    # groups of two cluster rows, column by column, the last group one
+    # row high; one cluster walks all 12 tiles (sms 2), three clusters
+    # take every third (sms 6).  C starts as NaN, so a tile that no
+    # cluster stores, or one stored twice from a wrong tile, fails
+    m, n, k = 520, 200, 256
+    rng = np.random.default_rng(520)
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    a = random_fp8(rng, (m, k), "e4m3")
+    b = random_fp8(rng, (n, k), "e4m3")
+    if name == "gemm_fp8_block.py":
+        kern = variant(name, BN=64, ST=7, GM=2)
+        sa = rng.uniform(0.25, 4.0, size=(kb, m)).astype(np.float32)
+        sb = rng.uniform(2.0 ** -8, 2.0 ** -4, size=(nb, kb)).astype(np.float32)
+        want = block_reference(a, b, sa, sb)
+    else:
+        kern = variant(name, BN=64, ST=8, GM=2)
+        prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+        if name == "gemm_fp8.py":
+            sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
+            want = 0.125 * prod
+        else:
+            sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
+            sb = rng.uniform(0.25, 2.0, size=n).astype(np.float32)
+            want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+    for sms in (2, 6):
+        c = np.full((m, n), 0xFFFF, dtype=np.uint16)
+        kern.emulate(a, b, c, sa, sb, sms)
+        assert close_bf16(c, want) == 0
+
+
+def test_fp8_tile_group_is_checked():
+    from ptxtile.kernels import fp8
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="GM"):
+            fp8.constants("block", GM=bad)
+
+
+def test_block_pairs_only_where_they_fit():
+    # DB 1 (the script's default) holds three BN / 2 register sets: a
+    # wider tile or a promotion interval past one block is DB 0 unless
+    # DB 1 is asked for, which is refused
+    from ptxtile.kernels import fp8
+    assert "DB" not in fp8.constants("block")
+    assert fp8.constants("block", BN=192)["DB"] == 0
+    assert fp8.constants("block", PI=4)["DB"] == 0
+    for kw in ({"BN": 192, "DB": 1}, {"PI": 2, "DB": 1}, {"DB": 2}):
+        with pytest.raises(ValueError, match="DB"):
+            fp8.constants("block", **kw)
+    with pytest.raises(ValueError, match="DB"):
+        fp8.constants("tensor", DB=0)
 
 
 def test_shipped_scripts_are_the_examples():

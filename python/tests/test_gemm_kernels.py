@@ -353,6 +353,15 @@ def test_sm90_bn64_ragged():
     assert np.array_equal(got, round_bf16(a @ b.T))
 
 
+def test_sm90_grouped_tile_order():
+    # GM = 2: the 3 x 3 cluster tiles of 600 x 136 (256 x 64 each) in
+    # groups of two cluster rows, column by column (the last group one
+    # row high), walked by two clusters (sms 4); C starts as NaN, so a
+    # tile missed or stored from a wrong place fails
+    got, a, b = run_sm90(600, 136, 64, bn=64, STAGES=3, sms=4, GM=2)
+    assert np.array_equal(got, round_bf16(a @ b.T))
+
+
 def test_sm90_mn_major_b_both_tiles():
     # B stored (K, N): MN-major B descriptors, 64-column chunks (BN =
     # 256: each CTA multicasts two 64 x 64 boxes per stage); sms = 2: one
@@ -483,6 +492,24 @@ def test_config_constants_are_checked():
         _gemm.sm90_consts(64, 4, b_kmajor=0)  # BN 64 needs B (N, K)
     with pytest.raises(ValueError):
         _gemm.sm90_consts(32, 4)
+    for gm in (0, -2, 2.0, True):
+        with pytest.raises(ValueError, match="GM"):
+            _gemm.sm90_consts(256, 4, gm=gm)
+
+
+def test_sm90_tile_group_where_b_outweighs_the_l2():
+    # groups of 8 cluster rows where B (N x K, 16-bit) is over 48 MiB
+    # and 8 cluster rows (2048) exist; row by row otherwise
+    from ptxtile.kernels import _gemm
+    assert _gemm.sm90_group(8192, 8192, 8192) == 8
+    assert _gemm.sm90_group(8192, 14336, 4096) == 8
+    assert _gemm.sm90_group(2048, 14336, 4096) == 8
+    assert _gemm.sm90_group(1024, 14336, 4096) == 1   # 4 cluster rows
+    assert _gemm.sm90_group(4096, 4096, 4096) == 1    # B 32 MiB
+    assert _gemm.sm90_group(8192, 4096, 4096) == 1
+    sm90 = [c for s, c in _gemm.configs(8192, 8192, 8192) if s == "gemm_sm90.py"]
+    assert sm90 and all(c["GM"] == 8 for c in sm90)
+    assert "GM8" in _gemm.config_name("gemm_sm90.py", sm90[0])
 
 
 def test_strided_views_read_through_tensor_maps():

@@ -59,15 +59,29 @@ def swapab_consts(bt, wg, stages, split, *, w_kmajor=1, bias=0, act=0,
     return c
 
 
+def sm90_group(m, n, k):
+    """gemm_sm90's tile order GM for one problem: groups of 8 cluster
+    rows when B (16-bit, N x K) outweighs the L2 (50 MiB on the H200) and
+    the problem has 8 cluster rows (2048 rows) to group, else row by row.
+    Row by row, each wave of 66 clusters covers one or two cluster rows
+    and so reads nearly all of B from HBM again; on the H200 (session 7
+    probe, bench/README.md) GM 8 took 8192^3 from 0.959x torch.matmul to
+    0.992x and 8192 x 14336 x 4096 from 0.935x to 0.998x, and left
+    4096^3 (B 32 MiB, in L2) and 2048^3 unchanged within 1%."""
+    return 8 if n * k * 2 > 48 << 20 and cdiv(m, 256) >= 8 else 1
+
+
 def sm90_consts(bn, stages, *, b_kmajor=1, dt="bfloat16", out="bfloat16",
-                bias=0, act=0, resid=0):
+                bias=0, act=0, resid=0, gm=1):
     if bn not in (64, 128, 256) or (bn == 64 and not b_kmajor):
         raise ValueError("BN %d: 128 or 256, or 64 with B stored (N, K)"
                          % bn)
     if dt not in _SHORT or out not in _SHORT:
         raise ValueError("gemm_sm90 takes bfloat16/float16 in and out")
+    if not isinstance(gm, int) or isinstance(gm, bool) or gm < 1:
+        raise ValueError("GM %r: a positive number of cluster rows" % (gm,))
     return {"BN": bn, "STAGES": stages, "B_KMAJOR": b_kmajor, "DT": dt,
-            "OUT": out, "BIAS": bias, "ACT": act, "RESID": resid,
+            "OUT": out, "BIAS": bias, "ACT": act, "RESID": resid, "GM": gm,
             "WGMMA": "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s"
             % (bn, _SHORT[dt], _SHORT[dt]),
             "CVT": "cvt.rn.%sx2.f32" % _SHORT[out]}
@@ -200,7 +214,8 @@ def configs(m, n, k, *, sms=132, dt="bfloat16", out="bfloat16",
                              >= sms // 2):
                 continue  # the narrow tile only where 128 leaves SMs idle
             out_list.append(("gemm_sm90.py", sm90_consts(
-                bn, st, b_kmajor=b_kmajor, dt=dt, out=out, **epi)))
+                bn, st, b_kmajor=b_kmajor, dt=dt, out=out,
+                gm=sm90_group(m, n, k), **epi)))
     # the same constants twice (different guesses) are one config
     seen, uniq = set(), []
     for s, c in out_list:
@@ -220,9 +235,10 @@ def config_name(script, c):
             " cred" if c.get("CRED") else "",
             "" if c["W_KMAJOR"] else " W(K,N)",
             " fp8" if c.get("EB", 2) == 1 else "")
-    return "sm90 256x%d S%d%s%s" % (c["BN"], c["STAGES"],
-                                    "" if c["B_KMAJOR"] else " B(K,N)",
-                                    "" if c["DT"] == "bfloat16" else " f16")
+    return "sm90 256x%d S%d%s%s%s" % (c["BN"], c["STAGES"],
+                                      "" if c["B_KMAJOR"] else " B(K,N)",
+                                      "" if c["DT"] == "bfloat16" else " f16",
+                                      " GM%d" % c["GM"] if c.get("GM", 1) != 1 else "")
 
 
 # the operands each script reads only through tensor maps (no element

@@ -47,14 +47,16 @@ _SHORT = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 # the (BN, ST[, DB]) module constants tried per shape, the script's own
 # first (the default when tuning is off): 128 x BN tiles per CTA, ST ring
 # stages (as many as fit in shared memory beside the C staging)
+# (the block kernel's DB: 1, K blocks in pairs with two accumulators,
+# BN <= 128; 0, one block at a time: 7-15% slower at BN 128 on the H200,
+# bench/README.md session 7)
 CONFIGS = {"tensor": ((256, 4), (192, 4), (128, 6), (64, 8)),
            "row": ((256, 4), (192, 4), (128, 6), (64, 8)),
-           "block": ((128, 5), (192, 4), (64, 7))}
+           "block": ((128, 5, 1), (128, 5, 0), (192, 4, 0), (64, 7, 0))}
 # variants that the GPU tests and bench/fp8 run but the tuner does not
-# try until measured faster somewhere: the block kernel with DB 1 (two
-# accumulators in turn, BN <= 128; its first form, with the wgmma under
-# a kt % 2 branch, was serialized by ptxas and measured slower)
-UNTUNED = {"tensor": (), "row": (), "block": ((128, 5, 1), (64, 7, 1))}
+# try until measured faster somewhere: the block kernel's pairs at BN 64
+# (773-881 TFLOP/s against 951-1160 at BN 128 in the session 7 probe)
+UNTUNED = {"tensor": (), "row": (), "block": ((64, 7, 1),)}
 
 
 def config_values(c):
@@ -82,13 +84,14 @@ def script_path(mode):
 
 
 def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
-              out="bfloat16", BN=None, ST=None, PI=None, DB=None):
+              out="bfloat16", BN=None, ST=None, PI=None, DB=None, GM=None):
     """The module constants (ptxtile.compile(constants=)) of one variant:
     the operand types AT / BT and the wgmma form MMA they and BN select,
-    C's type (CT / F32 / CW), the tile width BN and ring depth ST (the
-    script's own values when None), and for the block kernel PI, the K
-    blocks per promotion (1; more only for scales constant along K) and
-    DB (1: two fresh accumulators in turn, BN <= 128)."""
+    C's type (CT / F32 / CW), the tile width BN, ring depth ST and tile
+    order GM (cluster rows per group; the script's own values when None),
+    and for the block kernel PI, the K blocks per promotion (1; more only
+    for scales constant along K) and DB (1: two fresh accumulators in
+    turn, BN <= 128)."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
@@ -107,6 +110,22 @@ def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
         c["ST"] = ST
     if PI is not None:
         c["PI"] = PI
+    if GM is not None:
+        if not isinstance(GM, int) or isinstance(GM, bool) or GM < 1:
+            raise ValueError("GM (cluster rows per tile group) must be a "
+                             "positive int, not %r" % (GM,))
+        c["GM"] = GM
+    if mode == "block":
+        # the script's DB 1 takes BN <= 128 and PI 1: another BN or PI
+        # without a DB is DB 0
+        wide = bn > 128 or (PI is not None and PI != 1)
+        if DB is None and wide:
+            DB = 0
+        if DB not in (None, 0, 1):
+            raise ValueError("DB %r: 0 or 1" % (DB,))
+        if DB == 1 and wide:
+            raise ValueError("DB 1 (K blocks in pairs) needs BN <= 128 "
+                             "and PI 1; got BN %d, PI %r" % (bn, PI))
     if DB is not None:
         if mode != "block":
             raise ValueError("DB is a constant of the block kernel only")
@@ -116,17 +135,17 @@ def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
 
 def kernel(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
            target="sm_90a", out="bfloat16", BN=None, ST=None, PI=None,
-           DB=None):
+           DB=None, GM=None):
     """The compiled ptxtile.Kernel of one variant (compiled once per
     process; ptxtile's disk cache keeps it across processes)."""
     import ptxtile  # the package (this module is inside it)
-    key = (mode, a_type, b_type, target, out, BN, ST, PI, DB)
+    key = (mode, a_type, b_type, target, out, BN, ST, PI, DB, GM)
     with _lock:
         k = _kernels.get(key)
     if k is None:
         k = ptxtile.compile(script_path(mode), target=target,
                             constants=constants(mode, a_type, b_type, out,
-                                                BN, ST, PI, DB))
+                                                BN, ST, PI, DB, GM))
         with _lock:
             k = _kernels.setdefault(key, k)
     return k

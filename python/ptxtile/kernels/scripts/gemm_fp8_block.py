@@ -18,23 +18,29 @@
 # producer and two consumer warpgroups, setmaxnreg 40/232, TMA ring with
 # 128B swizzle and B multicast, stmatrix + TMA-store epilogue) with:
 #   - tiles of 128 x BN per CTA (BN 192, 128 or 64; a cluster takes
-#     256 x BN): each consumer warpgroup keeps two sets of BN / 2 float32
-#     per thread (BN 192: 2 x 96), the
-#     wgmma accumulator of one K block and the promoted main sum; the
-#     bf16 GEMM's 128 x 256 tiles would need 2 x 128 registers
+#     256 x BN): each consumer thread keeps BN / 2 float32 promoted sums
+#     and one (DB 0) or two (DB 1, BN <= 128) wgmma accumulators of
+#     BN / 2 (BN 192: 2 x 96, DB 0 only); the bf16 GEMM's 128 x 256
+#     tiles would need 2 x 128 registers
 #   - one k-tile = one 128-wide K block = 128 bytes (one swizzled row):
 #     a stage is A 128 x 128 (16 KiB) + B BN x 128 (each CTA loads BN / 2
 #     rows and multicasts them) + the CTA's 128 A scales of that
 #     K block (512 bytes, a TMA load of scale_a's row kb), ST stages
-#   - per k-tile, per consumer warpgroup: wgmma.fence, 4 x wgmma
-#     m64nBNk32 into a fresh accumulator (scale-d 0 on the first),
-#     commit, wait_group 0 (the thread's two A-row scales were read from
-#     the stage before the wgmma), the stage freed in both CTAs by every
-#     consumer warp (16 arrivals), then the promotion
-#     main += acc * (sa[row] * sb) in float32 FMAs (sb, the B block's
-#     scale, was loaded with ld.global before the wait).  The promotion
-#     interval is one K block: the scales change there, and Hopper's FP8
-#     wgmma keeps fewer mantissa bits in its own sums than float32
+#   - per pair of k-tiles, per consumer warpgroup (DB 1, the default):
+#     wgmma.fence, 4 x wgmma m64nBNk32 of the first K block into a fresh
+#     accumulator D (scale-d 0 on the first), commit, the same for the
+#     second into D2, then wait_group 1 (D done; D2's wgmmas still run),
+#     the stage freed in both CTAs by every consumer warp (16 arrivals)
+#     and the promotion main += D * (sa[row] * sb) in float32 FMAs, then
+#     wait_group 0 and D2's promotion.  The thread's two A-row scales
+#     are read from the stage before its wgmmas; sb, the B block's
+#     scale, with ld.global before the wait for the stage.  With DB 0
+#     each K block is issued, waited for (wait_group 0) and promoted
+#     alone: the tensor cores then wait for every promotion that the
+#     other warpgroup's wgmmas do not cover (H200, bench/README.md
+#     session 7: DB 1 is 7-15% faster at BN 128).  The promotion
+#     interval is one K block: the scales change there, and Hopper's
+#     FP8 wgmma keeps fewer mantissa bits in its own sums than float32
 #     (bench/fp8 measures the error with and without it)
 # Sizes are runtime values, any M >= 1; K % 16 == 0 and N % 8 == 0 (TMA
 # row strides; else E5015 at launch).  TMA zero fill past M, N, K (and
@@ -47,8 +53,9 @@ AT = "float8_e4m3fn"  # A's element type: "float8_e4m3fn" or "float8_e5m2"
 BT = "float8_e4m3fn"  # B's
 BN = 128  # tile columns per CTA: 192, 128 or 64 (MMA's n must match)
 MMA = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"  # .e5m2 to match AT / BT
-PI = 1  # K blocks per promotion: 1 for block scales (they change every K block); more only for scales constant along K (per-tensor data)
-DB = 0  # 1: two fresh accumulators in turn (BN <= 128, PI 1): K block kt + 1's wgmmas run while kt's are promoted (wait_group 1)
+PI = 1  # K blocks per promotion (DB 0): 1 for block scales (they change every K block); more only for scales constant along K (per-tensor data)
+DB = 1  # 1: K blocks in pairs, two fresh accumulators (BN <= 128, PI 1): the second block's wgmmas run while the first's are promoted; 0: one block at a time
+GM = 1  # tile order: GM cluster rows (256 rows each) per group, column by column (1: row by row)
 ST = 5  # ring stages of 16.5 + BN / 8 KiB beside 32 KiB of C staging: BN 192: 4, 128: 5 (6 is 96 bytes over the 227 KiB limit with the barriers), 64: 7
 
 CT = "bfloat16"  # C's element type: "bfloat16" or "float32" (F32 and CW must match)
@@ -78,8 +85,13 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
     NT = T.ceildiv(N, BN)
-    PAIRS = T.ceildiv(M, 256) * NT
+    MT = T.ceildiv(M, 256)
+    PAIRS = MT * NT
     NCL = T.max(sms // 2, 1)  # clusters in the grid (or more)
+    # the tile order: groups of GM cluster rows, column by column inside
+    # a group (the last group may be lower), so that one wave of
+    # clusters reads a GM x (NCL / GM) block of C's tiles and shares
+    # its A and B k-slices in L2
     KT = T.ceildiv(K, 128)
     # k-tiles per tile: with DB an even count (a last, zero-filled K
     # block past K adds 0), so the consumer's loop has no wgmma under a
@@ -115,8 +127,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             sq: T.uint32 = T.uint32(0)
             pph: T.uint32 = T.uint32(0)
             for ptile in range(cid, PAIRS, NCL):
-                pbm = ptile // NT * 2 + rank
-                pbn = ptile % NT
+                pgf = ptile // (GM * NT) * GM  # the group's first cluster row
+                pgh = T.max(T.min(MT - pgf, GM), 1)  # its height
+                pbm = (pgf + ptile % (GM * NT) % pgh) * 2 + rank
+                pbn = ptile % (GM * NT) // pgh
                 for kp in range(KTP):
                     sp = T.min(sq, T.uint32(ST - 1))
                     if pit >= ST:
@@ -167,9 +181,6 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
             # registers with the main sums)
             D2 = T.alloc_local((4, 1, 1, 16, BN), "float32", layout=T.TileLayout(T.S[(4, 1, 1, 2, 8, BN // 8, 4, 2):(1@wid_in_wg, BN // 2, BN // 2, 2, 4@laneid, 4, 1@laneid, 1)]))
             PD2 = D2.view(BN // 2)
-            pf0: T.float32 = T.float32(0.0)  # the previous K block's row scales
-            pf1: T.float32 = T.float32(0.0)
-            ps: T.uint32 = T.uint32(0)  # and its stage
         # the promoted sums, register r at the same position as PD[r]
         MA = T.alloc_local((BN // 2,), "float32", layout="default")
         w = warp % 4
@@ -199,8 +210,10 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
         # this thread's accumulator rows within the CTA's 128
         r0 = wg * 64 + 16 * w + g
         for ctile in range(cid, PAIRS, NCL):
-            cbm = ctile // NT * 2 + rank
-            cbn = ctile % NT
+            cgf = ctile // (GM * NT) * GM  # the group's first cluster row
+            cgh = T.max(T.min(MT - cgf, GM), 1)  # its height
+            cbm = (cgf + ctile % (GM * NT) % cgh) * 2 + rank
+            cbn = ctile % (GM * NT) // cgh
             for j in T.unroll(BN // 2):
                 MA[j] = 0.0
             nb = T.min(cbn * BN // 128, NS - 1)  # the B scale row (clamped: in bounds)
@@ -210,20 +223,18 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                 nb2 = T.min(cbn * BN // 128 + 1, NS - 1)
                 j0 = 128 * (cbn * BN // 128 + 1) - cbn * BN
             if DB == 1:
-                # K blocks in pairs: 2kp into D, 2kp + 1 into D2; after
-                # each block's wgmmas are issued, wait_group 1 (the
-                # previous block's are done), free that block's stage
-                # and promote its accumulator while this block's run.
-                # No branch holds a wgmma: at the tile's first block the
-                # promotion adds D2 = 0 with scales 0
-                for j in T.unroll(BN // 2):
-                    PD2[j] = 0.0
-                pf0 = T.float32(0.0)
-                pf1 = T.float32(0.0)
+                # K blocks in pairs: 2kp into D, 2kp + 1 into D2, both
+                # issued; wait_group 1 (D's done), free its stage and
+                # promote it while D2's wgmmas run; wait_group 0, free
+                # and promote D2.  The promotion the tensor cores wait
+                # for is one per pair, not one per block.  Every read of
+                # an accumulator follows its wgmma's issue in the same
+                # pass: reading D2 in the next pass, behind the loop's
+                # back edge, made ptxas serialize every wgmma (C7514).
+                # No branch holds a wgmma
                 for kp in range(KTP // 2):
-                    # the even block, into D
                     sd = T.min(cs, T.uint32(ST - 1))
-                    sbk = scale_b[nb, T.min(2 * kp, KS - 1)]
+                    sbk = SBF[nb * KS + T.min(2 * kp, KS - 1)]
                     T.cuda.mbarrier_wait(full.ptr_to([sd]), cph)
                     sa0 = SS[sd, r0]
                     sa1 = SS[sd, r0 + 8]
@@ -231,25 +242,12 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     T.cuda.tile.apply(T.ptx[MMA], D, VA.sub[sd, wg, :, :, :, :], VB.sub[sd, :, :, :, :],
                                       scope="warpgroup", accum=False)
                     T.ptx["wgmma.commit_group.sync.aligned"]()
-                    T.ptx["wgmma.wait_group.sync.aligned"](1)
-                    if kp > 0 and lane < 2:
-                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
-                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                    for j in T.unroll(BN // 8):
-                        MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
-                        MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
-                        MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
-                        MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
-                    pf0 = sa0 * sbk
-                    pf1 = sa1 * sbk
-                    ps = sd
                     cs += 1
                     if cs == ST:
                         cs = T.uint32(0)
                         cph = cph ^ T.uint32(1)
-                    # the odd block, into D2
                     sd2 = T.min(cs, T.uint32(ST - 1))
-                    sbk2 = scale_b[nb, T.min(2 * kp + 1, KS - 1)]
+                    sbk2 = SBF[nb * KS + T.min(2 * kp + 1, KS - 1)]
                     T.cuda.mbarrier_wait(full.ptr_to([sd2]), cph)
                     sa2 = SS[sd2, r0]
                     sa3 = SS[sd2, r0 + 8]
@@ -257,32 +255,32 @@ def gemm_fp8_block(A: T.Tensor((M, K), AT, align=16),
                     T.cuda.tile.apply(T.ptx[MMA], D2, VA.sub[sd2, wg, :, :, :, :], VB.sub[sd2, :, :, :, :],
                                       scope="warpgroup", accum=False)
                     T.ptx["wgmma.commit_group.sync.aligned"]()
-                    T.ptx["wgmma.wait_group.sync.aligned"](1)
-                    if lane < 2:
-                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
-                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                    for j in T.unroll(BN // 8):
-                        MA[4 * j] = MA[4 * j] + PD[4 * j] * pf0
-                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * pf0
-                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * pf1
-                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * pf1
-                    pf0 = sa2 * sbk2
-                    pf1 = sa3 * sbk2
-                    ps = sd2
                     cs += 1
                     if cs == ST:
                         cs = T.uint32(0)
                         cph = cph ^ T.uint32(1)
-                # the last (odd) block
-                T.ptx["wgmma.wait_group.sync.aligned"](0)
-                if lane < 2:
-                    T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([ps]), "uint32"), lane)
-                    T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
-                for j in T.unroll(BN // 8):
-                    MA[4 * j] = MA[4 * j] + PD2[4 * j] * pf0
-                    MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * pf0
-                    MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * pf1
-                    MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * pf1
+                    T.ptx["wgmma.wait_group.sync.aligned"](1)
+                    if lane < 2:
+                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([sd]), "uint32"), lane)
+                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                    f0 = sa0 * sbk
+                    f1 = sa1 * sbk
+                    for j in T.unroll(BN // 8):
+                        MA[4 * j] = MA[4 * j] + PD[4 * j] * f0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD[4 * j + 1] * f0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD[4 * j + 2] * f1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD[4 * j + 3] * f1
+                    T.ptx["wgmma.wait_group.sync.aligned"](0)
+                    if lane < 2:
+                        T.ptx["mapa.shared::cluster.u32"](rel, T.cast(empty.ptr_to([sd2]), "uint32"), lane)
+                        T.ptx["mbarrier.arrive.shared::cluster.b64"](rel)
+                    f0 = sa2 * sbk2
+                    f1 = sa3 * sbk2
+                    for j in T.unroll(BN // 8):
+                        MA[4 * j] = MA[4 * j] + PD2[4 * j] * f0
+                        MA[4 * j + 1] = MA[4 * j + 1] + PD2[4 * j + 1] * f0
+                        MA[4 * j + 2] = MA[4 * j + 2] + PD2[4 * j + 2] * f1
+                        MA[4 * j + 3] = MA[4 * j + 3] + PD2[4 * j + 3] * f1
             else:
                 for kt in range(KT):
                     s = T.min(cs, T.uint32(ST - 1))

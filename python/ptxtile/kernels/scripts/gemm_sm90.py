@@ -42,6 +42,7 @@ from tvm_tirx.backend.cuda.axis import laneid, wid_in_wg
 
 BN = 256                # C block 256 x BN per 2-CTA cluster: 256, 128, 64
 WGMMA = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
+GM = 1  # tile order: GM cluster rows (256 rows each) per group, column by column (1: row by row)
 STAGES = 4
 DT = "bfloat16"         # A and B: bfloat16 or float16
 OUT = "bfloat16"        # C: bfloat16 or float16
@@ -111,8 +112,13 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
     warp = T.cuda.warp_id()
     lane = T.cuda.lane_id()
     NT = T.ceildiv(N, BN)
-    PAIRS = T.ceildiv(M, 256) * NT
+    MT = T.ceildiv(M, 256)
+    PAIRS = MT * NT
     NCL = T.max(sms // 2, 1)  # clusters in the grid (or more)
+    # the tile order: groups of GM cluster rows, column by column inside
+    # a group (the last group may be lower), so that one wave of
+    # clusters reads a GM x (NCL / GM) block of C's tiles and shares
+    # its A and B k-slices in L2
     KT = T.ceildiv(K, 64)
     SA = T.alloc_shared((STAGES, 128, 64), DT, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, 128, 64):(8192, 64, 1)])), align=1024)
     SB = T.alloc_shared((STAGES, BN, 64), DT, scope="shared.dyn", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(STAGES, BN, 64):(BN * 64, 64, 1)])), align=1024)
@@ -133,8 +139,10 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
             state: T.uint64 = T.uint64(0)
             pit: T.uint32 = T.uint32(0)  # k-tiles issued so far: ring slot and pass (unsigned: see gemm_swapab.py)
             for ptile in range(cid, PAIRS, NCL):
-                pbm = ptile // NT * 2 + rank
-                pbn = ptile % NT
+                pgf = ptile // (GM * NT) * GM  # the group's first cluster row
+                pgh = T.max(T.min(MT - pgf, GM), 1)  # its height
+                pbm = (pgf + ptile % (GM * NT) % pgh) * 2 + rank
+                pbn = ptile % (GM * NT) // pgh
                 for kp in range(KT):
                     sp = pit % STAGES
                     if pit >= STAGES:
@@ -202,8 +210,10 @@ def gemm_sm90(A: T.Tensor((M, K), DT, align=16),
         for cb in T.unroll(4):
             EO[cb] = wg * 8192 + srow * 64 + ((2 * cb + lane // 16) ^ (lane % 8)) * 8
         for ctile in range(cid, PAIRS, NCL):
-            cbm = ctile // NT * 2 + rank
-            cbn = ctile % NT
+            cgf = ctile // (GM * NT) * GM  # the group's first cluster row
+            cgh = T.max(T.min(MT - cgf, GM), 1)  # its height
+            cbm = (cgf + ctile % (GM * NT) % cgh) * 2 + rank
+            cbn = ctile % (GM * NT) // cgh
             for kt in range(KT):
                 s = cit % STAGES
                 T.cuda.mbarrier_wait(full.ptr_to([s]), (cit // STAGES) % 2)
