@@ -424,12 +424,10 @@ def fp8_matmul(a, b, scale_a, scale_b, *, out_dtype=torch.bfloat16 if torch else
     torch.compile the call is the custom op ptxtile::fp8_matmul, one
     opaque node (its fake implementation gives D's shape and dtype).
 
-    Measured on one H200, 2026-12-02 00:42 UTC (bench/README.md, one
-    run): at 4096x7168x16384 this function ran 1346 (tensor-wise), 1305
-    (row-wise) and 904 (block-wise) TFLOP/s against torch._scaled_mm's
-    1246, 1214 and 1162; at 64x7168x16384 the swap-AB configuration its
-    tuner picks ran 431 (tensor-wise) and 424 (row-wise), launched
-    pre-packed, against 370 and 258."""
+    Measured on one H200, 2026-12-02 20:33 UTC (bench/README.md, one
+    run): at 4096x7168x16384 this function ran 1278 (tensor-wise), 1251
+    (row-wise) and 1055 (block-wise) TFLOP/s eagerly against
+    torch._scaled_mm's 1222, 1225 and 1144."""
     if torch is None:
         raise RuntimeError("fp8_matmul: torch was not importable when "
                            "ptxtile.kernels.fp8 was imported")
