@@ -90,8 +90,9 @@ def constants(mode, a_type="float8_e4m3fn", b_type="float8_e4m3fn",
     C's type (CT / F32 / CW), the tile width BN, ring depth ST and tile
     order GM (cluster rows per group; the script's own values when None),
     and for the block kernel PI, the K blocks per promotion (1; more only
-    for scales constant along K) and DB (1: two fresh accumulators in
-    turn, BN <= 128)."""
+    for scales constant along K) and DB (1, the script's: K blocks in
+    pairs, two fresh accumulators, BN <= 128 and PI 1 only; 0: one block
+    at a time, what BN 192 or PI > 1 get when DB is None)."""
     for t in (a_type, b_type):
         if t not in _SHORT:
             raise ValueError("float8 type %r: use float8_e4m3fn or "
