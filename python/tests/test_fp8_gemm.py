@@ -196,6 +196,20 @@ def test_e5m2_operands(at, bt):
     assert close_bf16(c, block_reference(a, b, sa, sb, ka, kb_)) == 0
 
 
+def one_level_case(name, rng, a, b):
+    """(scale_a, scale_b, the float64 result) for e4m3 a (M, K) and b
+    (N, K) through a one-level script: gemm_fp8.py with the tensor-wise
+    scales 0.5 and 0.25, gemm_fp8_rowwise.py with scales drawn from rng
+    per row of a and of b."""
+    prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
+    if name == "gemm_fp8.py":
+        return (np.array([0.5], np.float32), np.array([0.25], np.float32),
+                0.125 * prod)
+    sa = rng.uniform(0.25, 2.0, size=a.shape[0]).astype(np.float32)
+    sb = rng.uniform(0.25, 2.0, size=b.shape[0]).astype(np.float32)
+    return sa, sb, sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+
+
 @pytest.mark.parametrize("bn,st", [(192, 4), (128, 6), (64, 8)])
 @pytest.mark.parametrize("name", ["gemm_fp8.py", "gemm_fp8_rowwise.py"])
 def test_narrow_tiles(name, bn, st):
@@ -207,16 +221,9 @@ def test_narrow_tiles(name, bn, st):
     rng = np.random.default_rng(bn + st)
     a = random_fp8(rng, (m, k), "e4m3")
     b = random_fp8(rng, (n, k), "e4m3")
-    prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
     kern = variant(name, BN=bn, ST=st)
     assert ".m64n%dk32.f32.e4m3.e4m3" % bn in kern.ptx
-    if name == "gemm_fp8.py":
-        sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
-        want = 0.125 * prod
-    else:
-        sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
-        sb = rng.uniform(0.25, 2.0, size=n).astype(np.float32)
-        want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+    sa, sb, want = one_level_case(name, rng, a, b)
     for sms, late in ((132, False), (1, True)):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
         kern.emulate(a, b, c, sa, sb, sms, late=late, check_races=late)
@@ -374,14 +381,7 @@ def test_grouped_tile_order(name):
         want = block_reference(a, b, sa, sb)
     else:
         kern = variant(name, BN=64, ST=8, GM=2)
-        prod = decode_fp8(a, "e4m3") @ decode_fp8(b, "e4m3").T
-        if name == "gemm_fp8.py":
-            sa, sb = np.array([0.5], np.float32), np.array([0.25], np.float32)
-            want = 0.125 * prod
-        else:
-            sa = rng.uniform(0.25, 2.0, size=m).astype(np.float32)
-            sb = rng.uniform(0.25, 2.0, size=n).astype(np.float32)
-            want = sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :] * prod
+        sa, sb, want = one_level_case(name, rng, a, b)
     for sms in (2, 6):
         c = np.full((m, n), 0xFFFF, dtype=np.uint16)
         kern.emulate(a, b, c, sa, sb, sms)
